@@ -1,0 +1,89 @@
+"""The public functions behind ``sourcewise.*``: thin, typed, validated."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import lru_cache
+
+from .config import Settings, load_settings
+from .core.tiers import SourceTable, default_table, rate
+from .engine import Engine, run_sync
+from .models import ProviderStatus, SearchResponse, SourceRating
+
+__all__ = ["asearch", "provider_status", "rate_source", "search"]
+
+
+@lru_cache(maxsize=8)
+def _table(key: str) -> SourceTable:
+    official, tiers = json.loads(key)
+    return default_table(official, tiers)
+
+
+def _table_for(settings: Settings) -> SourceTable:
+    return _table(json.dumps([settings.official, settings.tiers], sort_keys=True))
+
+
+def rate_source(url: str, query: str | None = None, *, settings: Settings | None = None) -> SourceRating:
+    """Tier (1-4), reliability score (0-100) and the reason, for ``url`` given ``query``.
+
+    Raises ``InvalidURL`` when ``url`` is not an absolute http(s) URL.
+    """
+    settings = settings or load_settings()
+    return rate(url, query, _table_for(settings))
+
+
+async def asearch(
+    query: str,
+    *,
+    tier: int | None = None,
+    max_results: int | None = None,
+    strategy: str = "default",
+    providers: Sequence[str] | None = None,
+    settings: Settings | None = None,
+) -> SearchResponse:
+    """Search the web through the provider chain; results rated, de-duplicated and ranked.
+
+    ``strategy``: ``default``, ``official`` (tier 1, widened while too few), ``comprehensive``
+    (top 3 of each tier, at most 10) or ``progressive`` (tiers 1-2, then examples from tier 3).
+    Raises ``InvalidQuery``/``InvalidOption`` for bad input and ``NoProviderAvailable`` when no
+    provider answered; zero results is an empty ``results`` with a warning, never an error.
+    """
+    engine = Engine(settings)
+    try:
+        return await engine.asearch(
+            query, tier=tier, max_results=max_results, strategy=strategy, providers=providers
+        )
+    finally:
+        engine.state.close()
+
+
+def search(
+    query: str,
+    *,
+    tier: int | None = None,
+    max_results: int | None = None,
+    strategy: str = "default",
+    providers: Sequence[str] | None = None,
+    settings: Settings | None = None,
+) -> SearchResponse:
+    """Synchronous ``asearch``."""
+    return run_sync(
+        asearch(
+            query,
+            tier=tier,
+            max_results=max_results,
+            strategy=strategy,
+            providers=providers,
+            settings=settings,
+        )
+    )
+
+
+def provider_status(settings: Settings | None = None) -> list[ProviderStatus]:
+    """What ``sourcewise providers`` shows: configured or not, suspended or not."""
+    engine = Engine(settings)
+    try:
+        return engine.status()
+    finally:
+        engine.state.close()

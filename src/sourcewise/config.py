@@ -1,0 +1,143 @@
+"""Settings: defaults < TOML file < ``SOURCEWISE_*`` environment < arguments.
+
+The TOML file is ``$SOURCEWISE_CONFIG`` if set, else ``$XDG_CONFIG_HOME/sourcewise/config.toml``
+(``~/.config/sourcewise/config.toml``). Provider keys are also read from their usual variables
+(``BRAVE_API_KEY``, ``TAVILY_API_KEY``, ``GOOGLE_CSE_KEY``, ``GOOGLE_CSE_ID``, ``SEARXNG_URL``).
+Keys are ``SecretStr``: they never appear in a repr, a log line or an error message.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from ._version import __version__
+from .errors import ConfigError
+
+__all__ = ["DEFAULT_CHAIN", "Settings", "config_path", "load_settings"]
+
+DEFAULT_CHAIN = ("searxng", "brave", "tavily", "google", "duckduckgo")
+_config_file: ContextVar[Path | None] = ContextVar("sourcewise_config_file", default=None)
+
+
+def _xdg(var: str, fallback: str) -> Path:
+    return Path(os.environ.get(var) or Path.home() / fallback)
+
+
+def config_path() -> Path:
+    """The TOML file that settings are read from (it need not exist)."""
+    explicit = _config_file.get() or os.environ.get("SOURCEWISE_CONFIG")
+    if explicit:
+        return Path(explicit).expanduser()
+    return _xdg("XDG_CONFIG_HOME", ".config") / "sourcewise" / "config.toml"
+
+
+def _aliases(name: str, *env: str) -> AliasChoices:
+    return AliasChoices(name, f"SOURCEWISE_{name.upper()}", *env)
+
+
+class Settings(BaseSettings):
+    """Every knob sourcewise has. Construct with ``load_settings()`` to get clear errors."""
+
+    model_config = SettingsConfigDict(env_prefix="SOURCEWISE_", extra="forbid", frozen=True)
+
+    providers: Annotated[list[str], NoDecode] = Field(
+        default=list(DEFAULT_CHAIN),
+        description="provider chain in priority order; the first that answers wins",
+    )
+    timeout: float = Field(default=10.0, gt=0, le=120, description="seconds per request")
+    max_results: int = Field(default=10, ge=1, le=50)
+    suspend_seconds: float = Field(
+        default=300.0, ge=0, description="first back-off after a 429 or CAPTCHA; doubles, max 1 h"
+    )
+    state_dir: Path = Field(default_factory=lambda: _xdg("XDG_CACHE_HOME", ".cache") / "sourcewise")
+    user_agent: str = f"sourcewise/{__version__} (+https://pypi.org/project/sourcewise/)"
+
+    searxng_url: str | None = Field(default=None, validation_alias=_aliases("searxng_url", "SEARXNG_URL"))
+    brave_api_key: SecretStr | None = Field(
+        default=None, validation_alias=_aliases("brave_api_key", "BRAVE_API_KEY")
+    )
+    tavily_api_key: SecretStr | None = Field(
+        default=None, validation_alias=_aliases("tavily_api_key", "TAVILY_API_KEY")
+    )
+    google_cse_key: SecretStr | None = Field(
+        default=None, validation_alias=_aliases("google_cse_key", "GOOGLE_CSE_KEY")
+    )
+    google_cse_id: str | None = Field(
+        default=None, validation_alias=_aliases("google_cse_id", "GOOGLE_CSE_ID")
+    )
+    # Endpoints, overridable for proxies, self-hosted gateways and tests.
+    duckduckgo_url: str = "https://html.duckduckgo.com/html/"
+    brave_url: str = "https://api.search.brave.com/res/v1/web/search"
+    tavily_url: str = "https://api.tavily.com/search"
+    google_url: str = "https://www.googleapis.com/customsearch/v1"
+
+    tiers: dict[str, int] = Field(
+        default_factory=dict, description="host or domain -> tier (1-4), beats the built-in table"
+    )
+    official: dict[str, list[str]] = Field(
+        default_factory=dict, description="project name -> its official domains (extends the table)"
+    )
+
+    @field_validator("providers", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("providers")
+    @classmethod
+    def _lower(cls, value: list[str]) -> list[str]:
+        return [name.lower() for name in value]
+
+    @field_validator("tiers")
+    @classmethod
+    def _tier_range(cls, value: dict[str, int]) -> dict[str, int]:
+        bad = {k: v for k, v in value.items() if v not in (1, 2, 3, 4)}
+        if bad:
+            raise ValueError(f"tiers must be 1-4, got {bad}")
+        return {k.lower(): v for k, v in value.items()}
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, config_path()))
+
+
+def load_settings(config: str | Path | None = None, **overrides: Any) -> Settings:
+    """Read settings from the file, the environment and ``overrides``; ``ConfigError`` if bad."""
+    clean = {k: v for k, v in overrides.items() if v is not None}
+    token = _config_file.set(Path(config) if config else None)
+    try:
+        path = config_path()
+        if config and not path.is_file():
+            raise ConfigError(f"Config file {path} does not exist")
+        return Settings(**clean)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"Config file {config_path()} is not valid TOML: {exc}") from exc
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'value'}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"Invalid settings (from {config_path()} or environment): {problems}") from exc
+    finally:
+        _config_file.reset(token)

@@ -1,0 +1,141 @@
+"""Validate, rate, de-duplicate, rank and select results. Pure: no I/O, no clock, stable order."""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+
+from ..errors import InvalidURL
+from ..models import SNIPPET_MAX, ProviderHit, RawResult, SearchResult
+from .tiers import SourceTable, rate
+from .urls import canonical_url
+
+__all__ = ["cut_snippet", "dedup", "enrich", "pick_per_tier", "rank", "widen_by_tier"]
+
+log = logging.getLogger("sourcewise")
+_SPACE = re.compile(r"\s+")
+_TAG = re.compile(r"<[^>]+>")
+ELLIPSIS = "…"
+
+
+def clean_text(text: str) -> str:
+    """Plain text on one line: tags removed, entities decoded, white space collapsed."""
+    return _SPACE.sub(" ", html.unescape(_TAG.sub("", text))).strip()
+
+
+def cut_snippet(text: str, limit: int = SNIPPET_MAX) -> str:
+    """``text`` cleaned and cut to at most ``limit`` characters at a word boundary, with '…'."""
+    text = clean_text(text)
+    if len(text) <= limit:
+        return text
+    room = text[: limit - len(ELLIPSIS)]
+    cut = room.rsplit(" ", 1)[0] if " " in room else room
+    return cut.rstrip(" ,;:-–—") + ELLIPSIS
+
+
+def enrich(raw: Iterable[RawResult], query: str, table: SourceTable | None = None) -> list[SearchResult]:
+    """Turn provider results into rated results; drop (and log) those with a bad URL or no title."""
+    out: list[SearchResult] = []
+    for item in raw:
+        try:
+            key = canonical_url(item.url)
+        except InvalidURL as exc:
+            log.warning("dropped a %s result with an invalid URL: %s", item.provider, exc)
+            continue
+        title = clean_text(item.title) or clean_text(item.snippet)[:80]
+        if not title:
+            log.warning("dropped a %s result with no title: %s", item.provider, item.url)
+            continue
+        rating = rate(item.url, query, table)
+        out.append(
+            SearchResult(
+                title=title,
+                url=item.url.strip(),
+                canonical_url=key,
+                snippet=cut_snippet(item.snippet),
+                tier=rating.tier,
+                reliability_score=rating.reliability_score,
+                reason=rating.reason,
+                providers=(ProviderHit(provider=item.provider, position=item.position),),
+                published=item.published,
+            )
+        )
+    return out
+
+
+def dedup(results: Iterable[SearchResult]) -> list[SearchResult]:
+    """Keep the first result per canonical URL; merge what later ones add.
+
+    Merged: the providers and their positions, a longer snippet, a published date if missing.
+    """
+    kept: dict[str, SearchResult] = {}
+    for result in results:
+        first = kept.get(result.canonical_url)
+        if first is None:
+            kept[result.canonical_url] = result
+            continue
+        hits = first.providers + tuple(h for h in result.providers if h not in first.providers)
+        snippet = result.snippet if len(result.snippet) > len(first.snippet) else first.snippet
+        kept[result.canonical_url] = first.model_copy(
+            update={
+                "providers": hits,
+                "snippet": snippet,
+                "published": first.published or result.published,
+            }
+        )
+    return list(kept.values())
+
+
+def _recency(result: SearchResult) -> float:
+    if result.published is None:
+        return float("-inf")
+    stamp = result.published
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=UTC)
+    return stamp.timestamp()
+
+
+def rank(results: Sequence[SearchResult]) -> list[SearchResult]:
+    """Tier (1 first), then reliability score, then recency when known; ties keep their order."""
+    return sorted(results, key=lambda r: (r.tier, -r.reliability_score, -_recency(r)))
+
+
+def widen_by_tier(
+    results: Sequence[SearchResult], steps: Sequence[tuple[frozenset[int], int]]
+) -> list[SearchResult]:
+    """Seed 000 pattern 1: take tiers step by step while there are fewer than each step's minimum.
+
+    ``steps`` is ``[(tiers, enough), ...]``: after taking ``tiers``, stop if at least ``enough``.
+    """
+    allowed: set[int] = set()
+    chosen: list[SearchResult] = []
+    for tiers, enough in steps:
+        allowed |= tiers
+        chosen = [r for r in results if r.tier in allowed]
+        if len(chosen) >= enough:
+            break
+    return chosen
+
+
+def pick_per_tier(results: Sequence[SearchResult], per_tier: int, limit: int) -> list[SearchResult]:
+    """Seed 000 pattern 2: group by tier, the top ``per_tier`` of each, at most ``limit``."""
+    picked: list[SearchResult] = []
+    for tier in (1, 2, 3, 4):
+        picked.extend([r for r in results if r.tier == tier][:per_tier])
+    return picked[:limit]
+
+
+def published_from(text: str | None) -> datetime | None:
+    """Parse an ISO-8601 date or timestamp from a provider; ``None`` when absent or unreadable."""
+    if not text:
+        return None
+    value = text.strip().replace("Z", "+00:00")
+    # Some engines send seven fractional digits ("2025-07-16T00:00:00.0000000").
+    value = re.sub(r"(\.\d{6})\d+", r"\1", value)
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None

@@ -1,0 +1,265 @@
+"""Source tiers and reliability scores (seed 000), from a curated table plus a few rules.
+
+Tiers and score bands: 1 official docs 90-100, 2 semi-official 70-89, 3 community 50-69,
+4 personal blogs and media 30-49. A rating is query-aware: a page scores highest when it is
+official for the project the query is about. Rules, first match wins:
+
+1. the user's ``tiers`` config (host or domain -> tier);
+2. the curated table (``data/domains.toml`` plus the user's ``official`` config), most specific
+   entry first, so ``kubernetes.io/blog`` (tier 2) beats ``kubernetes.io`` (tier 1) and
+   ``github.com/facebook/react`` (tier 1) beats ``github.com`` (tier 3);
+3. ``docs.*``, ``developer(s).*`` subdomains and Read the Docs sites: tier 1;
+4. a domain whose name is a project named in the query (``svelte.dev`` for "Svelte stores"): tier 1;
+5. ``blog.``/``engineering.`` subdomains of a known official domain: tier 2;
+6. government and academic domains (``.gov``, ``.edu``, ``.ac.kr``, ``.go.jp`` ...): tier 2;
+7. ``forum.``, ``community.``, ``discuss.`` subdomains: tier 3;
+8. anything else: tier 4 (a personal blog, or a site nobody has vouched for).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from urllib.parse import urlsplit
+
+from publicsuffixlist import PublicSuffixList
+
+from ..models import SourceRating, Tier
+from .text import word_forms, words
+from .urls import canonical_url
+
+__all__ = ["BANDS", "SourceTable", "default_table", "projects_in", "rate", "wanted_projects"]
+
+BANDS: dict[int, tuple[int, int]] = {1: (90, 100), 2: (70, 89), 3: (50, 69), 4: (30, 49)}
+_LABEL = {1: "official", 2: "semi-official", 3: "community", 4: "blog/media"}
+_DOC_PATHS = (
+    "/docs",
+    "/doc",
+    "/reference",
+    "/api",
+    "/manual",
+    "/learn",
+    "/guide",
+    "/tutorial",
+    "/library",
+    "/documentation",
+    "/handbook",
+    "/book",
+    "/spec",
+)
+_DOC_HOSTS = ("docs.", "doc.", "developer.", "developers.", "devdocs.", "api-docs.", "learn.")
+_COMMUNITY_HOSTS = ("forum.", "forums.", "community.", "discuss.", "discourse.", "answers.")
+_BLOG_HOSTS = ("blog.", "blogs.", "engineering.", "tech.", "techblog.", "news.")
+_INSTITUTION = (
+    "gov",
+    "edu",
+    "mil",
+    "int",
+    "ac.kr",
+    "go.kr",
+    "re.kr",
+    "ac.jp",
+    "go.jp",
+    "gov.uk",
+    "ac.uk",
+    "edu.au",
+    "gov.au",
+    "gc.ca",
+    "gouv.fr",
+    "bund.de",
+)
+_psl = PublicSuffixList()
+# CamelCase or all-caps names of three or more letters: likely a product the query is about.
+_NAME = re.compile(r"\b(?:[A-Z]{3,}[a-z]*|[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+|[a-z]+[A-Z]\w*)\b")
+
+
+@dataclass(frozen=True)
+class _Entry:
+    host: str
+    path: str  # lower-case path prefix without trailing slash, "" for the whole host
+    tier: Tier
+    score: int
+    project: str | None = None
+    source: str = "table"
+
+
+def _split_entry(spec: str) -> tuple[str, str]:
+    host, _, path = spec.strip().lower().partition("/")
+    host = host.removeprefix("www.")
+    return host, ("/" + path.rstrip("/")) if path else ""
+
+
+class SourceTable:
+    """The curated table, indexed by host, plus project names and aliases."""
+
+    def __init__(
+        self,
+        official: Mapping[str, Iterable[str]],
+        aliases: Mapping[str, str],
+        scored: Mapping[Tier, Mapping[str, int]],
+        overrides: Mapping[str, int] | None = None,
+    ) -> None:
+        self._by_host: dict[str, list[_Entry]] = {}
+        self.names: dict[str, str] = {}  # project name or alias -> project
+        for project, specs in official.items():
+            name = project.lower()
+            self.names[name] = name
+            for spec in specs:
+                self._add(_Entry(*_split_entry(spec), tier=1, score=90, project=name))
+        for alias, project in aliases.items():
+            self.names[alias.lower()] = project.lower()
+        for tier, table in scored.items():
+            low, high = BANDS[tier]
+            for spec, score in table.items():
+                self._add(_Entry(*_split_entry(spec), tier=tier, score=max(low, min(high, score))))
+        for spec, level in (overrides or {}).items():
+            host, path = _split_entry(spec)
+            mid = sum(BANDS[level]) // 2
+            self._add(_Entry(host, path, tier=level, score=mid, source="config"))  # type: ignore[arg-type]
+        self._max_words = max((len(n.split()) for n in self.names), default=1)
+
+    def _add(self, entry: _Entry) -> None:
+        self._by_host.setdefault(entry.host, []).append(entry)
+
+    def lookup(self, host: str, path: str) -> _Entry | None:
+        """The most specific entry for host + path: config first, then longest path, then host."""
+        path = path.lower().rstrip("/")
+        best: tuple[int, int, int] | None = None
+        found: _Entry | None = None
+        labels = host.split(".")
+        for i in range(len(labels)):
+            suffix = ".".join(labels[i:])
+            for entry in self._by_host.get(suffix, ()):
+                if entry.path and not (path == entry.path or path.startswith(entry.path + "/")):
+                    continue
+                rank = (entry.source == "config", len(entry.path), len(suffix))
+                if best is None or rank > best:
+                    best, found = rank, entry
+        return found
+
+    def project_of(self, host: str) -> str | None:
+        """The project whose official site is this host (ignoring paths), if any."""
+        labels = host.split(".")
+        for i in range(len(labels)):
+            for entry in self._by_host.get(".".join(labels[i:]), ()):
+                if entry.tier == 1 and entry.project and not entry.path:
+                    return entry.project
+        return None
+
+    def projects_in(self, query: str) -> dict[str, str]:
+        """Projects the query names: project -> the word(s) that named it, in query order."""
+        tokens = [next(iter(reversed(list(word_forms(w))))) for w in words(query)]
+        found: dict[str, str] = {}
+        for size in range(self._max_words, 0, -1):
+            for i in range(len(tokens) - size + 1):
+                phrase = " ".join(tokens[i : i + size])
+                project = self.names.get(phrase)
+                if project and project not in found:
+                    found[project] = phrase
+        return found
+
+
+@lru_cache(maxsize=1)
+def _builtin() -> dict[str, dict[str, object]]:
+    text = resources.files("sourcewise").joinpath("data/domains.toml").read_text("utf-8")
+    return tomllib.loads(text)
+
+
+def default_table(
+    official: Mapping[str, Iterable[str]] | None = None, tiers: Mapping[str, int] | None = None
+) -> SourceTable:
+    """The built-in table, extended by the user's ``official`` and ``tiers`` config."""
+    data = _builtin()
+    merged: dict[str, list[str]] = {k: list(v) for k, v in data["official"].items()}  # type: ignore[call-overload]
+    for project, specs in (official or {}).items():
+        merged.setdefault(project.lower(), []).extend(specs)
+    scored: dict[Tier, Mapping[str, int]] = {
+        2: data["semi_official"],  # type: ignore[dict-item]
+        3: data["community"],  # type: ignore[dict-item]
+        4: data["blogs"],  # type: ignore[dict-item]
+    }
+    return SourceTable(merged, data["aliases"], scored, tiers)  # type: ignore[arg-type]
+
+
+@lru_cache(maxsize=1)
+def _plain_table() -> SourceTable:
+    return default_table()
+
+
+def projects_in(query: str, table: SourceTable | None = None) -> dict[str, str]:
+    """Projects that ``query`` names (public helper for the planner)."""
+    return (table or _plain_table()).projects_in(query)
+
+
+def rate(url: str, query: str | None = None, table: SourceTable | None = None) -> SourceRating:
+    """Rate ``url`` (see the module docstring). Raises ``InvalidURL`` for a non-http(s) URL."""
+    table = table or _plain_table()
+    parts = urlsplit(canonical_url(url))
+    host, path = parts.hostname or "", parts.path
+    wanted = wanted_projects(table, query) if query else {}
+    tier, base, why, project = _classify(table, host, path, wanted)
+    low, high = BANDS[tier]
+    score = base
+    notes = [why]
+    if project and project in wanted:
+        score += {1: 6, 2: 4, 3: 3, 4: 3}[tier]
+        notes.append(f"the query is about {project}")
+    elif tier >= 3 and any(_in_path(name, path) for name in wanted.values()):
+        score += 3
+        notes.append("the path names the project the query is about")
+    if tier == 1 and (host.startswith(_DOC_HOSTS) or path.lower().startswith(_DOC_PATHS)):
+        score += 2
+        notes.append("a documentation page")
+    score = max(low, min(high, score))
+    return SourceRating(tier=tier, reliability_score=score, reason=f"{_LABEL[tier]}: " + "; ".join(notes))
+
+
+def _in_path(name: str, path: str) -> bool:
+    segments = {s for part in path.lower().split("/") for s in (part, *part.split("-"))}
+    return name.replace(" ", "-") in segments
+
+
+def _classify(
+    table: SourceTable, host: str, path: str, wanted: Mapping[str, str]
+) -> tuple[Tier, int, str, str | None]:
+    entry = table.lookup(host, path)
+    if entry is not None:
+        project = entry.project or table.project_of(host)
+        where = entry.host + entry.path
+        if entry.source == "config":
+            return entry.tier, entry.score, f"{where} is set to tier {entry.tier} in your config", project
+        if entry.tier == 1:
+            return 1, entry.score + 1, f"{where} is an official site of {entry.project}", project
+        return entry.tier, entry.score, f"{where} is a known {_LABEL[entry.tier]} source", project
+    if host.startswith(_DOC_HOSTS) or host.endswith((".readthedocs.io", ".readthedocs.org")):
+        return 1, 90, f"{host} is a documentation site", table.project_of(host)
+    registrable = _psl.privatesuffix(host) or host
+    label = registrable.split(".")[0]
+    for project, said in wanted.items():
+        if label in {project.replace(" ", "").replace(".", ""), said.replace(" ", "").replace(".", "")}:
+            return 1, 90, f"the domain {registrable} is named after {said!r} in the query", project
+    owner = table.project_of(registrable)
+    if owner and host.startswith(_BLOG_HOSTS):
+        return 2, 78, f"{host} is an official blog of {owner}", owner
+    suffix = _psl.publicsuffix(host) or ""
+    if suffix in _INSTITUTION or suffix.split(".")[0] in ("gov", "edu", "ac", "go"):
+        return 2, 78, f"{host} is a government or academic site", None
+    if host.startswith(_COMMUNITY_HOSTS):
+        return 3, 55, f"{host} is a community forum", None
+    if "blog" in host:
+        return 4, 36, f"{host} looks like a personal blog", None
+    return 4, 33, f"{host} is not a source the table knows", None
+
+
+def wanted_projects(table: SourceTable, query: str) -> dict[str, str]:
+    """Projects the query names: the table's, plus CamelCase or upper-case names (FastAPI, AWS)."""
+    found = table.projects_in(query)
+    for match in _NAME.finditer(query):
+        name = match.group(0).lower()
+        if name not in table.names:
+            found.setdefault(name, name)
+    return found

@@ -1,0 +1,225 @@
+"""Orchestration: the provider fallback chain, suspensions, and the three search strategies."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import httpx
+
+from .config import Settings, load_settings
+from .core.rank import dedup, enrich, pick_per_tier, rank, widen_by_tier
+from .core.tiers import SourceTable, default_table
+from .core.validate import validate_max_results, validate_query, validate_strategy, validate_tier
+from .errors import InvalidOption, NoProviderAvailable, ProviderError, TransientError
+from .models import ProviderStatus, RawResult, SearchResponse, SearchResult
+from .net.http import make_client, send
+from .net.state import ProviderState
+from .providers import Provider, load_providers
+
+__all__ = ["Engine", "WebAnswer", "run_sync"]
+
+log = logging.getLogger("sourcewise")
+T = TypeVar("T")
+RETRY_DELAY = 1.0  # seconds before the one retry of a transient failure
+EXAMPLE_TERMS = "example tutorial"
+
+
+@dataclass
+class WebAnswer:
+    raw: list[RawResult]
+    provider: str
+    attempts: list[tuple[str, str]] = field(default_factory=list)
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` from synchronous code; a clear error inside a running event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    coro.close()
+    raise RuntimeError("called the synchronous API inside an event loop: await the a* variant instead")
+
+
+class Engine:
+    """Runs searches. Holds settings, the provider table, suspensions and an injectable clock.
+
+    ``transport`` is the one seam tests use (``httpx.MockTransport``); ``state`` defaults to the
+    SQLite file in ``settings.state_dir`` so that suspensions survive between runs.
+    """
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        clock: Callable[[], float] = time.time,
+        state: ProviderState | None = None,
+        providers: dict[str, Provider] | None = None,
+    ) -> None:
+        self.settings = settings or load_settings()
+        self.transport = transport
+        self.clock = clock
+        self.state = state or ProviderState(self.settings.state_dir / "state.sqlite3")
+        self.providers = providers or load_providers()
+        self.table: SourceTable = default_table(self.settings.official, self.settings.tiers)
+
+    # -- the chain ---------------------------------------------------------------------------
+    def chain(self, names: Sequence[str] | None = None) -> list[str]:
+        names = list(names or self.settings.providers)
+        unknown = [n for n in names if n not in self.providers]
+        if unknown:
+            raise InvalidOption(
+                f"unknown provider(s) {', '.join(unknown)}; known: {', '.join(sorted(self.providers))}"
+            )
+        return names
+
+    def status(self) -> list[ProviderStatus]:
+        """Every installed provider: configured or not, suspended or not, in the chain or not."""
+        now = self.clock()
+        chain = self.settings.providers
+        order = list(chain) + sorted(set(self.providers) - set(chain))
+        out = []
+        for name in order:
+            if name not in self.providers:
+                continue
+            ready, detail = self.providers[name].configured(self.settings)
+            hold = self.state.suspended(name, now)
+            out.append(
+                ProviderStatus(
+                    name=name,
+                    configured=ready,
+                    detail=detail,
+                    suspended_until=datetime.fromtimestamp(hold.until, UTC) if hold else None,
+                    suspended_reason=hold.reason if hold else None,
+                    in_chain=name in chain,
+                )
+            )
+        return out
+
+    async def web(self, query: str, max_results: int, names: Sequence[str] | None = None) -> WebAnswer:
+        """Ask each provider in the chain in turn; the first that answers wins (even with [])."""
+        attempts: list[tuple[str, str]] = []
+        async with make_client(self.settings, self.transport) as client:
+            for name in self.chain(names):
+                provider = self.providers[name]
+                ready, detail = provider.configured(self.settings)
+                if not ready:
+                    attempts.append((name, f"not configured ({detail})"))
+                    continue
+                hold = self.state.suspended(name, self.clock())
+                if hold:
+                    left = hold.until - self.clock()
+                    attempts.append((name, f"suspended for {left:.0f} s more after: {hold.reason}"))
+                    continue
+                try:
+                    raw = await self._ask(client, provider, query, max_results)
+                except ProviderError as exc:
+                    attempts.append((name, self._handle(exc)))
+                    continue
+                self.state.clear(name)
+                return WebAnswer(raw, name, attempts)
+        raise NoProviderAvailable(attempts)
+
+    async def _ask(
+        self, client: httpx.AsyncClient, provider: Provider, query: str, max_results: int
+    ) -> list[RawResult]:
+        request = provider.build(query, min(max_results, provider.max_per_request), self.settings)
+        for attempt in (1, 2):
+            try:
+                response = await send(client, request, provider.name, self.settings.timeout, self.clock())
+                return provider.parse(response)
+            except TransientError as exc:
+                if attempt == 2:
+                    raise
+                delay = min(exc.retry_after or RETRY_DELAY, self.settings.timeout)
+                log.info("%s; retrying once in %.1f s", exc, delay)
+                await asyncio.sleep(delay)
+        raise AssertionError("unreachable")
+
+    def _handle(self, exc: ProviderError) -> str:
+        if exc.policy == "suspend":
+            hold = self.state.suspend(
+                exc.provider, self.clock(), exc.detail, self.settings.suspend_seconds, exc.retry_after
+            )
+            wait = hold.until - self.clock()
+            log.warning("%s; suspended for %.0f s", exc, wait)
+            return f"{exc.kind}: {exc.detail} (suspended for {wait:.0f} s)"
+        if exc.kind in ("quota exceeded", "auth failed"):
+            log.warning("%s; moving on to the next provider", exc)
+        else:
+            log.info("%s; moving on to the next provider", exc)
+        return f"{exc.kind}: {exc.detail}"
+
+    # -- searches ----------------------------------------------------------------------------
+    async def asearch(
+        self,
+        query: str,
+        *,
+        tier: int | None = None,
+        max_results: int | None = None,
+        strategy: str = "default",
+        providers: Sequence[str] | None = None,
+    ) -> SearchResponse:
+        text = validate_query(query)
+        wanted_tier = validate_tier(tier)
+        limit, warning = validate_max_results(
+            self.settings.max_results if max_results is None else max_results
+        )
+        strategy = validate_strategy(strategy)
+        self.chain(providers)
+        warnings = [warning] if warning else []
+        if warning:
+            log.warning(warning)
+        if strategy == "progressive":
+            results, answer = await self._progressive(text, providers, warnings)
+        else:
+            wide = max(20, limit * 2) if (wanted_tier or strategy != "default") else limit
+            answer = await self.web(text, wide, providers)
+            results = self._merge(answer.raw, text)
+            if strategy == "official":
+                results = widen_by_tier(
+                    results, [(frozenset({1}), 3), (frozenset({2}), 5), (frozenset({3, 4}), 0)]
+                )
+            elif strategy == "comprehensive":
+                results = pick_per_tier(results, per_tier=3, limit=min(10, limit))
+        if wanted_tier is not None:
+            results = [r for r in results if r.tier == wanted_tier]
+        results = results[:limit]
+        if not results:
+            note = f"No results found for query: {text!r}"
+            if wanted_tier is not None:
+                note += f" at tier {wanted_tier} (try without --tier)"
+            log.warning(note)
+            warnings.append(note)
+        return SearchResponse(
+            query=text,
+            strategy=strategy,  # type: ignore[arg-type]
+            results=tuple(results),
+            provider=answer.provider,
+            attempts=tuple(answer.attempts),
+            warnings=tuple(warnings),
+        )
+
+    def _merge(self, raw: Sequence[RawResult], query: str) -> list[SearchResult]:
+        return rank(dedup(enrich(raw, query, self.table)))
+
+    async def _progressive(
+        self, query: str, providers: Sequence[str] | None, warnings: list[str]
+    ) -> tuple[list[SearchResult], WebAnswer]:
+        """Seed 000 pattern 3: tiers 1-2 first (5), then tier 3 with example terms (10), merged."""
+        first = await self.web(query, 20, providers)
+        start = [r for r in self._merge(first.raw, query) if r.tier <= 2][:5]
+        try:
+            more = await self.web(f"{query} {EXAMPLE_TERMS}", 20, providers)
+        except NoProviderAvailable as exc:
+            warnings.append(f"the follow-up search failed, showing the first round only: {exc}")
+            return start, first
+        follow = [r for r in self._merge(more.raw, query) if r.tier <= 3][:10]
+        return rank(dedup([*start, *follow])), first

@@ -1,0 +1,132 @@
+"""Every error sourcewise raises, in one tree.
+
+::
+
+    SourcewiseError
+    ├── InvalidInput (also ValueError)        bad arguments: fix the call
+    │   ├── InvalidQuery                      query too short, or not text
+    │   ├── InvalidURL                        not an absolute http(s) URL
+    │   └── InvalidOption                     tier, max_results, strategy, format ...
+    ├── ConfigError                           unreadable or invalid config file / environment
+    ├── ProviderError                         one web search provider failed; ``policy`` says what next
+    │   ├── ProviderNotConfigured   skip      no key / URL for it
+    │   ├── RateLimited             suspend   HTTP 429 and friends
+    │   ├── Blocked                 suspend   bot challenge, CAPTCHA
+    │   ├── QuotaExceeded           skip      plan quota used up
+    │   ├── AuthError               skip      key refused
+    │   ├── TransientError          retry     timeout, connection error, 5xx
+    │   └── ParseError              skip      the answer did not look like results
+    └── NoProviderAvailable                   every provider in the chain failed or was skipped
+
+Messages say what happened and what to do about it. Secrets never appear in them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar, Literal
+
+__all__ = [
+    "AuthError",
+    "Blocked",
+    "ConfigError",
+    "InvalidInput",
+    "InvalidOption",
+    "InvalidQuery",
+    "InvalidURL",
+    "NoProviderAvailable",
+    "ParseError",
+    "ProviderError",
+    "ProviderNotConfigured",
+    "QuotaExceeded",
+    "RateLimited",
+    "SourcewiseError",
+    "TransientError",
+]
+
+Policy = Literal["retry", "suspend", "skip"]
+
+
+class SourcewiseError(Exception):
+    """Base of every error raised by sourcewise."""
+
+
+class InvalidInput(SourcewiseError, ValueError):
+    """An argument is not acceptable; the message says which and why."""
+
+
+class InvalidQuery(InvalidInput):
+    """The search query is empty, too short or not text."""
+
+
+class InvalidURL(InvalidInput):
+    """The URL is not an absolute http(s) URL that can be parsed."""
+
+
+class InvalidOption(InvalidInput):
+    """An option (tier, max_results, strategy, output format ...) is out of range."""
+
+
+class ConfigError(SourcewiseError):
+    """The configuration file or environment could not be read or is invalid."""
+
+
+class ProviderError(SourcewiseError):
+    """A web search provider failed. ``policy`` tells the engine what to do next."""
+
+    policy: ClassVar[Policy] = "skip"
+    kind: ClassVar[str] = "error"
+
+    def __init__(self, provider: str, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(f"{provider}: {message}")
+        self.provider = provider
+        self.detail = message
+        self.retry_after = retry_after
+
+
+class ProviderNotConfigured(ProviderError):
+    kind = "not configured"
+
+
+class RateLimited(ProviderError):
+    policy = "suspend"
+    kind = "rate limited"
+
+
+class Blocked(ProviderError):
+    policy = "suspend"
+    kind = "blocked"
+
+
+class QuotaExceeded(ProviderError):
+    kind = "quota exceeded"
+
+
+class AuthError(ProviderError):
+    kind = "auth failed"
+
+
+class TransientError(ProviderError):
+    policy = "retry"
+    kind = "transient"
+
+
+class ParseError(ProviderError):
+    kind = "unparseable response"
+
+
+class NoProviderAvailable(SourcewiseError):
+    """No provider in the chain answered. ``attempts`` lists what was tried and why it failed."""
+
+    def __init__(self, attempts: Sequence[tuple[str, str]]) -> None:
+        self.attempts = list(attempts)
+        if self.attempts:
+            tried = "; ".join(f"{name}: {why}" for name, why in self.attempts)
+        else:
+            tried = "no providers in the chain"
+        super().__init__(
+            f"No search provider could answer. Tried: {tried}. "
+            "Check your network, or configure another provider "
+            "(SEARXNG_URL, BRAVE_API_KEY, TAVILY_API_KEY, GOOGLE_CSE_KEY + GOOGLE_CSE_ID); "
+            "`sourcewise providers` shows their state."
+        )

@@ -1,0 +1,71 @@
+"""The one place that sends provider requests: client factory, deadline, error translation."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from email.utils import parsedate_to_datetime
+
+import httpx
+
+from ..config import Settings
+from ..errors import TransientError
+from ..providers.base import HttpRequest, HttpResponse
+
+__all__ = ["make_client", "retry_after_seconds", "send"]
+
+
+def make_client(settings: Settings, transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
+    """An ``httpx.AsyncClient`` with the configured timeout and an honest User-Agent."""
+    return httpx.AsyncClient(
+        timeout=httpx.Timeout(settings.timeout),
+        headers={"User-Agent": settings.user_agent},
+        follow_redirects=True,
+        max_redirects=5,
+        transport=transport,
+    )
+
+
+def retry_after_seconds(headers: Mapping[str, str], now: float) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP date), else ``None``."""
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - now)
+    except (TypeError, ValueError):
+        return None
+
+
+async def send(
+    client: httpx.AsyncClient, request: HttpRequest, provider: str, deadline: float, now: float
+) -> HttpResponse:
+    """Send ``request``; a timeout or a connection failure becomes ``TransientError``.
+
+    Messages name the failure but never the URL, which may carry a key (Google's does).
+    """
+    try:
+        async with asyncio.timeout(deadline):
+            response = await client.request(
+                request.method,
+                request.url,
+                params=dict(request.params) or None,
+                headers=dict(request.headers),
+                json=request.json,
+                data=dict(request.data) if request.data is not None else None,
+            )
+    except (TimeoutError, httpx.TimeoutException) as exc:
+        raise TransientError(provider, f"no answer within {deadline:g} s") from exc
+    except httpx.TransportError as exc:
+        raise TransientError(provider, f"connection failed ({type(exc).__name__})") from exc
+    headers = {k.lower(): v for k, v in response.headers.items()}
+    return HttpResponse(
+        status=response.status_code,
+        text=response.text,
+        headers=headers,
+        url=str(response.url.copy_with(query=None)),
+        retry_after=retry_after_seconds(headers, now),
+    )

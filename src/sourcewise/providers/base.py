@@ -1,0 +1,85 @@
+"""The provider interface: a provider builds a request and parses a response, both pure.
+
+Everything that touches the network lives in ``sourcewise.net``; a provider never does I/O, so
+it is tested against recorded responses alone. A provider is a ``Provider`` value, registered
+under the ``sourcewise.providers`` entry-point group, built-in ones exactly like plug-ins.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..config import Settings
+from ..errors import AuthError, ParseError, ProviderError, QuotaExceeded, RateLimited, TransientError
+from ..models import RawResult
+
+__all__ = ["HttpRequest", "HttpResponse", "Provider", "check_status", "json_body", "key_detail"]
+
+
+@dataclass(frozen=True)
+class HttpRequest:
+    method: str
+    url: str
+    params: Mapping[str, str | int] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict)
+    json: Any = None
+    data: Mapping[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class HttpResponse:
+    status: int
+    text: str
+    headers: Mapping[str, str] = field(default_factory=dict)  # lower-case names
+    url: str = ""
+    retry_after: float | None = None  # seconds, from a Retry-After header
+
+
+@dataclass(frozen=True)
+class Provider:
+    """A web search provider, declared as data plus two pure functions."""
+
+    name: str
+    summary: str
+    #: (ready, detail): detail says where the key/URL came from, or how to configure it.
+    configured: Callable[[Settings], tuple[bool, str]]
+    build: Callable[[str, int, Settings], HttpRequest]
+    parse: Callable[[HttpResponse], list[RawResult]]
+    max_per_request: int = 10
+
+
+def json_body(provider: str, response: HttpResponse) -> Any:
+    """The decoded JSON body, or ``ParseError`` naming the provider."""
+    try:
+        return json.loads(response.text)
+    except ValueError as exc:
+        raise ParseError(provider, f"expected JSON, got {response.text[:80]!r}") from exc
+
+
+def check_status(provider: str, response: HttpResponse, detail: str = "") -> None:
+    """Raise the typed error for a non-2xx status that the provider did not handle itself."""
+    status = response.status
+    if 200 <= status < 300:
+        return
+    suffix = f": {detail}" if detail else ""
+    if status == 429:
+        raise RateLimited(provider, f"HTTP 429 Too Many Requests{suffix}", retry_after=response.retry_after)
+    if status in (401, 403):
+        raise AuthError(provider, f"HTTP {status}: the key was refused{suffix}; check it is valid")
+    if status == 402:
+        raise QuotaExceeded(provider, f"HTTP 402: payment required{suffix}")
+    if status >= 500 or status == 408:
+        raise TransientError(
+            provider, f"HTTP {status} from the server{suffix}", retry_after=response.retry_after
+        )
+    raise ProviderError(provider, f"HTTP {status}{suffix}")
+
+
+def key_detail(value: object, env: str, config_key: str) -> tuple[bool, str]:
+    """Configured-or-not wording shared by key-based providers (never shows the key)."""
+    if value:
+        return True, "API key set"
+    return False, f"no key: set {env} (or `{config_key}` in the config file)"

@@ -1,0 +1,85 @@
+"""Brave Search API (``/res/v1/web/search``, header ``X-Subscription-Token``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..config import Settings
+from ..core.rank import published_from
+from ..errors import AuthError, ParseError, ProviderNotConfigured, QuotaExceeded, RateLimited
+from ..models import RawResult
+from .base import HttpRequest, HttpResponse, Provider, check_status, json_body, key_detail
+
+NAME = "brave"
+
+
+def configured(settings: Settings) -> tuple[bool, str]:
+    return key_detail(settings.brave_api_key, "BRAVE_API_KEY", "brave_api_key")
+
+
+def build(query: str, max_results: int, settings: Settings) -> HttpRequest:
+    if settings.brave_api_key is None:
+        raise ProviderNotConfigured(NAME, configured(settings)[1])
+    return HttpRequest(
+        "GET",
+        settings.brave_url,
+        params={"q": query, "count": min(max_results, 20)},
+        headers={
+            "Accept": "application/json",
+            "X-Subscription-Token": settings.brave_api_key.get_secret_value(),
+        },
+    )
+
+
+def _error(response: HttpResponse) -> None:
+    try:
+        body: Any = json_body(NAME, response)
+        error = body.get("error") or {}
+        code, detail = str(error.get("code", "")), str(error.get("detail", ""))
+    except (ParseError, AttributeError):
+        code, detail = "", ""
+    if "QUOTA" in code.upper():
+        raise QuotaExceeded(NAME, f"monthly quota used up ({detail or code}); see your Brave plan")
+    if response.status == 429 or code == "RATE_LIMITED":
+        raise RateLimited(NAME, f"rate limited ({detail or code})", retry_after=response.retry_after)
+    if response.status in (401, 403) or "TOKEN" in code.upper():
+        raise AuthError(NAME, f"the key was refused ({code or response.status}): check BRAVE_API_KEY")
+    check_status(NAME, response, detail or code)
+
+
+def parse(response: HttpResponse) -> list[RawResult]:
+    if response.status != 200:
+        _error(response)
+    body = json_body(NAME, response)
+    if not isinstance(body, dict):
+        raise ParseError(NAME, "the JSON is not an object")
+    if body.get("type") == "ErrorResponse":
+        _error(response)
+    web = body.get("web") or {}
+    items = web.get("results") if isinstance(web, dict) else None
+    if items is None:
+        if "query" in body:  # a well-formed answer with no web section: no results
+            return []
+        raise ParseError(NAME, "the JSON has no 'web.results'")
+    return [
+        RawResult(
+            title=str(item.get("title") or ""),
+            url=str(item.get("url") or ""),
+            snippet=str(item.get("description") or ""),
+            provider=NAME,
+            position=i,
+            published=published_from(item.get("page_age")),
+        )
+        for i, item in enumerate(items, start=1)
+        if isinstance(item, dict)
+    ]
+
+
+PROVIDER = Provider(
+    name=NAME,
+    summary="Brave Search API (BRAVE_API_KEY)",
+    configured=configured,
+    build=build,
+    parse=parse,
+    max_per_request=20,
+)

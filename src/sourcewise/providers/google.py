@@ -1,0 +1,99 @@
+"""Google Programmable Search (Custom Search JSON API v1). Needs a key and an engine id (cx)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..config import Settings
+from ..core.rank import published_from
+from ..errors import AuthError, ParseError, ProviderNotConfigured, QuotaExceeded, RateLimited
+from ..models import RawResult
+from .base import HttpRequest, HttpResponse, Provider, check_status, json_body
+
+NAME = "google"
+_DATE_TAGS = ("article:published_time", "og:updated_time", "date", "dc.date")
+
+
+def configured(settings: Settings) -> tuple[bool, str]:
+    missing = [
+        env
+        for env, value in (
+            ("GOOGLE_CSE_KEY", settings.google_cse_key),
+            ("GOOGLE_CSE_ID", settings.google_cse_id),
+        )
+        if not value
+    ]
+    if missing:
+        return False, f"set {' and '.join(missing)} (or google_cse_key / google_cse_id in the config file)"
+    return True, f"API key set, engine {settings.google_cse_id}"
+
+
+def build(query: str, max_results: int, settings: Settings) -> HttpRequest:
+    if settings.google_cse_key is None or not settings.google_cse_id:
+        raise ProviderNotConfigured(NAME, configured(settings)[1])
+    return HttpRequest(
+        "GET",
+        settings.google_url,
+        params={
+            "key": settings.google_cse_key.get_secret_value(),
+            "cx": settings.google_cse_id,
+            "q": query,
+            "num": min(max_results, 10),
+        },
+    )
+
+
+def _error(response: HttpResponse) -> None:
+    try:
+        error: Any = json_body(NAME, response).get("error") or {}
+        message = str(error.get("message", ""))
+        reasons = " ".join(str(e.get("reason", "")) for e in error.get("errors") or [])
+        status = str(error.get("status", ""))
+    except (ParseError, AttributeError):
+        message, reasons, status = response.text[:120], "", ""
+    text = f"{reasons} {status} {message}".lower()
+    if "ratelimit" in text.replace(" ", ""):
+        raise RateLimited(NAME, f"rate limited: {message}", retry_after=response.retry_after)
+    if "quota" in text or "dailylimit" in text or "resource_exhausted" in text:
+        raise QuotaExceeded(NAME, f"daily quota used up: {message}")
+    if "key" in text or "permission_denied" in text or "accessnotconfigured" in text:
+        raise AuthError(NAME, f"the key or engine id was refused: {message}")
+    check_status(NAME, response, message)
+
+
+def _published(item: dict[str, Any]) -> str | None:
+    for tags in (item.get("pagemap") or {}).get("metatags") or []:
+        for name in _DATE_TAGS:
+            if isinstance(tags, dict) and tags.get(name):
+                return str(tags[name])
+    return None
+
+
+def parse(response: HttpResponse) -> list[RawResult]:
+    if response.status != 200:
+        _error(response)
+    body = json_body(NAME, response)
+    if not isinstance(body, dict) or body.get("kind") != "customsearch#search":
+        raise ParseError(NAME, "the JSON is not a customsearch#search answer")
+    return [
+        RawResult(
+            title=str(item.get("title") or ""),
+            url=str(item.get("link") or ""),
+            snippet=str(item.get("snippet") or ""),
+            provider=NAME,
+            position=i,
+            published=published_from(_published(item)),
+        )
+        for i, item in enumerate(body.get("items") or [], start=1)
+        if isinstance(item, dict)
+    ]
+
+
+PROVIDER = Provider(
+    name=NAME,
+    summary="Google Programmable Search (GOOGLE_CSE_KEY + GOOGLE_CSE_ID)",
+    configured=configured,
+    build=build,
+    parse=parse,
+    max_per_request=10,
+)

@@ -1,0 +1,71 @@
+"""SearXNG, a user's own metasearch instance, through its JSON API (``format=json``)."""
+
+from __future__ import annotations
+
+from ..config import Settings
+from ..core.rank import published_from
+from ..errors import AuthError, Blocked, ParseError, ProviderNotConfigured, TransientError
+from ..models import RawResult
+from .base import HttpRequest, HttpResponse, Provider, check_status, json_body
+
+NAME = "searxng"
+
+
+def configured(settings: Settings) -> tuple[bool, str]:
+    if settings.searxng_url:
+        return True, f"instance {settings.searxng_url}"
+    return False, "no instance: set SEARXNG_URL (or `searxng_url` in the config file)"
+
+
+def build(query: str, max_results: int, settings: Settings) -> HttpRequest:
+    if not settings.searxng_url:
+        raise ProviderNotConfigured(NAME, configured(settings)[1])
+    base = settings.searxng_url.rstrip("/")
+    return HttpRequest(
+        "GET",
+        f"{base}/search",
+        params={"q": query, "format": "json", "pageno": 1},
+        headers={"Accept": "application/json"},
+    )
+
+
+def parse(response: HttpResponse) -> list[RawResult]:
+    if response.status == 403:
+        raise AuthError(
+            NAME,
+            "the instance refused format=json: add `json` to `search.formats` in its settings.yml",
+        )
+    check_status(NAME, response)
+    body = json_body(NAME, response)
+    if not isinstance(body, dict) or not isinstance(body.get("results"), list):
+        raise ParseError(NAME, "the JSON has no 'results' list")
+    out = [
+        RawResult(
+            title=str(item.get("title") or ""),
+            url=str(item.get("url") or ""),
+            snippet=str(item.get("content") or ""),
+            provider=NAME,
+            position=i,
+            published=published_from(item.get("publishedDate")),
+        )
+        for i, item in enumerate(body["results"], start=1)
+        if isinstance(item, dict)
+    ]
+    broken = [(str(e[0]), str(e[1])) for e in body.get("unresponsive_engines") or [] if len(e) >= 2]
+    if not out and broken:
+        # Zero results because the engines behind the instance failed is not "no results".
+        why = ", ".join(f"{engine} ({reason})" for engine, reason in broken)
+        if any("captcha" in reason.lower() or "suspended" in reason.lower() for _, reason in broken):
+            raise Blocked(NAME, f"the instance's engines are blocked: {why}")
+        raise TransientError(NAME, f"the instance's engines did not answer: {why}")
+    return out
+
+
+PROVIDER = Provider(
+    name=NAME,
+    summary="a SearXNG instance you run or trust (JSON API)",
+    configured=configured,
+    build=build,
+    parse=parse,
+    max_per_request=20,
+)

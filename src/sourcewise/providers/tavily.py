@@ -1,0 +1,71 @@
+"""Tavily search API (``POST /search``, bearer key)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..config import Settings
+from ..core.rank import published_from
+from ..errors import AuthError, ParseError, ProviderNotConfigured, QuotaExceeded
+from ..models import RawResult
+from .base import HttpRequest, HttpResponse, Provider, check_status, json_body, key_detail
+
+NAME = "tavily"
+
+
+def configured(settings: Settings) -> tuple[bool, str]:
+    return key_detail(settings.tavily_api_key, "TAVILY_API_KEY", "tavily_api_key")
+
+
+def build(query: str, max_results: int, settings: Settings) -> HttpRequest:
+    if settings.tavily_api_key is None:
+        raise ProviderNotConfigured(NAME, configured(settings)[1])
+    return HttpRequest(
+        "POST",
+        settings.tavily_url,
+        headers={"Authorization": f"Bearer {settings.tavily_api_key.get_secret_value()}"},
+        json={"query": query, "max_results": min(max_results, 20), "search_depth": "basic"},
+    )
+
+
+def _detail(response: HttpResponse) -> str:
+    try:
+        body: Any = json_body(NAME, response)
+        detail = body.get("detail", body)
+        return str(detail.get("error", detail) if isinstance(detail, dict) else detail)
+    except (ParseError, AttributeError):
+        return response.text[:120]
+
+
+def parse(response: HttpResponse) -> list[RawResult]:
+    if response.status in (432, 433):  # Tavily: plan limit / pay-as-you-go limit reached
+        raise QuotaExceeded(NAME, f"usage limit reached ({_detail(response)})")
+    if response.status == 401:
+        raise AuthError(NAME, f"the key was refused ({_detail(response)}): check TAVILY_API_KEY")
+    check_status(NAME, response, "" if response.status < 400 else _detail(response))
+    body = json_body(NAME, response)
+    items = body.get("results") if isinstance(body, dict) else None
+    if not isinstance(items, list):
+        raise ParseError(NAME, "the JSON has no 'results' list")
+    return [
+        RawResult(
+            title=str(item.get("title") or ""),
+            url=str(item.get("url") or ""),
+            snippet=str(item.get("content") or ""),
+            provider=NAME,
+            position=i,
+            published=published_from(item.get("published_date")),
+        )
+        for i, item in enumerate(items, start=1)
+        if isinstance(item, dict)
+    ]
+
+
+PROVIDER = Provider(
+    name=NAME,
+    summary="Tavily search API (TAVILY_API_KEY)",
+    configured=configured,
+    build=build,
+    parse=parse,
+    max_per_request=20,
+)
