@@ -23,7 +23,6 @@ and drops only tracking ones. The rules, in order:
 
 from __future__ import annotations
 
-import posixpath
 import re
 from urllib.parse import quote_from_bytes, unquote_to_bytes, urlsplit
 
@@ -31,7 +30,7 @@ import idna
 
 from ..errors import InvalidURL
 
-__all__ = ["TRACKING_PARAMS", "canonical_url", "host_of", "is_http_url"]
+__all__ = ["TRACKING_PARAMS", "canonical_url", "host_of", "is_http_url", "parse_ipv4"]
 
 #: Query parameters that only track the visitor and never change the page. Any parameter whose
 #: name starts with ``utm_`` is dropped as well. Names are compared case-insensitively.
@@ -78,6 +77,11 @@ TRACKING_PARAMS: frozenset[str] = frozenset(
         "_openstat",
         "trk",
         "trkcampaign",
+        "fb_ref",
+        "fb_source",
+        "fb_action_ids",
+        "fb_action_types",
+        "clickid",
     }
 )
 
@@ -88,6 +92,8 @@ _QUERY_SAFE = "!$'()*,;:@/?-._~"
 _PCT = re.compile(r"%([0-9A-Fa-f]{2})")
 _HOST_OK = re.compile(r"^[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?$")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+_NO_SLASHES = re.compile(r"^https?:/?(?!/)", re.IGNORECASE)
+_SLASHES = re.compile(r"/{2,}")
 
 
 def is_http_url(url: str) -> bool:
@@ -112,6 +118,10 @@ def canonical_url(url: str) -> str:
     text = url.strip()
     if text.startswith("//"):
         text = "https:" + text
+    cut = min((i for i in (text.find("?"), text.find("#")) if i >= 0), default=len(text))
+    text = text[:cut].replace("\\", "/") + text[cut:]  # WHATWG: a backslash is a slash in http(s)
+    if _NO_SLASHES.match(text):  # "http:example.com/x", read as WHATWG does
+        text = re.sub(r"^([A-Za-z]+):/?", r"\1://", text)
     try:
         parts = urlsplit(text)
         port = parts.port
@@ -142,6 +152,11 @@ def _normalise_host(hostname: str | None, original: str) -> str:
     host = hostname.rstrip(".")
     if ":" in host:  # IPv6 literal; urlsplit has validated the brackets
         return host.lower()
+    if "%" in host:
+        host = unquote_to_bytes(host).decode("utf-8", "replace")
+    ipv4 = parse_ipv4(host, original)
+    if ipv4 is not None:
+        return ipv4
     if not host.isascii():
         try:
             host = idna.encode(host, uts46=True).decode("ascii")
@@ -153,6 +168,36 @@ def _normalise_host(hostname: str | None, original: str) -> str:
     if host.startswith("www.") and "." in host[4:]:
         host = host[4:]
     return host
+
+
+def parse_ipv4(host: str, original: str = "") -> str | None:
+    """WHATWG IPv4 parsing: ``0x7f.1``, ``2130706433`` and ``0177.0.0.1`` are all 127.0.0.1.
+
+    Returns the dotted-decimal address, ``None`` when the host is a name, and raises
+    ``InvalidURL`` for a host that ends in a number but is no valid address (``foo.09``).
+    """
+    labels = host.split(".")
+    if labels and labels[-1] == "" and len(labels) > 1:
+        labels.pop()
+    if not labels or not re.fullmatch(r"\d+|0[xX][0-9A-Fa-f]*", labels[-1]):
+        return None
+    bad = InvalidURL(f"Invalid URL {original or host!r}: {host!r} is not a valid IPv4 address")
+    if len(labels) > 4:
+        raise bad
+    numbers = []
+    for label in labels:
+        if re.fullmatch(r"0[xX][0-9A-Fa-f]*", label):
+            numbers.append(int(label[2:] or "0", 16))
+        elif re.fullmatch(r"0[0-7]+", label):
+            numbers.append(int(label, 8))
+        elif re.fullmatch(r"\d+", label) and not (len(label) > 1 and label[0] == "0"):
+            numbers.append(int(label))
+        else:
+            raise bad
+    if any(n > 255 for n in numbers[:-1]) or numbers[-1] >= 256 ** (5 - len(numbers)):
+        raise bad
+    value = numbers[-1] + sum(n * 256 ** (3 - i) for i, n in enumerate(numbers[:-1]))
+    return ".".join(str((value >> shift) & 255) for shift in (24, 16, 8, 0))
 
 
 def _normalise_escapes(text: str, safe: str) -> str:
@@ -175,10 +220,15 @@ def _normalise_path(path: str) -> str:
     if not path:
         return "/"
     path = _normalise_escapes(path, _PATH_SAFE)
-    # normpath collapses repeated slashes (keeping a leading '//'); both are fine for a key.
-    resolved = posixpath.normpath(path).rstrip("/")
-    if resolved in ("", "."):
-        return "/"
+    segments: list[str] = []
+    for segment in path.split("/"):  # RFC 3986 section 5.2.4, remove_dot_segments
+        if segment == "..":
+            if len(segments) > 1:
+                segments.pop()
+        elif segment != ".":
+            segments.append(segment)
+    # Repeated slashes are collapsed: servers almost always map "//a" and "/a" to one page.
+    resolved = _SLASHES.sub("/", "/".join(segments)).rstrip("/")
     return resolved if resolved.startswith("/") else "/" + resolved
 
 

@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from servers import LocalServer, local_server  # noqa: E402
+
+from sourcewise.config import Settings, load_settings  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared" / "data"
+FIXTURES = Path(__file__).parent / "fixtures"
+
+_KEYS = (
+    "BRAVE_API_KEY", "TAVILY_API_KEY", "GOOGLE_CSE_KEY", "GOOGLE_CSE_ID", "SEARXNG_URL",
+    "SOURCEWISE_CONFIG", "SOURCEWISE_PROVIDERS", "SOURCEWISE_TIMEOUT", "SOURCEWISE_STATE_DIR",
+)
+
+
+def shared(*parts: str) -> Path:
+    """A path under ../shared/data; skip the test when it is absent."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} is absent (../shared/data not beside the project)")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No test sees the developer's keys, config file or state."""
+    for key in _KEYS:
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return load_settings(state_dir=tmp_path / "state", timeout=2.0)
+
+
+@pytest.fixture
+def server() -> Iterator[LocalServer]:
+    with local_server() as srv:
+        yield srv
