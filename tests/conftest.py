@@ -8,17 +8,23 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from servers import LocalServer, local_server  # noqa: E402
-
-from sourcewise.config import Settings, load_settings  # noqa: E402
+from servers import LocalServer, local_server
+from sourcewise.config import Settings, load_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "data"
 FIXTURES = Path(__file__).parent / "fixtures"
 
 _KEYS = (
-    "BRAVE_API_KEY", "TAVILY_API_KEY", "GOOGLE_CSE_KEY", "GOOGLE_CSE_ID", "SEARXNG_URL",
-    "SOURCEWISE_CONFIG", "SOURCEWISE_PROVIDERS", "SOURCEWISE_TIMEOUT", "SOURCEWISE_STATE_DIR",
+    "BRAVE_API_KEY",
+    "TAVILY_API_KEY",
+    "GOOGLE_CSE_KEY",
+    "GOOGLE_CSE_ID",
+    "SEARXNG_URL",
+    "SOURCEWISE_CONFIG",
+    "SOURCEWISE_PROVIDERS",
+    "SOURCEWISE_TIMEOUT",
+    "SOURCEWISE_STATE_DIR",
 )
 
 

@@ -11,15 +11,29 @@ from sourcewise.core.rank import cut_snippet, dedup, enrich, pick_per_tier, rank
 from sourcewise.models import ProviderHit, RawResult, SearchResult
 
 
-def raw(url: str, title: str = "T", snippet: str = "", provider: str = "p", position: int = 1,
-        published: datetime | None = None) -> RawResult:
-    return RawResult(title=title, url=url, snippet=snippet, provider=provider, position=position,
-                     published=published)
+def raw(
+    url: str,
+    title: str = "T",
+    snippet: str = "",
+    provider: str = "p",
+    position: int = 1,
+    published: datetime | None = None,
+) -> RawResult:
+    return RawResult(
+        title=title, url=url, snippet=snippet, provider=provider, position=position, published=published
+    )
 
 
 def result(url: str, tier: int, score: int, published: datetime | None = None) -> SearchResult:
-    return SearchResult(title=url, url=url, canonical_url=url, tier=tier, reliability_score=score,  # type: ignore[arg-type]
-                        reason="r", published=published)
+    return SearchResult(
+        title=url,
+        url=url,
+        canonical_url=url,
+        tier=tier,
+        reliability_score=score,  # type: ignore[arg-type]
+        reason="r",
+        published=published,
+    )
 
 
 def test_snippet_cut_at_word_and_at_most_200() -> None:
@@ -38,8 +52,14 @@ def test_snippet_cleaned_of_tags_and_entities() -> None:
 
 def test_enrich_drops_and_logs_invalid_urls(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="sourcewise"):
-        out = enrich([raw("javascript:alert(1)"), raw("https://react.dev/"), raw("https://x.example/", title="", snippet="Body text")],
-                     "react")
+        out = enrich(
+            [
+                raw("javascript:alert(1)"),
+                raw("https://react.dev/"),
+                raw("https://x.example/", title="", snippet="Body text"),
+            ],
+            "react",
+        )
     assert [r.url for r in out] == ["https://react.dev/", "https://x.example/"]
     assert "invalid URL" in caplog.text
     assert out[1].title  # fell back to something, never empty
@@ -54,9 +74,21 @@ def test_enrich_drops_results_with_no_title_or_snippet(caplog: pytest.LogCapture
 def test_dedup_keeps_first_and_merges() -> None:
     first, second = enrich(
         [
-            raw("https://www.example.com/a/?utm_source=x", title="First", snippet="short", provider="brave", position=3),
-            raw("http://example.com/a", title="Second", snippet="a much longer snippet here", provider="tavily",
-                position=1, published=datetime(2025, 1, 1)),
+            raw(
+                "https://www.example.com/a/?utm_source=x",
+                title="First",
+                snippet="short",
+                provider="brave",
+                position=3,
+            ),
+            raw(
+                "http://example.com/a",
+                title="Second",
+                snippet="a much longer snippet here",
+                provider="tavily",
+                position=1,
+                published=datetime(2025, 1, 1),
+            ),
         ],
         "q",
     )
@@ -66,7 +98,10 @@ def test_dedup_keeps_first_and_merges() -> None:
     assert kept.title == "First"
     assert kept.url == "https://www.example.com/a/?utm_source=x"
     assert kept.snippet == "a much longer snippet here"
-    assert kept.providers == (ProviderHit(provider="brave", position=3), ProviderHit(provider="tavily", position=1))
+    assert kept.providers == (
+        ProviderHit(provider="brave", position=3),
+        ProviderHit(provider="tavily", position=1),
+    )
     assert kept.published == datetime(2025, 1, 1)
 
 
@@ -87,7 +122,9 @@ def test_rank_tier_then_score_then_recency_then_stable() -> None:
 
 
 def test_widen_by_tier() -> None:
-    pool = [result(f"https://{i}.example/", t, 90 if t == 1 else 70) for i, t in enumerate([1, 1, 2, 2, 3, 4])]
+    pool = [
+        result(f"https://{i}.example/", t, 90 if t == 1 else 70) for i, t in enumerate([1, 1, 2, 2, 3, 4])
+    ]
     steps = [(frozenset({1}), 3), (frozenset({2}), 5), (frozenset({3, 4}), 0)]
     assert {r.tier for r in widen_by_tier(pool, steps)} == {1, 2, 3, 4}  # 2, then 4, then all
     rich = [result(f"https://{i}.example/", 1, 95) for i in range(4)] + pool

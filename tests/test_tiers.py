@@ -48,8 +48,13 @@ def test_tiers(url: str, tier: int) -> None:
 
 def test_score_bands_hold_for_every_rating() -> None:
     urls = [
-        "https://react.dev/", "https://blog.reactjs.org/", "https://stackoverflow.com/q/1",
-        "https://medium.com/x", "https://unknown.example/", "https://docs.x.io/", "https://nih.gov/",
+        "https://react.dev/",
+        "https://blog.reactjs.org/",
+        "https://stackoverflow.com/q/1",
+        "https://medium.com/x",
+        "https://unknown.example/",
+        "https://docs.x.io/",
+        "https://nih.gov/",
     ]
     for url in urls:
         for query in (None, "react hooks", "파이썬 비동기", "k8s ingress"):
@@ -87,7 +92,9 @@ def test_more_specific_entry_wins() -> None:
 
 
 def test_config_extends_the_table() -> None:
-    settings = load_settings(tiers={"wiki.mycorp.example": 1, "medium.com": 3}, official={"acme": ["acme.example"]})
+    settings = load_settings(
+        tiers={"wiki.mycorp.example": 1, "medium.com": 3}, official={"acme": ["acme.example"]}
+    )
     assert rate_source("https://wiki.mycorp.example/page", settings=settings).tier == 1
     assert rate_source("https://medium.com/x", settings=settings).tier == 3
     acme = rate_source("https://acme.example/docs/start", "acme widgets", settings=settings)

@@ -6,10 +6,10 @@ import json
 from typing import Any
 
 import pytest
-from conftest import SHARED, shared
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import SHARED, shared
 from sourcewise import InvalidURL, canonical_url
 from sourcewise.core.urls import parse_ipv4
 
@@ -63,9 +63,20 @@ def test_key_shape() -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    ["", "   ", "example.com/page", "ftp://example.com/x", "mailto:a@b.c", "javascript:alert(1)",
-     "https://", "http://exa mple.com/", "https://example.com:99999/", "http://[::1/", "http://foo.09/",
-     "http://256.0.0.1/"],
+    [
+        "",
+        "   ",
+        "example.com/page",
+        "ftp://example.com/x",
+        "mailto:a@b.c",
+        "javascript:alert(1)",
+        "https://",
+        "http://exa mple.com/",
+        "https://example.com:99999/",
+        "http://[::1/",
+        "http://foo.09/",
+        "http://256.0.0.1/",
+    ],
 )
 def test_invalid_urls_raise_invalid_url(bad: str) -> None:
     with pytest.raises(InvalidURL):
@@ -79,8 +90,13 @@ def test_non_string_is_invalid_url() -> None:
 
 @pytest.mark.parametrize(
     ("host", "address"),
-    [("0x7f.1", "127.0.0.1"), ("2130706433", "127.0.0.1"), ("0177.0.0.1", "127.0.0.1"),
-     ("169.254.169.254", "169.254.169.254"), ("example.com", None)],
+    [
+        ("0x7f.1", "127.0.0.1"),
+        ("2130706433", "127.0.0.1"),
+        ("0177.0.0.1", "127.0.0.1"),
+        ("169.254.169.254", "169.254.169.254"),
+        ("example.com", None),
+    ],
 )
 def test_ipv4_forms(host: str, address: str | None) -> None:
     assert parse_ipv4(host) == address
@@ -121,12 +137,19 @@ def _cases() -> list[Any]:
                 continue
             if set(case["kwargs"]) & SKIP_KWARGS or len(args) > 1:
                 continue  # options we do not offer (other encodings, keep fragments, ...)
-            if not args[0].strip().lower().startswith(("http:", "https:", "//")) and args[0] not in DIFFERENT_ON_PURPOSE:
+            if (
+                not args[0].strip().lower().startswith(("http:", "https:", "//"))
+                and args[0] not in DIFFERENT_ON_PURPOSE
+            ):
                 continue  # relative references and other schemes are not pages to dedup
             marks = []
             if args[0] in DIFFERENT_ON_PURPOSE:
                 marks = [pytest.mark.xfail(strict=True, reason=DIFFERENT_ON_PURPOSE[args[0]])]
-            out.append(pytest.param(args[0], case["expected"], id=f"{name.split('/')[0]}:{case['line']}", marks=marks))
+            out.append(
+                pytest.param(
+                    args[0], case["expected"], id=f"{name.split('/')[0]}:{case['line']}", marks=marks
+                )
+            )
     return out
 
 
@@ -179,7 +202,11 @@ _queries = st.lists(
 ).map(lambda kv: "&".join(f"{k}={v}" for k, v in kv))
 _urls = st.builds(
     lambda scheme, host, path, query, frag: f"{scheme}://{host}/{path}?{query}#{frag}",
-    st.sampled_from(["http", "https", "HTTP"]), _hosts, _paths, _queries, st.text(max_size=6),
+    st.sampled_from(["http", "https", "HTTP"]),
+    _hosts,
+    _paths,
+    _queries,
+    st.text(max_size=6),
 )
 
 
@@ -209,4 +236,3 @@ def test_any_path_is_stable(url: str) -> None:
     except InvalidURL:
         return
     assert canonical_url(key) == key
-

@@ -14,8 +14,8 @@ import typer
 
 from . import api
 from .config import Settings, load_settings
-from .core.render import render
-from .errors import ConfigError, InvalidInput, NoProviderAvailable, SourcewiseError
+from .core.render import FORMATS, render
+from .errors import ConfigError, InvalidInput, InvalidOption, NoProviderAvailable, SourcewiseError
 
 app = typer.Typer(
     add_completion=False,
@@ -73,6 +73,9 @@ def search(
 ) -> None:
     """Search the web: results de-duplicated, rated by tier and ranked."""
     settings = _setup(verbose, config)
+    fmt = "json" if as_json else fmt
+    if fmt not in FORMATS:
+        _fail(InvalidOption(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}"), 2)
     try:
         response = api.search(
             query,
@@ -82,7 +85,7 @@ def search(
             providers=provider or None,
             settings=settings,
         )
-        typer.echo(render(response, "json" if as_json else fmt))
+        typer.echo(render(response, fmt))
     except SourcewiseError as exc:
         _guard(exc)
     for name, why in response.attempts:

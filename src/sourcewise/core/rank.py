@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 from ..errors import InvalidURL
 from ..models import SNIPPET_MAX, ProviderHit, RawResult, SearchResult
-from .tiers import SourceTable, rate
+from .tiers import SourceTable, builtin_table, rate_key, wanted_projects
 from .urls import canonical_url
 
 __all__ = ["cut_snippet", "dedup", "enrich", "pick_per_tier", "rank", "widen_by_tier"]
@@ -38,6 +38,8 @@ def cut_snippet(text: str, limit: int = SNIPPET_MAX) -> str:
 
 def enrich(raw: Iterable[RawResult], query: str, table: SourceTable | None = None) -> list[SearchResult]:
     """Turn provider results into rated results; drop (and log) those with a bad URL or no title."""
+    table = table or builtin_table()
+    wanted = wanted_projects(table, query)
     out: list[SearchResult] = []
     for item in raw:
         try:
@@ -49,9 +51,10 @@ def enrich(raw: Iterable[RawResult], query: str, table: SourceTable | None = Non
         if not title:
             log.warning("dropped a %s result with no title: %s", item.provider, item.url)
             continue
-        rating = rate(item.url, query, table)
+        rating = rate_key(key, wanted, table)
+        # Every field was checked just above (URL, title, snippet length, score band).
         out.append(
-            SearchResult(
+            SearchResult.model_construct(
                 title=title,
                 url=item.url.strip(),
                 canonical_url=key,

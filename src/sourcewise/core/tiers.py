@@ -32,7 +32,16 @@ from ..models import SourceRating, Tier
 from .text import word_forms, words
 from .urls import canonical_url
 
-__all__ = ["BANDS", "SourceTable", "default_table", "projects_in", "rate", "wanted_projects"]
+__all__ = [
+    "BANDS",
+    "SourceTable",
+    "builtin_table",
+    "default_table",
+    "projects_in",
+    "rate",
+    "rate_key",
+    "wanted_projects",
+]
 
 BANDS: dict[int, tuple[int, int]] = {1: (90, 100), 2: (70, 89), 3: (50, 69), 4: (30, 49)}
 _LABEL = {1: "official", 2: "semi-official", 3: "community", 4: "blog/media"}
@@ -186,21 +195,26 @@ def default_table(
 
 
 @lru_cache(maxsize=1)
-def _plain_table() -> SourceTable:
+def builtin_table() -> SourceTable:
     return default_table()
 
 
 def projects_in(query: str, table: SourceTable | None = None) -> dict[str, str]:
     """Projects that ``query`` names (public helper for the planner)."""
-    return (table or _plain_table()).projects_in(query)
+    return (table or builtin_table()).projects_in(query)
 
 
 def rate(url: str, query: str | None = None, table: SourceTable | None = None) -> SourceRating:
     """Rate ``url`` (see the module docstring). Raises ``InvalidURL`` for a non-http(s) URL."""
-    table = table or _plain_table()
-    parts = urlsplit(canonical_url(url))
-    host, path = parts.hostname or "", parts.path
+    table = table or builtin_table()
     wanted = wanted_projects(table, query) if query else {}
+    return rate_key(canonical_url(url), wanted, table)
+
+
+def rate_key(key: str, wanted: Mapping[str, str], table: SourceTable) -> SourceRating:
+    """``rate`` for a URL already canonicalised, with the query's projects already found."""
+    parts = urlsplit(key)
+    host, path = parts.hostname or "", parts.path
     tier, base, why, project = _classify(table, host, path, wanted)
     low, high = BANDS[tier]
     score = base

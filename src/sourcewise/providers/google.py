@@ -52,10 +52,13 @@ def _error(response: HttpResponse) -> None:
     except (ParseError, AttributeError):
         message, reasons, status = response.text[:120], "", ""
     text = f"{reasons} {status} {message}".lower()
-    if "ratelimit" in text.replace(" ", ""):
-        raise RateLimited(NAME, f"rate limited: {message}", retry_after=response.retry_after)
-    if "quota" in text or "dailylimit" in text or "resource_exhausted" in text:
+    squashed = text.replace(" ", "")
+    if "dailylimit" in squashed or "perday" in squashed:
         raise QuotaExceeded(NAME, f"daily quota used up: {message}")
+    if "ratelimit" in squashed or "perminute" in squashed or response.status == 429:
+        raise RateLimited(NAME, f"rate limited: {message}", retry_after=response.retry_after)
+    if "quota" in text or "resource_exhausted" in text:
+        raise QuotaExceeded(NAME, f"quota used up: {message}")
     if "key" in text or "permission_denied" in text or "accessnotconfigured" in text:
         raise AuthError(NAME, f"the key or engine id was refused: {message}")
     check_status(NAME, response, message)

@@ -1,0 +1,23 @@
+"""Run the benchmarks: ``python benchmarks/run.py [pipeline ...]``; prints Markdown for RESULTS.md."""
+
+from __future__ import annotations
+
+import platform
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+SUITES = {"pipeline": "bench_pipeline"}
+
+
+def main(argv: list[str]) -> None:
+    chosen = argv or list(SUITES)
+    print(f"Python {platform.python_version()} on {platform.machine()}, {platform.system()}\n")
+    for name in chosen:
+        module = __import__(SUITES[name])
+        print(f"## {name}\n\n{module.run()}\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

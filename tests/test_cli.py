@@ -1,0 +1,150 @@
+"""`sourcewise` as a user runs it: a real process against a SearXNG-compatible server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES
+from servers import LocalServer, Reply
+
+SMALL = (FIXTURES / "searxng_small.json").read_text("utf-8")
+
+
+def run(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_CSE_KEY", "_CSE_ID"))}
+    base.pop("SEARXNG_URL", None)
+    base.update(XDG_CONFIG_HOME=str(tmp_path / "cfg"), XDG_CACHE_HOME=str(tmp_path / "cache"), **env)
+    return subprocess.run(
+        [sys.executable, "-m", "sourcewise", *args],
+        capture_output=True,
+        text=True,
+        env=base,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.fixture
+def searxng(server: LocalServer) -> LocalServer:
+    server.route("/search", Reply(200, SMALL, content_type="application/json"))
+    return server
+
+
+def test_search_markdown(searxng: LocalServer, tmp_path: Path) -> None:
+    out = run(
+        ["search", "React Server Components"],
+        tmp_path,
+        SEARXNG_URL=searxng.url,
+        SOURCEWISE_PROVIDERS="searxng",
+    )
+    assert out.returncode == 0, out.stderr
+    assert "## Answer" in out.stdout
+    assert "Sources:" in out.stdout
+    assert "[Server Components – React](https://react.dev/reference/rsc/server-components)" in out.stdout
+    assert searxng.seen[0].query.startswith("q=React+Server+Components")
+
+
+def test_search_tier_1_json(searxng: LocalServer, tmp_path: Path) -> None:
+    out = run(
+        ["search", "React Server Components", "--tier", "1", "--json"],
+        tmp_path,
+        SEARXNG_URL=searxng.url,
+        SOURCEWISE_PROVIDERS="searxng",
+    )
+    assert out.returncode == 0, out.stderr
+    results = json.loads(out.stdout)
+    assert [r["tier"] for r in results] == [1]
+    first = results[0]
+    assert first["reliability_score"] >= 95
+    assert {"title", "url", "snippet", "tier", "reliability_score", "providers"} <= set(first)
+    assert first["providers"][0]["provider"] == "searxng"
+
+
+@pytest.mark.parametrize("fmt", ["deep", "progressive"])
+def test_other_formats(searxng: LocalServer, tmp_path: Path, fmt: str) -> None:
+    out = run(
+        ["search", "React Server Components", "--format", fmt],
+        tmp_path,
+        SEARXNG_URL=searxng.url,
+        SOURCEWISE_PROVIDERS="searxng",
+    )
+    assert out.returncode == 0, out.stderr
+    assert "Sources:" in out.stdout
+    assert ("reliability:" in out.stdout) if fmt == "deep" else ("Explore further" in out.stdout)
+
+
+def test_no_results_prints_empty_list_and_warns(server: LocalServer, tmp_path: Path) -> None:
+    server.route(
+        "/search", Reply(200, (FIXTURES / "searxng_empty.json").read_text(), content_type="application/json")
+    )
+    out = run(
+        ["search", "zzqxjvbnm", "--json"], tmp_path, SEARXNG_URL=server.url, SOURCEWISE_PROVIDERS="searxng"
+    )
+    assert out.returncode == 0
+    assert json.loads(out.stdout) == []
+    assert "No results" in out.stderr
+
+
+def test_no_provider_reachable(server: LocalServer, tmp_path: Path) -> None:
+    server.route("/search", Reply(503, "down"))
+    out = run(
+        ["search", "React Server Components"],
+        tmp_path,
+        SEARXNG_URL=server.url,
+        SOURCEWISE_PROVIDERS="searxng,brave",
+        SOURCEWISE_TIMEOUT="2",
+    )
+    assert out.returncode == 3
+    assert "searxng: transient: HTTP 503" in out.stderr
+    assert "brave: not configured" in out.stderr
+    assert out.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["search", "ab"], "at least 3 characters"),
+        (["search", "react", "--tier", "7"], "tier must be"),
+        (["search", "react", "-n", "0"], "at least 1"),
+        (["search", "react", "--format", "xml"], "format must"),
+        (["search", "react", "-p", "bing"], "unknown provider"),
+    ],
+)
+def test_bad_input_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
+    out = run(args, tmp_path, SOURCEWISE_PROVIDERS="searxng")
+    assert out.returncode == 2
+    assert message in out.stderr
+
+
+def test_bad_config_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("providers = [unclosed")
+    out = run(["providers", "--config", str(bad)], tmp_path)
+    assert out.returncode == 2
+    assert "not valid TOML" in out.stderr
+
+
+def test_providers_lists_state_and_never_prints_keys(tmp_path: Path) -> None:
+    out = run(["providers", "--json"], tmp_path, BRAVE_API_KEY="brv-secret-777")
+    assert out.returncode == 0
+    rows = {r["name"]: r for r in json.loads(out.stdout)}
+    assert rows["brave"]["configured"] is True
+    assert rows["tavily"]["configured"] is False
+    assert rows["duckduckgo"]["configured"] is True
+    assert "brv-secret-777" not in out.stdout + out.stderr
+    text = run(["providers"], tmp_path, BRAVE_API_KEY="brv-secret-777")
+    assert "brv-secret-777" not in text.stdout + text.stderr
+    assert "TAVILY_API_KEY" in text.stdout
+
+
+def test_rate_command(tmp_path: Path) -> None:
+    out = run(["rate", "https://react.dev/learn", "-q", "react"], tmp_path)
+    assert out.returncode == 0
+    assert json.loads(out.stdout)["tier"] == 1
+    assert run(["rate", "ftp://x"], tmp_path).returncode == 2
