@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
+    "Constraints",
+    "Plan",
     "ProviderHit",
     "ProviderStatus",
+    "QueryType",
     "RawResult",
+    "Route",
     "SearchResponse",
     "SearchResult",
+    "SourceQuery",
     "SourceRating",
     "Tier",
 ]
@@ -96,3 +101,74 @@ class SearchResponse(_Model):
         default=(), description="providers tried before the one that answered, with why they failed"
     )
     warnings: tuple[str, ...] = ()
+
+
+class Route(_Model):
+    """Seed 001's decision: ``search`` the web, ``fetch`` the URLs given, or ``skip``."""
+
+    action: Literal["search", "fetch", "skip"]
+    reason: str
+    query: str | None = Field(default=None, description="the web query to run, for 'search'")
+    urls: list[str] = Field(default_factory=list, description="the URLs to read, for 'fetch'")
+    signals: dict[str, list[str]] = Field(
+        default_factory=dict, description="keywords found, by kind: recency, external, internal"
+    )
+
+
+QueryKind = Literal["decision", "status", "document", "person", "fact", "temporal", "exploration"]
+SourceKind = Literal["chat", "email", "knowledge_base", "project_tracker", "web"]
+
+
+class QueryType(_Model):
+    """Seed 003 step 1: what kind of question this is, and the words that said so."""
+
+    kind: QueryKind
+    signals: list[str] = Field(default_factory=list)
+    source_priority: list[str] = Field(default_factory=list, description="where to look first")
+
+
+class Constraints(_Model):
+    """Filters from the question: ``from:`` authors, ``in:`` channels, dates, ``type:``."""
+
+    authors: list[str] = Field(default_factory=list)
+    channels: list[str] = Field(default_factory=list)
+    after: date | None = None
+    before: date | None = None
+    types: list[str] = Field(default_factory=list)
+    dates_from: list[str] = Field(default_factory=list, description="the words the dates came from")
+    mine: bool = Field(default=False, description="the question is about the asker's own items")
+
+
+class SourceQuery(_Model):
+    """One query for one source, in that source's own syntax."""
+
+    source: SourceKind
+    mode: Literal["semantic", "keyword"]
+    query: str
+    params: dict[str, str | bool | list[str]] = Field(default_factory=dict)
+
+
+class Plan(_Model):
+    """Seed 003's decomposition of a question into per-source queries."""
+
+    question: str
+    query_type: QueryType
+    keywords: list[str]
+    entities: list[str]
+    phrases: list[str] = Field(default_factory=list, description="quoted phrases, kept exact")
+    intent: list[str]
+    constraints: Constraints
+    negations: list[str]
+    variants: dict[str, list[str]]
+    mode: Literal["semantic", "keyword"]
+    mode_reason: str
+    sources: list[SourceQuery]
+    today: date
+    level: int = Field(default=0, description="how many broadening steps produced this plan")
+    dropped: list[str] = Field(default_factory=list, description="what broadening removed, in order")
+
+    def broaden(self) -> Plan | None:
+        """The next wider plan (seed 003 order), or ``None`` when nothing is left to drop."""
+        from .core.plan import broaden
+
+        return broaden(self)

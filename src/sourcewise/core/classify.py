@@ -1,0 +1,193 @@
+"""Seed 003 step 1: the query type, from signal words in Korean and English.
+
+Each type has signal words; Korean stems also match inside a longer word ("결정했나요" has
+"결정"). The type with the most signals wins; ties go to the earlier type in ``ORDER``, and a
+question with no signal is ``exploration``.
+"""
+
+from __future__ import annotations
+
+from ..models import QueryKind, QueryType
+from .keywords import find
+from .text import is_hangul, words
+
+__all__ = ["ORDER", "SOURCE_PRIORITY", "classify_query"]
+
+ORDER: tuple[QueryKind, ...] = ("decision", "person", "temporal", "status", "document", "fact", "exploration")
+
+SIGNALS: dict[QueryKind, frozenset[str]] = {
+    "decision": frozenset(
+        {
+            "decide",
+            "decided",
+            "decision",
+            "decisions",
+            "agree",
+            "agreed",
+            "agreement",
+            "conclude",
+            "concluded",
+            "conclusion",
+            "chose",
+            "choose",
+            "chosen",
+            "approved",
+            "sign-off",
+            "settled",
+            "결정",
+            "합의",
+            "결론",
+            "확정",
+            "승인",
+            "정했",
+        }
+    ),
+    "status": frozenset(
+        {
+            "status",
+            "progress",
+            "update",
+            "updates",
+            "state",
+            "blocked",
+            "blocker",
+            "eta",
+            "on track",
+            "where are we",
+            "how far",
+            "done yet",
+            "상태",
+            "진행",
+            "진척",
+            "현황",
+            "진행상황",
+            "어디까지",
+        }
+    ),
+    "document": frozenset(
+        {
+            "spec",
+            "specs",
+            "specification",
+            "document",
+            "doc",
+            "docs",
+            "design doc",
+            "rfc",
+            "prd",
+            "wiki page",
+            "slides",
+            "deck",
+            "link to",
+            "where is the",
+            "문서",
+            "스펙",
+            "명세",
+            "기획서",
+            "자료",
+            "설계서",
+            "슬라이드",
+            "링크",
+        }
+    ),
+    "person": frozenset(
+        {
+            "who",
+            "whom",
+            "whose",
+            "owner",
+            "owns",
+            "responsible",
+            "assignee",
+            "assigned",
+            "working on",
+            "누가",
+            "누구",
+            "담당",
+            "담당자",
+            "책임자",
+            "오너",
+        }
+    ),
+    "fact": frozenset(
+        {
+            "policy",
+            "policies",
+            "rule",
+            "rules",
+            "how many",
+            "how much",
+            "limit",
+            "allowed",
+            "official",
+            "what is the",
+            "정책",
+            "규정",
+            "규칙",
+            "얼마",
+            "몇",
+            "한도",
+            "기준",
+        }
+    ),
+    "temporal": frozenset(
+        {
+            "when",
+            "what date",
+            "what time",
+            "since when",
+            "happened",
+            "date",
+            "언제",
+            "날짜",
+            "시점",
+            "일자",
+            "며칠",
+        }
+    ),
+    "exploration": frozenset(
+        {
+            "what do we know",
+            "tell me about",
+            "overview",
+            "everything",
+            "anything about",
+            "explore",
+            "알고 있",
+            "대해",
+            "전반",
+            "개요",
+            "모든",
+        }
+    ),
+}
+
+SOURCE_PRIORITY: dict[QueryKind, list[str]] = {
+    "decision": ["chat", "email", "knowledge_base", "project_tracker", "web"],
+    "status": ["project_tracker", "chat", "knowledge_base", "email", "web"],
+    "document": ["knowledge_base", "chat", "email", "project_tracker", "web"],
+    "person": ["project_tracker", "chat", "email", "knowledge_base", "web"],
+    "fact": ["knowledge_base", "web", "chat", "email", "project_tracker"],
+    "temporal": ["chat", "email", "project_tracker", "knowledge_base", "web"],
+    "exploration": ["knowledge_base", "chat", "email", "project_tracker", "web"],
+}
+
+
+def _korean_stems(question: str, vocabulary: frozenset[str]) -> list[str]:
+    stems = [v for v in vocabulary if is_hangul(v) and " " not in v]
+    return [stem for word in words(question) if is_hangul(word) for stem in stems if word.startswith(stem)]
+
+
+def signals_of(question: str, kind: QueryKind) -> list[str]:
+    vocabulary = SIGNALS[kind]
+    found = find(question, vocabulary) + _korean_stems(question, vocabulary)
+    return list(dict.fromkeys(found))
+
+
+def classify_query(question: str) -> QueryType:
+    """The query type of ``question``, the signals that decided it, and where to look first."""
+    found = {kind: signals_of(question, kind) for kind in ORDER}
+    best = max(ORDER, key=lambda kind: (len(found[kind]), -ORDER.index(kind)))
+    if not found[best]:
+        best = "exploration"
+    return QueryType(kind=best, signals=found[best], source_priority=SOURCE_PRIORITY[best])

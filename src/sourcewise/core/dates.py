@@ -1,0 +1,85 @@
+"""Relative and explicit dates in a question, resolved against ``today`` (never the clock)."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from ..errors import InvalidOption
+
+__all__ = ["parse_date", "relative_dates"]
+
+_N = r"(\d{1,3})"
+
+
+def parse_date(text: str, what: str = "date") -> date:
+    """``2025-01-31``, ``2025/01/31`` or ``2025.01.31``; ``InvalidOption`` otherwise."""
+    match = re.fullmatch(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})", text.strip())
+    try:
+        if match:
+            return date(int(match[1]), int(match[2]), int(match[3]))
+    except ValueError:
+        pass
+    raise InvalidOption(f"{what} needs a date like 2025-01-31, got {text!r}")
+
+
+def _week(day: date) -> date:
+    return day - timedelta(days=day.weekday())
+
+
+def _month(day: date) -> date:
+    return day.replace(day=1)
+
+
+def _prev_month(day: date) -> date:
+    return _month(_month(day) - timedelta(days=1))
+
+
+def _quarter(year: int, q: int) -> tuple[date, date]:
+    start = date(year, 3 * q - 2, 1)
+    end_month = 3 * q
+    end = (date(year + 1, 1, 1) if end_month == 12 else date(year, end_month + 1, 1)) - timedelta(days=1)
+    return start, end
+
+
+def relative_dates(text: str, today: date) -> tuple[date | None, date | None, list[str]]:
+    """(after, before, the phrases used) for relative dates in ``text``; ``(None, None, [])`` if none.
+
+    Ranges are inclusive; weeks start on Monday. Korean and English forms are understood.
+    """
+    low = text.lower()
+    rules: list[tuple[str, tuple[date, date]]] = [
+        (r"\b(today)\b|오늘", (today, today)),
+        (r"\b(yesterday)\b|어제", (today - timedelta(days=1), today - timedelta(days=1))),
+        (r"\bthis week\b|이번\s?주", (_week(today), today)),
+        (
+            r"\blast week\b|지난\s?주|저번\s?주",
+            (_week(today) - timedelta(days=7), _week(today) - timedelta(days=1)),
+        ),
+        (r"\bthis month\b|이번\s?달", (_month(today), today)),
+        (r"\blast month\b|지난\s?달|저번\s?달", (_prev_month(today), _month(today) - timedelta(days=1))),
+        (r"\bthis year\b|올해|금년", (date(today.year, 1, 1), today)),
+        (r"\blast year\b|작년|지난\s?해", (date(today.year - 1, 1, 1), date(today.year - 1, 12, 31))),
+        (r"\b(recently|lately)\b|최근", (today - timedelta(days=30), today)),
+    ]
+    for pattern, (after, before) in rules:
+        match = re.search(pattern, low)
+        if match:
+            return after, before, [match.group(0)]
+    match = re.search(
+        rf"\b(?:past|last)\s+{_N}\s+(day|week|month)s?\b|(?:지난|최근)\s*{_N}\s*(일|주|개월|달)", low
+    )
+    if match:
+        count = int(match[1] or match[3])
+        unit = match[2] or match[4]
+        days = {"day": 1, "일": 1, "week": 7, "주": 7, "month": 30, "개월": 30, "달": 30}[unit] * count
+        return today - timedelta(days=days), today, [match.group(0)]
+    match = re.search(
+        r"\bq([1-4])(?:\s*(\d{4}))?\b|(\d{4})\s*q([1-4])\b|(\d{4})?\s*(?:년\s*)?([1-4])\s*분기", low
+    )
+    if match:
+        q = int(match[1] or match[4] or match[6])
+        year = int(match[2] or match[3] or match[5] or today.year)
+        after, before = _quarter(year, q)
+        return after, before, [match.group(0).strip()]
+    return None, None, []

@@ -1,0 +1,227 @@
+"""Keyword sets for routing (seed 001) and query typing (seed 003), Korean and English.
+
+Matching is on words, never substrings, and Korean particles attached to a word are ignored
+("시장을" matches "시장"). Multi-word entries ("case study", "our company") match word sequences.
+Users extend the routing sets in config (``recency_keywords``, ``external_keywords``,
+``internal_keywords``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from .text import word_forms, words
+
+__all__ = ["EXTERNAL", "INTERNAL", "RECENCY", "REQUEST_FILLER", "find", "tokens"]
+
+RECENCY: frozenset[str] = frozenset(
+    {
+        # seed 001
+        "최근",
+        "최신",
+        "요즘",
+        "현재",
+        "지금",
+        "올해",
+        "이번",
+        "트렌드",
+        "동향",
+        "현황",
+        "전망",
+        "recent",
+        "latest",
+        "current",
+        "trend",
+        "now",
+        # what users also say
+        "핫한",
+        "요즘에",
+        "새로운",
+        "신규",
+        "금년",
+        "이번주",
+        "이번달",
+        "오늘",
+        "recently",
+        "currently",
+        "trends",
+        "trending",
+        "today",
+        "this year",
+        "this week",
+        "this month",
+        "nowadays",
+        "up-to-date",
+        "up to date",
+        "news",
+        "newest",
+        "state of the art",
+    }
+)
+EXTERNAL: frozenset[str] = frozenset(
+    {
+        # seed 001
+        "시장",
+        "경쟁사",
+        "경쟁",
+        "업계",
+        "산업",
+        "사례",
+        "벤치마크",
+        "레퍼런스",
+        "기술",
+        "신기술",
+        "혁신",
+        "ai",
+        "인공지능",
+        "통계",
+        "데이터",
+        "수치",
+        "규모",
+        "market",
+        "competitor",
+        "industry",
+        "case study",
+        # what users also say
+        "competitors",
+        "competition",
+        "markets",
+        "industries",
+        "case studies",
+        "benchmark",
+        "benchmarks",
+        "statistics",
+        "stats",
+        "market size",
+        "market share",
+        "pricing",
+        "price",
+        "prices",
+        "release notes",
+        "changelog",
+        "version",
+        "vs",
+        "versus",
+        "comparison",
+        "compare",
+        "해외",
+        "글로벌",
+        "외부",
+        "가격",
+        "출시",
+        "비교",
+        "점유율",
+        "global",
+    }
+)
+INTERNAL: frozenset[str] = frozenset(
+    {
+        # seed 001
+        "규정",
+        "매뉴얼",
+        "절차",
+        "프로세스",
+        "내부",
+        "사내",
+        "우리",
+        "당사",
+        "회사",
+        # what users also say
+        "our company",
+        "our team",
+        "our",
+        "internal",
+        "internally",
+        "in-house",
+        "intranet",
+        "policy",
+        "policies",
+        "handbook",
+        "employee handbook",
+        "company policy",
+        "onboarding",
+        "우리회사",
+        "사규",
+        "인사규정",
+        "복리후생",
+        "팀",
+        "부서",
+        "사내망",
+        "위키",
+    }
+)
+# Words that ask for something rather than say what: dropped from a web query.
+REQUEST_FILLER: frozenset[str] = frozenset(
+    {
+        "분석",
+        "정리",
+        "조사",
+        "알려줘",
+        "알려주세요",
+        "찾아줘",
+        "찾아주세요",
+        "검색",
+        "검색해줘",
+        "해줘",
+        "해주세요",
+        "좀",
+        "please",
+        "search",
+        "find",
+        "tell",
+        "me",
+        "about",
+        "show",
+    }
+)
+# Recency words that carry no content of their own: dropped from a web query.
+RECENCY_FILLER: frozenset[str] = frozenset(
+    {
+        "최근",
+        "최신",
+        "요즘",
+        "현재",
+        "지금",
+        "핫한",
+        "요즘에",
+        "recent",
+        "recently",
+        "latest",
+        "current",
+        "currently",
+        "now",
+        "nowadays",
+        "newest",
+        "up-to-date",
+    }
+)
+# Filler that means "popular now": replaced by a trend word when the query has none.
+HOT = frozenset({"핫한", "hot", "trending", "인기", "인기있는"})
+TREND_WORDS = frozenset({"트렌드", "동향", "trend", "trends", "전망"})
+
+
+def tokens(text: str) -> list[str]:
+    """The text's words, lower-cased, in order."""
+    return words(text)
+
+
+def find(text_or_tokens: str | Sequence[str], vocabulary: Iterable[str]) -> list[str]:
+    """The vocabulary entries present in the text, as words or word sequences, in text order."""
+    toks = tokens(text_or_tokens) if isinstance(text_or_tokens, str) else list(text_or_tokens)
+    vocab = {v.lower() for v in vocabulary}
+    longest = max((len(v.split()) for v in vocab), default=1)
+    found: list[tuple[int, str]] = []
+    taken: set[int] = set()
+    for size in range(longest, 0, -1):
+        for i in range(len(toks) - size + 1):
+            if any(j in taken for j in range(i, i + size)):
+                continue
+            span = toks[i : i + size]
+            last_forms = list(word_forms(span[-1]))
+            for last in last_forms:
+                phrase = " ".join([*span[:-1], last])
+                if phrase in vocab:
+                    found.append((i, phrase))
+                    taken.update(range(i, i + size))
+                    break
+    return [phrase for _, phrase in sorted(found)]

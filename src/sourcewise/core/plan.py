@@ -1,0 +1,270 @@
+"""Seed 003: turn a question into keywords, entities, filters, variants and per-source queries.
+
+Pure: ``today`` is passed in, nothing is read from the clock, the network or the disk.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import date
+from typing import Literal
+
+from ..errors import InvalidOption, InvalidQuery
+from ..models import Constraints, Plan, SourceKind
+from .classify import SIGNALS, classify_query
+from .dates import parse_date, relative_dates
+from .syntax import SOURCES, render_sources
+from .text import is_hangul, strip_particle
+from .tiers import projects_in
+from .variants import variants_for
+
+__all__ = ["DEFAULT_SOURCES", "broaden", "plan"]
+
+DEFAULT_SOURCES: tuple[SourceKind, ...] = ("chat", "knowledge_base", "project_tracker")
+_FILTER = re.compile(r"(?<!\S)(from|in|after|before|type):(\"[^\"]+\"|\S+)", re.IGNORECASE)
+_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|「([^」]+)」")
+_NEGATION = re.compile(
+    r"(?<!\S)-([\w.#+-]+)|\b(?:not|without|except|excluding)\s+([\w.#+-]+)|([\w.#+-]+)\s*(?:제외|빼고|말고)",
+    re.IGNORECASE,
+)
+_MINE = re.compile(r"\b(my|mine|assigned to me)\b|내\s?(작업|업무|태스크|일)|나한테", re.IGNORECASE)
+_MENTION = re.compile(r"(?<!\w)([@#])([\w.-]+)")
+_WORD = re.compile(r"[A-Za-z0-9][\w.+#'-]*[\w+#]|[A-Za-z0-9]|[\uac00-\ud7a3]+")
+STOP = frozenset(
+    """a an the and or of to in on at for by with from about into over what which who whom whose when
+    where why how did do does done is are was were be been being have has had we i you they he she it
+    our my your their this that these those there here any some all can could should would will shall
+    may might must please tell me show find search know let us vs via as than then so just also still
+    up out get got make made need needs want wants like latest recent current now ever yet only
+    just""".split()
+) | frozenset(
+    "무엇 무엇을 뭐 뭘 무슨 어떤 어떻게 왜 어디 어디에 언제 누가 누구 대해 대한 관련 관련된 "
+    "그리고 및 좀 것 거 수 등 우리 우리가 저희 제가 내가 해줘 알려줘 찾아줘 검색 "
+    "있나요 있나 했나요 했나 인가요 입니까 어때".split()
+)
+GENERIC_ACRONYMS = frozenset(
+    "api ai db ui ux pr qa id url http https sql ceo cto faq eta kpi okr q1 q2 q3 q4".split()
+)
+_VERB_ENDINGS = (
+    "나요",
+    "했나",
+    "는지",
+    "니까",
+    "어요",
+    "아요",
+    "습니다",
+    "합니다",
+    "인가",
+    "할까",
+    "했어",
+    "하나",
+    "하는",
+)
+
+
+def _content_words(text: str, skip: set[str]) -> list[str]:
+    out: list[str] = []
+    for raw in _WORD.findall(text):
+        word = strip_particle(raw) if is_hangul(raw) else raw.rstrip(".'-")
+        low = word.lower()
+        if not word or low in STOP or low in skip or raw.lower() in STOP:
+            continue
+        if is_hangul(word) and (
+            word.endswith(_VERB_ENDINGS) or any(word.startswith(s) for s in skip if is_hangul(s))
+        ):
+            continue
+        if low not in (w.lower() for w in out):
+            out.append(word)
+    return out
+
+
+def _entities(question: str, words: list[str]) -> list[str]:
+    found: list[str] = []
+    first = _WORD.search(question)
+    first_word = first.group(0) if first else ""
+    for word in words:
+        if word.lower() in GENERIC_ACRONYMS or is_hangul(word):
+            continue
+        camel = re.search(r"[a-z][A-Z]|[A-Z]{2,}[a-z]", word)
+        capital = word[:1].isupper() and word != first_word
+        named = bool(re.search(r"\d", word) and re.search(r"[A-Za-z]", word)) or "-" in word
+        if camel or capital or named or (word.isupper() and len(word) > 1):
+            found.append(word)
+    for match in re.finditer(r"\b(?:project|프로젝트)\s+([\w-]+)", question, re.IGNORECASE):
+        if match.group(1) not in found:
+            found.append(match.group(1))
+    for said in projects_in(question).values():
+        surface = next((w for w in words if w.lower() == said), None)
+        if surface and surface not in found:
+            found.append(surface)
+    return found
+
+
+def _constraints(question: str, today: date) -> tuple[Constraints, str]:
+    authors: list[str] = []
+    channels: list[str] = []
+    types: list[str] = []
+    after: date | None = None
+    before: date | None = None
+    for match in _FILTER.finditer(question):
+        key, value = match.group(1).lower(), match.group(2).strip('"')
+        if key == "from":
+            authors.append(value)
+        elif key == "in":
+            channels.append(value.lstrip("#"))
+        elif key == "type":
+            types.append(value.lower())
+        elif key == "after":
+            after = parse_date(value, "after:")
+        else:
+            before = parse_date(value, "before:")
+    rest = _FILTER.sub(" ", question)
+    for sign, name in _MENTION.findall(rest):
+        (authors if sign == "@" else channels).append(name)
+    rest = _MENTION.sub(" ", rest)
+    said: list[str] = []
+    if after is None and before is None:
+        after, before, said = relative_dates(rest, today)
+        for phrase in said:
+            rest = re.sub(re.escape(phrase), " ", rest, flags=re.IGNORECASE)
+    if after and before and after > before:
+        raise InvalidOption(f"after: {after} is later than before: {before}")
+    mine = bool(_MINE.search(rest))
+    constraints = Constraints(
+        authors=authors,
+        channels=channels,
+        after=after,
+        before=before,
+        types=types,
+        dates_from=said,
+        mine=mine,
+    )
+    return constraints, rest
+
+
+def _mode(
+    kind: str, phrases: list[str], entities: list[str], c: Constraints, question: str
+) -> tuple[Literal["semantic", "keyword"], str]:
+    """Seed 003: keyword search for known terms, names, quotes and filters; semantic otherwise."""
+    filters = len(c.authors) + len(c.channels) + len(c.types) + (c.after is not None) + (c.before is not None)
+    conceptual = re.search(
+        r"\b(how|why|think|opinion|approach)\b|어떻게|왜|생각|의견|방향", question, re.IGNORECASE
+    )
+    if phrases:
+        return "keyword", "the question quotes an exact phrase"
+    if filters >= 2:
+        return "keyword", "the question has several filters"
+    if kind == "exploration" or conceptual:
+        return "semantic", "a conceptual or exploratory question"
+    if entities:
+        return "keyword", f"known names or terms: {', '.join(entities)}"
+    return "semantic", "no exact terms to match"
+
+
+def plan(
+    question: str,
+    sources: Sequence[str] = DEFAULT_SOURCES,
+    *,
+    today: date | None = None,
+    variants: Sequence[Sequence[str]] = (),
+) -> Plan:
+    """Decompose ``question`` (seed 003) for ``sources``.
+
+    Sources are kinds: ``chat``, ``email``, ``knowledge_base``, ``project_tracker``, ``web``.
+    """
+    if not isinstance(question, str) or len(question.strip()) < 3:
+        raise InvalidQuery("Search query must be at least 3 characters")
+    unknown = [s for s in sources if s not in SOURCES]
+    if unknown or not sources:
+        raise InvalidOption(f"sources must be some of {', '.join(SOURCES)}; got {list(sources)!r}")
+    today = today or date.today()
+    question = question.strip()
+    query_type = classify_query(question)
+    constraints, rest = _constraints(question, today)
+    phrases = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(rest)]
+    rest = _QUOTED.sub(" ", rest)
+    negations = [next(g for g in m.groups() if g) for m in _NEGATION.finditer(rest)]
+    rest = _NEGATION.sub(" ", rest)
+    intent_words = {w for vocab in SIGNALS.values() for w in vocab}
+    words = _content_words(rest, intent_words | {"project", "프로젝트"})
+    entities = _entities(question, words)
+    keywords = [w for w in words if w not in entities]
+    mode, why = _mode(query_type.kind, phrases, entities, constraints, question)
+    draft = Plan(
+        question=question,
+        query_type=query_type,
+        keywords=keywords,
+        entities=entities,
+        phrases=phrases,
+        intent=list(dict.fromkeys(query_type.signals)),
+        constraints=constraints,
+        negations=negations,
+        variants={},
+        mode=mode,
+        mode_reason=why,
+        sources=[],
+        today=today,
+    )
+    return _assemble(draft, list(sources), variants)
+
+
+def _terms(entities: Sequence[str], keywords: Sequence[str], question: str) -> list[str]:
+    """Entities and keywords in the order the question says them."""
+    terms = list(dict.fromkeys([*entities, *keywords]))
+    return sorted(terms, key=lambda t: question.find(t) if t in question else len(question))
+
+
+def _assemble(draft: Plan, sources: Sequence[str], extra_variants: Sequence[Sequence[str]] = ()) -> Plan:
+    """Fill in the per-source queries and variants of a plan whose components are set."""
+    terms = _terms(draft.entities, draft.keywords, draft.question)
+    natural = " ".join(_FILTER.sub(" ", draft.question).split()) if draft.level == 0 else " ".join(terms)
+    queries = render_sources(
+        [s for s in SOURCES if s in sources],
+        terms=terms,
+        phrases=draft.phrases,
+        negations=draft.negations,
+        constraints=draft.constraints,
+        natural=natural,
+        kind=draft.query_type.kind,
+        mode=draft.mode,
+    )
+    return draft.model_copy(
+        update={"sources": queries, "variants": variants_for([*terms, *draft.phrases], extra_variants)}
+    )
+
+
+def broaden(current: Plan) -> Plan | None:
+    """The next wider plan, in seed 003's order: dates, then source filters, then less important
+    keywords, then only the core entity. ``None`` when nothing is left to drop."""
+    c = current.constraints
+    terms = _terms(current.entities, current.keywords, current.question)
+    update: dict[str, object]
+    if c.after or c.before:
+        step = "date filters"
+        update = {"constraints": c.model_copy(update={"after": None, "before": None, "dates_from": []})}
+    elif c.authors or c.channels or c.types or c.mine:
+        step = "source filters"
+        update = {
+            "constraints": c.model_copy(update={"authors": [], "channels": [], "types": [], "mine": False})
+        }
+    elif len(terms) + len(current.phrases) > 2 or current.negations:
+        step = "less important keywords"
+        head = next((k for k in terms if k not in current.entities), None)
+        keep = {*current.entities[:2], *([head] if head else [])}
+        update = {
+            "keywords": [k for k in current.keywords if k in keep],
+            "entities": current.entities[:2],
+            "phrases": [],
+            "negations": [],
+        }
+    elif len(terms) > 1:
+        step = "all but the core entity"
+        core = (current.entities or current.keywords)[0]
+        in_entities = core in current.entities
+        update = {"entities": [core] if in_entities else [], "keywords": [] if in_entities else [core]}
+    else:
+        return None
+    update |= {"level": current.level + 1, "dropped": [*current.dropped, step]}
+    sources = list(dict.fromkeys(q.source for q in current.sources))
+    return _assemble(current.model_copy(update=update), sources)

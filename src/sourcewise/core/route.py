@@ -1,0 +1,104 @@
+"""Seed 001: decide from the question whether to search the web, fetch its URLs, or skip.
+
+The decision follows this order; the first rule that applies decides:
+
+1. **URLs** in the question: ``fetch`` them (a user who gives a page wants that page).
+2. **Internal** keywords ("사내", "우리 회사", "internal", "policy", "handbook" ...): ``skip``.
+   Questions about the team's own documents are answered from private sources, and sending
+   them to a web search engine would leak internal terms for nothing.
+3. **Recency** keywords ("최신", "요즘", "latest", a recent year ...): ``search``.
+4. **External** keywords ("시장", "경쟁사", "AI", "market", "benchmark" ...): ``search``.
+5. Anything else is a general request: ``skip`` (answer from what is already known).
+
+The web query drops recency filler ("최신", "요즘", "latest" ...) and request filler ("분석",
+"알려줘", "please" ...), turns "핫한"/"hot" into a trend word, and adds the current year (from
+``today``) unless the question already names a year.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import date
+
+from ..models import Route
+from .keywords import EXTERNAL, HOT, INTERNAL, RECENCY, RECENCY_FILLER, REQUEST_FILLER, TREND_WORDS, find
+from .text import is_hangul, strip_particle
+from .weburls import extract_urls
+
+__all__ = ["build_web_query", "route"]
+
+_YEAR = re.compile(r"(?<![\d.])((?:19|20)\d{2})(?:년|年)?(?![\d.])")
+
+
+def _recent_years(question: str, today: date) -> list[str]:
+    return [y for y in _YEAR.findall(question) if int(y) >= today.year - 1]
+
+
+def route(
+    question: str,
+    *,
+    today: date | None = None,
+    recency: Iterable[str] = (),
+    external: Iterable[str] = (),
+    internal: Iterable[str] = (),
+) -> Route:
+    """Decide what to do with ``question``; extra keywords extend the built-in sets."""
+    today = today or date.today()
+    urls = extract_urls(question)
+    found = {
+        "recency": find(question, RECENCY | {k.lower() for k in recency}),
+        "external": find(question, EXTERNAL | {k.lower() for k in external}),
+        "internal": find(question, INTERNAL | {k.lower() for k in internal}),
+    }
+    found["recency"] += _recent_years(question, today)
+    if urls:
+        return Route(
+            action="fetch", reason=f"the question gives {len(urls)} URL(s) to read", urls=urls, signals=found
+        )
+    if found["internal"]:
+        return Route(action="skip", reason=_why("internal", found["internal"]), signals=found)
+    for kind in ("recency", "external"):
+        if found[kind]:
+            return Route(
+                action="search",
+                reason=_why(kind, found[kind]),
+                query=build_web_query(question, today=today),
+                signals=found,
+            )
+    return Route(action="skip", reason="a general request: no recency, external or URL signal", signals=found)
+
+
+def _why(kind: str, keywords: list[str]) -> str:
+    said = ", ".join(f'"{k}"' for k in dict.fromkeys(keywords))
+    return {
+        "internal": f"internal-document keyword {said}: answer from private sources",
+        "recency": f"recency keyword {said}: needs current information",
+        "external": f"external-information keyword {said}: needs outside sources",
+    }[kind]
+
+
+def build_web_query(question: str, *, today: date | None = None) -> str:
+    """The question as a web query: filler dropped, a trend word for "hot", the year added."""
+    today = today or date.today()
+    kept: list[str] = []
+    hot = False
+    for raw in question.split():
+        word = raw.strip("?!.,;:\"'()[]{}")
+        low = word.lower()
+        stem = strip_particle(low)
+        if stem in HOT or low in HOT:
+            hot = True
+            continue
+        if low in RECENCY_FILLER or stem in RECENCY_FILLER or low in REQUEST_FILLER or stem in REQUEST_FILLER:
+            continue
+        year = _YEAR.fullmatch(word)
+        kept.append(year.group(1) if year else word)
+    if not kept:
+        kept = question.split()
+    lower = {strip_particle(w.lower()) for w in kept}
+    if hot and not lower & TREND_WORDS:
+        kept.append("트렌드" if is_hangul(question) else "trends")
+    if not _YEAR.search(" ".join(kept)):
+        kept.append(str(today.year))
+    return " ".join(kept)

@@ -1,0 +1,139 @@
+"""Seed 003's per-source query syntax: one plan, rendered for each kind of source.
+
+| filter         | chat               | email (Gmail-like)   | project tracker                      |
+|----------------|--------------------|----------------------|--------------------------------------|
+| ``from:sarah`` | ``from:sarah``     | ``from:sarah``       | ``assignee_any`` or ``created_by_any`` |
+| ``in:eng``     | ``in:#eng``        | ``label:eng``        | (dropped)                            |
+| ``after:D``    | ``after:D``        | ``after:YYYY/MM/DD`` | ``modified_on_after: D``             |
+| ``before:D``   | ``before:D``       | ``before:YYYY/MM/DD``| ``modified_on_before: D``            |
+| ``type:thread``| ``is:thread``      | (dropped)            | (dropped)                            |
+| ``type:file``  | ``has:file``       | ``has:attachment``   | (dropped)                            |
+| ``type:X``     | (dropped)          | (dropped)            | ``resource_subtype: X`` (milestone ...) |
+
+The knowledge base gets a semantic ``descriptive_query`` or exact keyword phrases; the web gets
+plain terms, exact phrases and ``-negations``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+from ..models import Constraints, SourceKind, SourceQuery
+from .text import is_hangul
+
+__all__ = ["SOURCES", "render_sources"]
+
+SOURCES: tuple[SourceKind, ...] = ("chat", "email", "knowledge_base", "project_tracker", "web")
+INTENT_NOUN = {
+    "decision": "decision",
+    "status": "status update",
+    "document": "document",
+    "person": "owner",
+    "fact": "policy",
+    "temporal": "date",
+    "exploration": "",
+}
+INTENT_NOUN_KO = {
+    "decision": "결정 근거",
+    "status": "진행 상황",
+    "document": "문서",
+    "person": "담당자",
+    "fact": "정책",
+    "temporal": "날짜",
+    "exploration": "",
+}
+
+
+def _quoted(phrases: Sequence[str]) -> list[str]:
+    return [f'"{p}"' for p in phrases]
+
+
+def _neg(negations: Sequence[str]) -> list[str]:
+    return [f"-{n}" if " " not in n else f'-"{n}"' for n in negations]
+
+
+def _slash(day: date) -> str:
+    return day.strftime("%Y/%m/%d")
+
+
+def render_sources(
+    sources: Sequence[SourceKind],
+    *,
+    terms: Sequence[str],
+    phrases: Sequence[str],
+    negations: Sequence[str],
+    constraints: Constraints,
+    natural: str,
+    kind: str,
+    mode: str,
+) -> list[SourceQuery]:
+    """One or more ``SourceQuery`` per source, in that source's own syntax."""
+    text = " ".join(terms)
+    exact = _quoted(phrases)
+    neg = _neg(negations)
+    c = constraints
+    out: list[SourceQuery] = []
+    for source in sources:
+        if source == "chat":
+            filters = [f"in:#{ch.lstrip('#')}" for ch in c.channels] + [f"from:{a}" for a in c.authors]
+            filters += [f"after:{c.after.isoformat()}"] if c.after else []
+            filters += [f"before:{c.before.isoformat()}"] if c.before else []
+            filters += ["is:thread" for t in c.types if t == "thread"] + [
+                "has:file" for t in c.types if t == "file"
+            ]
+            keyword = " ".join([*exact, text, *filters, *neg]).strip()
+            if mode == "semantic":
+                out.append(SourceQuery(source="chat", mode="semantic", query=natural))
+            out.append(SourceQuery(source="chat", mode="keyword", query=keyword))
+        elif source == "email":
+            filters = [f"from:{a}" for a in c.authors] + [f"label:{ch.lstrip('#')}" for ch in c.channels]
+            filters += [f"after:{_slash(c.after)}"] if c.after else []
+            filters += [f"before:{_slash(c.before)}"] if c.before else []
+            filters += ["has:attachment" for t in c.types if t == "file"]
+            out.append(
+                SourceQuery(
+                    source="email", mode="keyword", query=" ".join([*exact, text, *filters, *neg]).strip()
+                )
+            )
+        elif source == "knowledge_base":
+            if mode == "semantic":
+                nouns = INTENT_NOUN_KO if is_hangul(natural) else INTENT_NOUN
+                described = " ".join(x for x in (text, nouns.get(kind, "")) if x).strip() or natural
+                out.append(
+                    SourceQuery(
+                        source="knowledge_base",
+                        mode="semantic",
+                        query=described,
+                        params={"descriptive_query": described},
+                    )
+                )
+            else:
+                query = " ".join([*exact, text, *neg]).strip()
+                out.append(
+                    SourceQuery(source="knowledge_base", mode="keyword", query=query, params={"query": query})
+                )
+        elif source == "project_tracker":
+            params: dict[str, str | bool | list[str]] = {"text": " ".join([*phrases, text]).strip()}
+            if c.mine:
+                params["assignee_any"] = "me"
+            if c.authors:
+                params["assignee_any" if kind in ("person", "status") else "created_by_any"] = ",".join(
+                    c.authors
+                )
+            if c.after:
+                params["modified_on_after"] = c.after.isoformat()
+            if c.before:
+                params["modified_on_before"] = c.before.isoformat()
+            subtypes = [t for t in c.types if t not in ("thread", "file")]
+            if subtypes:
+                params["resource_subtype"] = subtypes[0]
+            if kind == "status":
+                params["completed"] = False
+            query = " ".join(f"{k}:{v}" for k, v in params.items())
+            out.append(SourceQuery(source="project_tracker", mode="keyword", query=query, params=params))
+        elif source == "web":
+            out.append(
+                SourceQuery(source="web", mode="keyword", query=" ".join([*exact, text, *neg]).strip())
+            )
+    return out
