@@ -5,10 +5,18 @@ from .api import asearch, provider_status, rate_source, search
 from .config import Settings, load_settings
 from .core.render import render
 from .core.urls import TRACKING_PARAMS, canonical_url
+from .core.weburls import extract_urls
 from .errors import (
+    AddressNotAllowed,
     AuthError,
     Blocked,
+    ChallengePage,
     ConfigError,
+    EmptyContent,
+    FetchConnectionError,
+    FetchError,
+    FetchHTTPError,
+    FetchTimeout,
     InvalidInput,
     InvalidOption,
     InvalidQuery,
@@ -20,21 +28,35 @@ from .errors import (
     QuotaExceeded,
     RateLimited,
     SourcewiseError,
+    TooManyRedirects,
     TransientError,
+    UnsupportedContent,
 )
-from .models import ProviderHit, ProviderStatus, SearchResponse, SearchResult, SourceRating
+from .models import Page, Passage, ProviderHit, ProviderStatus, SearchResponse, SearchResult, SourceRating
+from .net.fetch import Fetcher
+from .pages import afetch, fetch
 
 __all__ = [
     "TRACKING_PARAMS",
+    "AddressNotAllowed",
     "AuthError",
     "Blocked",
+    "ChallengePage",
     "ConfigError",
+    "EmptyContent",
+    "FetchConnectionError",
+    "FetchError",
+    "FetchHTTPError",
+    "FetchTimeout",
+    "Fetcher",
     "InvalidInput",
     "InvalidOption",
     "InvalidQuery",
     "InvalidURL",
     "NoProviderAvailable",
+    "Page",
     "ParseError",
+    "Passage",
     "ProviderError",
     "ProviderHit",
     "ProviderNotConfigured",
@@ -46,10 +68,15 @@ __all__ = [
     "Settings",
     "SourceRating",
     "SourcewiseError",
+    "TooManyRedirects",
     "TransientError",
+    "UnsupportedContent",
     "__version__",
+    "afetch",
     "asearch",
     "canonical_url",
+    "extract_urls",
+    "fetch",
     "load_settings",
     "provider_status",
     "rate_source",

@@ -84,6 +84,20 @@ class Settings(BaseSettings):
     tavily_url: str = "https://api.tavily.com/search"
     google_url: str = "https://www.googleapis.com/customsearch/v1"
 
+    # Page fetching (seed 000: 15-minute cache, 10 s timeout).
+    cache_ttl: float = Field(default=900.0, ge=0, description="seconds a fetched page stays cached")
+    max_redirects: int = Field(default=5, ge=0, le=20)
+    max_bytes: int = Field(default=5_000_000, ge=1024, description="stop reading a body past this size")
+    max_chars: int = Field(default=20_000, ge=100, description="characters of content per page slice")
+    host_concurrency: int = Field(default=2, ge=1, le=16, description="requests at once to one host")
+    host_interval: float = Field(default=0.0, ge=0, description="minimum seconds between requests to a host")
+    fetch_retries: int = Field(default=2, ge=0, le=5, description="retries of transient fetch failures")
+    max_retry_after: float = Field(default=10.0, ge=0, description="longest Retry-After worth waiting for")
+    allow_private: bool = Field(default=False, description="let the fetcher reach private addresses")
+    allow_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="hosts the fetcher may reach whatever they resolve to"
+    )
+
     tiers: dict[str, int] = Field(
         default_factory=dict, description="host or domain -> tier (1-4), beats the built-in table"
     )
@@ -91,7 +105,7 @@ class Settings(BaseSettings):
         default_factory=dict, description="project name -> its official domains (extends the table)"
     )
 
-    @field_validator("providers", mode="before")
+    @field_validator("providers", "allow_hosts", mode="before")
     @classmethod
     def _split(cls, value: Any) -> Any:
         if isinstance(value, str):

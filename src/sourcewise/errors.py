@@ -16,7 +16,16 @@
     │   ├── AuthError               skip      key refused
     │   ├── TransientError          retry     timeout, connection error, 5xx
     │   └── ParseError              skip      the answer did not look like results
-    └── NoProviderAvailable                   every provider in the chain failed or was skipped
+    ├── NoProviderAvailable                   every provider in the chain failed or was skipped
+    └── FetchError                            a page could not be fetched or read
+        ├── AddressNotAllowed                 private, loopback or metadata address (nothing sent)
+        ├── FetchTimeout                      no answer within the timeout
+        ├── FetchConnectionError              connection refused, reset, DNS failure
+        ├── FetchHTTPError                    4xx / 5xx (``status``, ``retry_after``)
+        ├── TooManyRedirects                  more redirects than allowed
+        ├── ChallengePage                     a bot challenge or CAPTCHA instead of the page
+        ├── UnsupportedContent                not text, HTML, JSON or PDF
+        └── EmptyContent                      the page has no readable text
 
 Messages say what happened and what to do about it. Secrets never appear in them.
 """
@@ -27,9 +36,16 @@ from collections.abc import Sequence
 from typing import ClassVar, Literal
 
 __all__ = [
+    "AddressNotAllowed",
     "AuthError",
     "Blocked",
+    "ChallengePage",
     "ConfigError",
+    "EmptyContent",
+    "FetchConnectionError",
+    "FetchError",
+    "FetchHTTPError",
+    "FetchTimeout",
     "InvalidInput",
     "InvalidOption",
     "InvalidQuery",
@@ -41,7 +57,9 @@ __all__ = [
     "QuotaExceeded",
     "RateLimited",
     "SourcewiseError",
+    "TooManyRedirects",
     "TransientError",
+    "UnsupportedContent",
 ]
 
 Policy = Literal["retry", "suspend", "skip"]
@@ -130,3 +148,54 @@ class NoProviderAvailable(SourcewiseError):
             "(SEARXNG_URL, BRAVE_API_KEY, TAVILY_API_KEY, GOOGLE_CSE_KEY + GOOGLE_CSE_ID); "
             "`sourcewise providers` shows their state."
         )
+
+
+class FetchError(SourcewiseError):
+    """A page could not be fetched or read. ``url`` is the page asked for (or the failing hop)."""
+
+    transient: ClassVar[bool] = False
+
+    def __init__(self, url: str, message: str) -> None:
+        super().__init__(f"{message} ({url})")
+        self.url = url
+        self.detail = message
+
+
+class AddressNotAllowed(FetchError):
+    """The host resolves to an address the fetcher refuses; raised before any connection."""
+
+    def __init__(self, url: str, message: str, *, address: str = "") -> None:
+        super().__init__(url, message)
+        self.address = address
+
+
+class FetchTimeout(FetchError):
+    transient = True
+
+
+class FetchConnectionError(FetchError):
+    transient = True
+
+
+class FetchHTTPError(FetchError):
+    def __init__(self, url: str, status: int, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(url, message)
+        self.status = status
+        self.retry_after = retry_after
+        self.transient = status in (502, 503, 504)  # type: ignore[misc]
+
+
+class TooManyRedirects(FetchError):
+    pass
+
+
+class ChallengePage(FetchError):
+    pass
+
+
+class UnsupportedContent(FetchError):
+    pass
+
+
+class EmptyContent(FetchError):
+    pass

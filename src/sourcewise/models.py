@@ -9,6 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "Constraints",
+    "Page",
+    "Passage",
     "Plan",
     "ProviderHit",
     "ProviderStatus",
@@ -172,3 +174,36 @@ class Plan(_Model):
         from .core.plan import broaden
 
         return broaden(self)
+
+
+class Passage(_Model):
+    """A part of a page that answers the prompt, with where it stands in the page's content."""
+
+    index: int = Field(description="paragraph number in the page, from 0")
+    start: int = Field(description="character offset of the passage in the full content")
+    end: int
+    text: str
+    score: float
+
+
+class Page(_Model):
+    """A fetched page: its main content as Markdown, rated, with the passages for a prompt."""
+
+    url: str = Field(description="the URL after redirects")
+    requested_url: str
+    title: str | None = None
+    author: str | None = None
+    published: str | None = None
+    declared_canonical: str | None = Field(default=None, description="the page's own rel=canonical")
+    content_type: str
+    content: str = Field(description="this slice of the content, from ``start``, at most ``max_chars``")
+    start: int = 0
+    next_start: int | None = Field(default=None, description="where the next slice starts, if any")
+    total_chars: int
+    truncated: bool = Field(default=False, description="the body was cut at the size limit")
+    tier: Tier
+    reliability_score: int = Field(ge=0, le=100)
+    reason: str
+    fetched_at: datetime
+    from_cache: bool = False
+    passages: list[Passage] = Field(default_factory=list)

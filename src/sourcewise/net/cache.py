@@ -1,0 +1,99 @@
+"""The page cache: SQLite, keyed by canonical URL, 15 minutes by default (seed 000).
+
+Each write is one transaction, so a crash never leaves a half-written entry. A cache file that
+cannot be read (corrupt, wrong schema) is reported once and bypassed, never fatal to a fetch.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from dataclasses import asdict
+from pathlib import Path
+
+from ..core.extract import Extracted
+
+__all__ = ["CachedDocument", "PageCache"]
+
+log = logging.getLogger("sourcewise")
+
+
+class CachedDocument:
+    def __init__(self, url: str, extracted: Extracted, fetched_at: float, truncated: bool) -> None:
+        self.url = url
+        self.extracted = extracted
+        self.fetched_at = fetched_at
+        self.truncated = truncated
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "url": self.url,
+                "extracted": asdict(self.extracted),
+                "fetched_at": self.fetched_at,
+                "truncated": self.truncated,
+            },
+            ensure_ascii=False,
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> CachedDocument:
+        data = json.loads(text)
+        return cls(data["url"], Extracted(**data["extracted"]), data["fetched_at"], data["truncated"])
+
+
+class PageCache:
+    def __init__(self, path: Path | None, ttl: float) -> None:
+        self.ttl = ttl
+        self.path = path
+        self._db: sqlite3.Connection | None = None
+        try:
+            if path is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(path) if path else ":memory:", timeout=10, check_same_thread=False)
+            with self._db:
+                self._db.execute(
+                    "CREATE TABLE IF NOT EXISTS page"
+                    " (key TEXT PRIMARY KEY, fetched_at REAL NOT NULL, doc TEXT NOT NULL)"
+                )
+        except sqlite3.DatabaseError as exc:
+            log.warning("page cache %s is unusable (%s); fetching without a cache", path, exc)
+            self._db = None
+
+    def get(self, key: str, now: float) -> CachedDocument | None:
+        if self._db is None:
+            return None
+        try:
+            row = self._db.execute("SELECT fetched_at, doc FROM page WHERE key = ?", (key,)).fetchone()
+        except sqlite3.DatabaseError as exc:
+            log.warning("page cache read failed (%s); fetching anew", exc)
+            return None
+        if row is None or now - row[0] >= self.ttl:
+            return None
+        try:
+            return CachedDocument.from_json(row[1])
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    def put(self, keys: list[str], doc: CachedDocument) -> None:
+        if self._db is None:
+            return
+        try:
+            with self._db:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO page VALUES (?, ?, ?)",
+                    [(key, doc.fetched_at, doc.to_json()) for key in dict.fromkeys(keys)],
+                )
+        except sqlite3.DatabaseError as exc:
+            log.warning("page cache write failed (%s); the page is not cached", exc)
+
+    def clear(self) -> int:
+        if self._db is None:
+            return 0
+        with self._db:
+            return self._db.execute("DELETE FROM page").rowcount
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()

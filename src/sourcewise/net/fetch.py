@@ -1,0 +1,215 @@
+"""The page fetcher: guarded connections, redirects, size limit, retries, politeness, cache,
+single flight. Seed 000's detailed search with WebFetch, seed 001's direct URL fetch."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+
+from ..config import Settings
+from ..core.extract import extract
+from ..core.urls import canonical_url
+from ..errors import (
+    ChallengePage,
+    FetchConnectionError,
+    FetchError,
+    FetchHTTPError,
+    FetchTimeout,
+    InvalidURL,
+    TooManyRedirects,
+)
+from .cache import CachedDocument, PageCache
+from .guard import AddressGuard, GuardedTransport, Resolver
+from .http import retry_after_seconds
+
+__all__ = ["Fetcher"]
+
+log = logging.getLogger("sourcewise")
+BACKOFF = 0.5  # seconds before the first retry; doubles
+
+
+@dataclass
+class _Raw:
+    url: str
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    truncated: bool
+
+
+class Fetcher:
+    """Fetches pages. One per process is enough; ``aclose()`` when done.
+
+    ``transport`` replaces the guarded transport (tests of other parts only); ``resolver``
+    replaces DNS for the guard; ``clock`` drives the cache.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        clock: Callable[[], float] = time.time,
+        resolver: Resolver | None = None,
+        cache: PageCache | None = None,
+    ) -> None:
+        self.settings = settings
+        self.clock = clock
+        self.resolver = resolver
+        self.cache = cache or PageCache(settings.state_dir / "pages.sqlite3", settings.cache_ttl)
+        self._clients: dict[bool, httpx.AsyncClient] = {}
+        self._inflight: dict[tuple[str, bool], asyncio.Future[CachedDocument]] = {}
+        self._hosts: dict[str, asyncio.Semaphore] = {}
+        self._last: dict[str, float] = {}
+
+    def _client(self, allow_private: bool) -> httpx.AsyncClient:
+        if allow_private not in self._clients:
+            guard = AddressGuard(
+                allow_private=allow_private, allow_hosts=self.settings.allow_hosts, resolver=self.resolver
+            )
+            self._clients[allow_private] = httpx.AsyncClient(
+                transport=GuardedTransport(guard),
+                timeout=httpx.Timeout(self.settings.timeout),
+                headers={
+                    "User-Agent": self.settings.user_agent,
+                    "Accept": "text/html,application/xhtml+xml,"
+                    "application/pdf,text/plain,application/json;q=0.9,*/*;q=0.5",
+                },
+                follow_redirects=False,
+                trust_env=False,
+            )
+        return self._clients[allow_private]
+
+    async def aclose(self) -> None:
+        for client in self._clients.values():
+            await client.aclose()
+        self._clients.clear()
+        self.cache.close()
+
+    async def document(
+        self, url: str, *, allow_private: bool = False, use_cache: bool = True
+    ) -> tuple[CachedDocument, bool]:
+        """The extracted document for ``url`` and whether it came from the cache."""
+        key = canonical_url(url)
+        if use_cache:
+            cached = self.cache.get(key, self.clock())
+            if cached is not None:
+                return cached, True
+        flight = (key, allow_private)
+        if flight in self._inflight:  # single flight: join the fetch already under way
+            return await asyncio.shield(self._inflight[flight]), False
+        future: asyncio.Future[CachedDocument] = asyncio.get_running_loop().create_future()
+        self._inflight[flight] = future
+        try:
+            doc = await self._download(url, allow_private)
+            self.cache.put([key, canonical_url(doc.url)], doc)
+            future.set_result(doc)
+            return doc, False
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved: joiners re-raise it, nobody else must
+            raise
+        finally:
+            del self._inflight[flight]
+
+    async def _download(self, url: str, allow_private: bool) -> CachedDocument:
+        client = self._client(allow_private)
+        current = url
+        for _hop in range(self.settings.max_redirects + 1):
+            raw = await self._with_retries(client, current)
+            if raw.status in (301, 302, 303, 307, 308) and "location" in raw.headers:
+                target = urljoin(current, raw.headers["location"])
+                try:
+                    canonical_url(target)
+                except InvalidURL as exc:
+                    raise FetchError(
+                        current, f"redirected to something that is not a web page: {target!r}"
+                    ) from exc
+                current = target
+                continue
+            return self._read(raw)
+        raise TooManyRedirects(url, f"more than {self.settings.max_redirects} redirects")
+
+    def _read(self, raw: _Raw) -> CachedDocument:
+        if raw.status >= 400:
+            text = raw.body[:20000].decode("utf-8", "replace")
+            from ..core.extract import is_challenge
+
+            if raw.status in (403, 429, 503) and is_challenge(text, raw.headers):
+                raise ChallengePage(
+                    raw.url, f"HTTP {raw.status}: a bot challenge (CAPTCHA) instead of the page"
+                )
+            raise FetchHTTPError(
+                raw.url,
+                raw.status,
+                f"HTTP {raw.status}",
+                retry_after=retry_after_seconds(raw.headers, self.clock()),
+            )
+        if raw.truncated:
+            log.warning("⚠️ %s is larger than %d bytes; read only that much", raw.url, self.settings.max_bytes)
+        extracted = extract(raw.body, raw.headers.get("content-type", ""), raw.url, raw.headers)
+        return CachedDocument(raw.url, extracted, self.clock(), raw.truncated)
+
+    async def _with_retries(self, client: httpx.AsyncClient, url: str) -> _Raw:
+        delay = BACKOFF
+        for attempt in range(self.settings.fetch_retries + 1):
+            last = attempt == self.settings.fetch_retries
+            try:
+                raw = await self._polite(client, url)
+            except (FetchTimeout, FetchConnectionError) as exc:
+                if last:
+                    raise
+                log.info("%s; retrying in %.1f s", exc, delay)
+                await asyncio.sleep(delay)
+                delay *= 2
+                continue
+            wait = retry_after_seconds(raw.headers, self.clock())
+            if raw.status in (429, 503) and not last and (wait or 0) <= self.settings.max_retry_after:
+                await asyncio.sleep(wait if wait is not None else delay)
+                delay *= 2
+                continue
+            if raw.status in (502, 504) and not last:
+                await asyncio.sleep(delay)
+                delay *= 2
+                continue
+            return raw
+        raise AssertionError("unreachable")
+
+    async def _polite(self, client: httpx.AsyncClient, url: str) -> _Raw:
+        host = (urlsplit(url).hostname or "").lower()
+        gate = self._hosts.setdefault(host, asyncio.Semaphore(self.settings.host_concurrency))
+        async with gate:
+            gap = self.settings.host_interval - (time.monotonic() - self._last.get(host, -1e9))
+            if gap > 0:
+                await asyncio.sleep(gap)
+            self._last[host] = time.monotonic()
+            return await self._get(client, url)
+
+    async def _get(self, client: httpx.AsyncClient, url: str) -> _Raw:
+        limit = self.settings.max_bytes
+        try:
+            async with asyncio.timeout(self.settings.timeout), client.stream("GET", url) as response:
+                chunks: list[bytes] = []
+                size = 0
+                truncated = False
+                if not response.is_redirect:
+                    async for chunk in response.aiter_bytes():
+                        if size + len(chunk) > limit:
+                            chunks.append(chunk[: limit - size])
+                            truncated = True
+                            break
+                        chunks.append(chunk)
+                        size += len(chunk)
+                headers = {k.lower(): v for k, v in response.headers.items()}
+                return _Raw(str(response.url), response.status_code, headers, b"".join(chunks), truncated)
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            raise FetchTimeout(url, f"no answer within {self.settings.timeout:g} s") from exc
+        except httpx.TooManyRedirects as exc:  # pragma: no cover - redirects are followed by hand
+            raise TooManyRedirects(url, str(exc)) from exc
+        except httpx.TransportError as exc:
+            raise FetchConnectionError(url, f"connection failed ({type(exc).__name__}: {exc})") from exc

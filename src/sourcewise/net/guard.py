@@ -1,0 +1,192 @@
+"""The address guard: the fetcher never reaches private, loopback or metadata addresses unless
+the user allows them.
+
+The check runs inside the connection layer (``GuardedBackend.connect_tcp``), on the IP addresses
+the host name resolves to, for every hop (redirects included), and the connection is then made
+to the very address that was checked: a DNS answer cannot change between check and connect.
+Decimal, octal and hex IPv4 forms are normalised (``2130706433`` is 127.0.0.1) and IPv6 forms
+that embed an IPv4 address (``::ffff:127.0.0.1``, 6to4, NAT64) are judged by that address.
+
+Cloud metadata endpoints stay refused even with ``allow_private``, unless the host is allowed
+by name (``allow_hosts``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+import httpcore
+import httpx
+
+from ..core.urls import parse_ipv4
+from ..errors import AddressNotAllowed, InvalidURL
+
+__all__ = ["METADATA_ADDRESSES", "METADATA_NAMES", "AddressGuard", "GuardedTransport", "refusal"]
+
+IP = ipaddress.IPv4Address | ipaddress.IPv6Address
+Resolver = Callable[[str, int], Awaitable[list[str]]]
+
+METADATA_ADDRESSES = frozenset(
+    ipaddress.ip_address(a)
+    for a in (
+        "169.254.169.254",  # AWS, GCP, Azure, OpenStack, DigitalOcean ...
+        "169.254.170.2",  # AWS ECS task metadata
+        "169.254.169.123",  # AWS time sync
+        "100.100.100.200",  # Alibaba Cloud
+        "192.0.0.192",  # Oracle Cloud (legacy)
+        "fd00:ec2::254",  # AWS IPv6
+        "fd00:ec2::23",  # AWS time sync IPv6
+    )
+)
+METADATA_NAMES = frozenset(
+    {"metadata.google.internal", "metadata", "instance-data", "instance-data.ec2.internal"}
+)
+_SHARED = ipaddress.ip_network("100.64.0.0/10")
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def _embedded(ip: IP) -> IP:
+    """The IPv4 address inside an IPv6 one (mapped, 6to4, NAT64), else the address itself."""
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped:
+            return ip.ipv4_mapped
+        if ip.sixtofour:
+            return ip.sixtofour
+        if ip in _NAT64:
+            return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return ip
+
+
+def refusal(address: str, *, allow_private: bool = False) -> str | None:
+    """Why ``address`` must not be reached, or ``None`` when it may be. Pure: no network."""
+    ip = _embedded(ipaddress.ip_address(address.split("%")[0]))
+    if ip in METADATA_ADDRESSES:
+        return "it is a cloud metadata address"
+    if allow_private:
+        return None
+    if ip.is_loopback:
+        return "it is a loopback address"
+    if ip.is_link_local:
+        return "it is a link-local address"
+    if ip.is_multicast:
+        return "it is a multicast address"
+    if ip.is_unspecified:
+        return "it is the unspecified address"
+    if isinstance(ip, ipaddress.IPv4Address) and ip in _SHARED:
+        return "it is in the shared (carrier-grade NAT) address space"
+    if ip.is_private:
+        return "it is a private network address"
+    if ip.is_reserved or not ip.is_global:
+        return "it is not a public internet address"
+    return None
+
+
+async def system_resolver(host: str, port: int) -> list[str]:
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+class AddressGuard:
+    """Decides, per host, which addresses a connection may go to."""
+
+    def __init__(
+        self,
+        *,
+        allow_private: bool = False,
+        allow_hosts: Iterable[str] = (),
+        resolver: Resolver | None = None,
+    ) -> None:
+        self.allow_private = allow_private
+        self.allow_hosts = frozenset(h.lower().rstrip(".") for h in allow_hosts)
+        self.resolver = resolver or system_resolver
+
+    def _literal(self, host: str) -> str | None:
+        try:
+            return str(ipaddress.ip_address(host.strip("[]")))
+        except ValueError:
+            pass
+        try:
+            return parse_ipv4(host)
+        except InvalidURL:
+            return None
+
+    async def addresses(self, host: str, port: int) -> list[str]:
+        """The addresses to connect to for ``host``; ``AddressNotAllowed`` if any is refused."""
+        name = host.lower().rstrip(".")
+        allowed = name in self.allow_hosts or f"{name}:{port}" in self.allow_hosts
+        literal = self._literal(name)
+        if not allowed and name in METADATA_NAMES:
+            raise AddressNotAllowed(host, f"refused {host}: it is a cloud metadata host name", address=host)
+        try:
+            found = [literal] if literal else await self.resolver(name, port)
+        except OSError as exc:
+            from ..errors import FetchConnectionError
+
+            raise FetchConnectionError(host, f"cannot resolve {host} ({exc})") from exc
+        if allowed:
+            return found
+        for address in found:
+            why = refusal(address, allow_private=self.allow_private)
+            if why:
+                hint = (
+                    ""
+                    if "metadata" in why
+                    else "; pass allow_private=True (--allow-private) for intranet use"
+                )
+                raise AddressNotAllowed(host, f"refused {host} -> {address}: {why}{hint}", address=address)
+        return found
+
+
+class GuardedBackend(httpcore.AsyncNetworkBackend):
+    """httpcore's network backend, connecting only to addresses the guard has checked."""
+
+    def __init__(self, guard: AddressGuard) -> None:
+        self.guard = guard
+        self.inner = httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        addresses = await self.guard.addresses(host, port)
+        error: Exception | None = None
+        for address in addresses:
+            try:
+                return await self.inner.connect_tcp(
+                    address, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+                )
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                error = exc
+        assert error is not None
+        raise error
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        raise AddressNotAllowed(path, "unix sockets are never fetched")
+
+    async def sleep(self, seconds: float) -> None:
+        await self.inner.sleep(seconds)
+
+
+class GuardedTransport(httpx.AsyncHTTPTransport):
+    """An httpx transport whose every connection goes through ``GuardedBackend``."""
+
+    def __init__(self, guard: AddressGuard, *, max_connections: int = 20) -> None:
+        super().__init__(trust_env=False)
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=httpx.create_ssl_context(trust_env=False),
+            max_connections=max_connections,
+            network_backend=GuardedBackend(guard),
+        )

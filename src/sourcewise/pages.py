@@ -1,0 +1,157 @@
+"""``fetch`` / ``afetch``: one page's main content, rated, with the passages for a prompt."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from datetime import UTC, datetime
+from typing import Literal, overload
+
+from .config import Settings, load_settings
+from .core.passages import top_passages
+from .core.urls import canonical_url
+from .engine import run_sync
+from .errors import FetchError, InvalidOption
+from .models import Page
+from .net.cache import CachedDocument
+from .net.fetch import Fetcher
+
+__all__ = ["afetch", "fetch", "shared_fetcher"]
+
+log = logging.getLogger("sourcewise")
+_shared: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Fetcher]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def shared_fetcher(settings: Settings) -> Fetcher:
+    """The fetcher shared by every ``afetch`` on this event loop with these settings, so that
+    concurrent fetches of one URL make one request."""
+    loop = asyncio.get_running_loop()
+    per_loop = _shared.setdefault(loop, {})
+    key = settings.model_dump_json()
+    if key not in per_loop:
+        per_loop[key] = Fetcher(settings)
+    return per_loop[key]
+
+
+def build_page(
+    doc: CachedDocument, requested: str, *, prompt: str | None, start: int, max_chars: int, from_cache: bool
+) -> Page:
+    from .api import rate_source
+
+    text = doc.extracted.text
+    rating = rate_source(doc.url, prompt)
+    end = start + max_chars
+    return Page(
+        url=doc.url,
+        requested_url=requested,
+        title=doc.extracted.title,
+        author=doc.extracted.author,
+        published=doc.extracted.published,
+        declared_canonical=doc.extracted.canonical,
+        content_type=doc.extracted.content_type,
+        content=text[start:end],
+        start=start,
+        next_start=end if end < len(text) else None,
+        total_chars=len(text),
+        truncated=doc.truncated,
+        tier=rating.tier,
+        reliability_score=rating.reliability_score,
+        reason=rating.reason,
+        fetched_at=datetime.fromtimestamp(doc.fetched_at, UTC),
+        from_cache=from_cache,
+        passages=top_passages(text, prompt) if prompt and prompt.strip() else [],
+    )
+
+
+@overload
+async def afetch(
+    url: str,
+    prompt: str | None = ...,
+    *,
+    allow_private: bool | None = ...,
+    use_cache: bool = ...,
+    max_chars: int | None = ...,
+    start: int = ...,
+    best_effort: Literal[False] = ...,
+    settings: Settings | None = ...,
+) -> Page: ...
+@overload
+async def afetch(
+    url: str,
+    prompt: str | None = ...,
+    *,
+    allow_private: bool | None = ...,
+    use_cache: bool = ...,
+    max_chars: int | None = ...,
+    start: int = ...,
+    best_effort: Literal[True],
+    settings: Settings | None = ...,
+) -> Page | None: ...
+async def afetch(
+    url: str,
+    prompt: str | None = None,
+    *,
+    allow_private: bool | None = None,
+    use_cache: bool = True,
+    max_chars: int | None = None,
+    start: int = 0,
+    best_effort: bool = False,
+    settings: Settings | None = None,
+) -> Page | None:
+    """Fetch ``url``: main content as Markdown, title, tier and score, passages for ``prompt``.
+
+    Long pages come in slices of ``max_chars`` from ``start`` (``next_start`` says where the next
+    one begins). Errors are typed ``FetchError``s; ``best_effort=True`` turns them into ``None``
+    plus a logged reason (seed 001's graceful degradation).
+    """
+    settings = settings or load_settings()
+    canonical_url(url)  # InvalidURL before anything else
+    if not isinstance(start, int) or start < 0:
+        raise InvalidOption(f"start must be 0 or more, got {start!r}")
+    size = settings.max_chars if max_chars is None else max_chars
+    if not isinstance(size, int) or size < 1:
+        raise InvalidOption(f"max_chars must be at least 1, got {max_chars!r}")
+    private = settings.allow_private if allow_private is None else allow_private
+    try:
+        doc, cached = await shared_fetcher(settings).document(url, allow_private=private, use_cache=use_cache)
+    except FetchError as exc:
+        if best_effort:
+            log.warning("⚠️ URL 조회 실패 (%s): %s", url, exc.detail)
+            return None
+        raise
+    return build_page(doc, url, prompt=prompt, start=start, max_chars=size, from_cache=cached)
+
+
+def fetch(
+    url: str,
+    prompt: str | None = None,
+    *,
+    allow_private: bool | None = None,
+    use_cache: bool = True,
+    max_chars: int | None = None,
+    start: int = 0,
+    settings: Settings | None = None,
+) -> Page:
+    """Synchronous ``afetch`` (raises ``FetchError`` subclasses on failure)."""
+
+    async def once() -> Page:
+        try:
+            return await afetch(
+                url,
+                prompt,
+                allow_private=allow_private,
+                use_cache=use_cache,
+                max_chars=max_chars,
+                start=start,
+                settings=settings,
+            )
+        finally:
+            for fetchers in list(_shared.values()):
+                for fetcher in fetchers.values():
+                    await fetcher.aclose()
+                fetchers.clear()
+
+    return run_sync(once())
