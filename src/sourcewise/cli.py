@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from datetime import date
 from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
 
-from . import api
+from . import api, pages, routing
 from .config import Settings, load_settings
 from .core.render import FORMATS, render
 from .errors import ConfigError, InvalidInput, InvalidOption, NoProviderAvailable, SourcewiseError
@@ -28,9 +29,17 @@ ConfigOpt = Annotated[Path | None, typer.Option("--config", help="TOML config fi
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Say more on stderr.")]
 
 
+class _Format(logging.Formatter):
+    """Info lines as they are (seed 001's 🔍 📚 🔗 lines); warnings and errors say so."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage()
+        return message if record.levelno < logging.WARNING else f"{record.levelname.lower()}: {message}"
+
+
 def _setup(verbose: bool, config: Path | None, **overrides: object) -> Settings:
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+    handler.setFormatter(_Format())
     log.handlers[:] = [handler]
     log.setLevel(logging.INFO if verbose else logging.WARNING)
     log.propagate = False
@@ -125,6 +134,158 @@ def rate(
     except SourcewiseError as exc:
         _guard(exc)
     typer.echo(json.dumps(rating.model_dump(), ensure_ascii=False))
+
+
+def _day(text: str | None) -> date | None:
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        _fail(InvalidOption(f"--today needs a date like 2026-11-21, got {text!r}"), 2)
+
+
+TodayOpt = Annotated[str | None, typer.Option("--today", help="Resolve dates against this day (YYYY-MM-DD).")]
+
+
+@app.command("route")
+def route_cmd(
+    question: Annotated[str, typer.Argument(help="The user's question.")],
+    as_json: Annotated[bool, typer.Option("--json", help="JSON for machines.")] = False,
+    today: TodayOpt = None,
+    config: ConfigOpt = None,
+) -> None:
+    """Decide whether to search the web, fetch the URLs in the question, or skip (seed 001)."""
+    settings = _setup(False, config)
+    try:
+        decision = routing.route(question, today=_day(today), settings=settings)
+    except SourcewiseError as exc:
+        _guard(exc)
+    if as_json:
+        typer.echo(decision.model_dump_json(indent=2))
+        return
+    verb = {"search": "search", "fetch": "fetch", "skip": "skip"}[decision.action]
+    typer.echo(f"{verb}: {decision.reason}")
+    if decision.query:
+        typer.echo(f"query: {decision.query}")
+    for url in decision.urls:
+        typer.echo(f"url: {url}")
+
+
+@app.command("plan")
+def plan_cmd(
+    question: Annotated[str, typer.Argument(help="The user's question.")],
+    source: Annotated[
+        list[str] | None,
+        typer.Option("--source", help="chat, email, knowledge_base, project_tracker, web (repeatable)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON for machines.")] = False,
+    broaden: Annotated[int, typer.Option("--broaden", help="Apply this many broadening steps.")] = 0,
+    today: TodayOpt = None,
+    config: ConfigOpt = None,
+) -> None:
+    """Query type, keywords, entities, filters and one query per source (seed 003)."""
+    settings = _setup(False, config)
+    try:
+        result = routing.plan(question, source or None, today=_day(today), settings=settings)
+    except SourcewiseError as exc:
+        _guard(exc)
+    for _ in range(max(0, broaden)):
+        result = result.broaden() or result
+    if as_json:
+        typer.echo(result.model_dump_json(indent=2))
+        return
+    typer.echo(f"type: {result.query_type.kind} ({', '.join(result.query_type.signals) or 'no signal'})")
+    typer.echo(f"keywords: {', '.join(result.keywords)}")
+    typer.echo(f"entities: {', '.join(result.entities)}")
+    typer.echo(f"mode: {result.mode} ({result.mode_reason})")
+    for q in result.sources:
+        typer.echo(f"{q.source} [{q.mode}]: {q.query}")
+
+
+@app.command("context")
+def context_cmd(
+    question: Annotated[str, typer.Argument(help="The user's question.")],
+    as_json: Annotated[bool, typer.Option("--json", help="JSON for machines.")] = False,
+    today: TodayOpt = None,
+    config: ConfigOpt = None,
+) -> None:
+    """Seed 001: search or fetch only when the question needs the web; print the web context."""
+    settings = _setup(True, config)
+    try:
+        outcome = routing.conditional_web_search(question, today=_day(today), settings=settings)
+    except SourcewiseError as exc:
+        _guard(exc)
+    if as_json:
+        typer.echo(outcome.model_dump_json(indent=2))
+    elif outcome.context:
+        typer.echo(outcome.context)
+
+
+@app.command("fetch")
+def fetch_cmd(
+    url: Annotated[str, typer.Argument(help="The page to read.")],
+    prompt: Annotated[
+        str | None, typer.Option("--prompt", help="Show the passages that answer this.")
+    ] = None,
+    max_chars: Annotated[int | None, typer.Option("--max-chars", help="Characters per slice.")] = None,
+    start: Annotated[int, typer.Option("--start", help="Where the slice starts.")] = 0,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Fetch anew, ignoring the cache.")] = False,
+    allow_private: Annotated[
+        bool, typer.Option("--allow-private", help="Allow private and loopback addresses (intranet).")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON for machines.")] = False,
+    config: ConfigOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Fetch a page: main content as Markdown, title, tier, score and passages for --prompt."""
+    settings = _setup(verbose, config)
+    try:
+        page = pages.fetch(
+            url,
+            prompt,
+            allow_private=allow_private or None,
+            use_cache=not no_cache,
+            max_chars=max_chars,
+            start=start,
+            settings=settings,
+        )
+    except SourcewiseError as exc:
+        _guard(exc)
+    if as_json:
+        typer.echo(page.model_dump_json(indent=2))
+        return
+    cached = " (from cache)" if page.from_cache else ""
+    typer.echo(f"# {page.title or page.url}\n")
+    typer.echo(f"{page.url} - tier {page.tier}, reliability {page.reliability_score}/100{cached}")
+    if page.passages:
+        typer.echo("\n## Passages\n")
+        for p in page.passages:
+            typer.echo(f"[chars {p.start}-{p.end}, score {p.score}]\n{p.text}\n")
+        typer.echo("## Content\n")
+    else:
+        typer.echo("")
+    typer.echo(page.content)
+    if page.next_start is not None:
+        typer.echo(f"\n[{page.total_chars - page.next_start} more characters: --start {page.next_start}]")
+    if page.truncated:
+        typer.echo("[the page was larger than the size limit and was cut]", err=True)
+
+
+cache_app = typer.Typer(help="The page cache.", no_args_is_help=True)
+app.add_typer(cache_app, name="cache")
+
+
+@cache_app.command("clear")
+def cache_clear(config: ConfigOpt = None) -> None:
+    """Empty the page cache."""
+    settings = _setup(False, config)
+    from .net.cache import PageCache
+
+    cache = PageCache(settings.state_dir / "pages.sqlite3", settings.cache_ttl)
+    removed = cache.clear()
+    cache.close()
+    typer.echo(f"removed {removed} cached page(s)")
 
 
 def main() -> None:

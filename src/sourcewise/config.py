@@ -98,6 +98,16 @@ class Settings(BaseSettings):
         default_factory=list, description="hosts the fetcher may reach whatever they resolve to"
     )
 
+    # Routing and planning (seeds 001 and 003).
+    recency_keywords: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    external_keywords: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    internal_keywords: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    variants: list[list[str]] = Field(default_factory=list, description="extra synonym groups")
+    sources: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["chat", "knowledge_base", "project_tracker"],
+        description="the private sources a plan makes queries for",
+    )
+
     tiers: dict[str, int] = Field(
         default_factory=dict, description="host or domain -> tier (1-4), beats the built-in table"
     )
@@ -105,7 +115,15 @@ class Settings(BaseSettings):
         default_factory=dict, description="project name -> its official domains (extends the table)"
     )
 
-    @field_validator("providers", "allow_hosts", mode="before")
+    @field_validator(
+        "providers",
+        "allow_hosts",
+        "recency_keywords",
+        "external_keywords",
+        "internal_keywords",
+        "sources",
+        mode="before",
+    )
     @classmethod
     def _split(cls, value: Any) -> Any:
         if isinstance(value, str):

@@ -57,25 +57,28 @@ def route(
             action="fetch", reason=f"the question gives {len(urls)} URL(s) to read", urls=urls, signals=found
         )
     if found["internal"]:
-        return Route(action="skip", reason=_why("internal", found["internal"]), signals=found)
-    for kind in ("recency", "external"):
-        if found[kind]:
-            return Route(
-                action="search",
-                reason=_why(kind, found[kind]),
-                query=build_web_query(question, today=today),
-                signals=found,
-            )
+        why = _why("internal", found["internal"], question)
+        return Route(action="skip", reason=f"{why}: answer from private sources", signals=found)
+    if found["recency"] or found["external"]:
+        why = " and ".join(
+            _why(kind, found[kind], question) for kind in ("recency", "external") if found[kind]
+        )
+        need = "current information" if found["recency"] else "outside sources"
+        query = build_web_query(question, today=today)
+        return Route(action="search", reason=f"{why}: needs {need}", query=query, signals=found)
     return Route(action="skip", reason="a general request: no recency, external or URL signal", signals=found)
 
 
-def _why(kind: str, keywords: list[str]) -> str:
-    said = ", ".join(f'"{k}"' for k in dict.fromkeys(keywords))
-    return {
-        "internal": f"internal-document keyword {said}: answer from private sources",
-        "recency": f"recency keyword {said}: needs current information",
-        "external": f"external-information keyword {said}: needs outside sources",
-    }[kind]
+def _surface(keyword: str, question: str) -> str:
+    """The keyword as the question wrote it ("AI", not "ai")."""
+    match = re.search(re.escape(keyword), question, re.IGNORECASE)
+    return match.group(0) if match else keyword
+
+
+def _why(kind: str, keywords: list[str], question: str) -> str:
+    said = ", ".join(f'"{_surface(k, question)}"' for k in dict.fromkeys(keywords))
+    label = {"internal": "internal-document", "recency": "recency", "external": "external"}[kind]
+    return f"{label} keyword{'s' if len(set(keywords)) > 1 else ''} {said}"
 
 
 def build_web_query(question: str, *, today: date | None = None) -> str:
