@@ -148,3 +148,50 @@ def test_rate_command(tmp_path: Path) -> None:
     assert out.returncode == 0
     assert json.loads(out.stdout)["tier"] == 1
     assert run(["rate", "ftp://x"], tmp_path).returncode == 2
+
+
+def test_route_and_plan_commands(tmp_path: Path) -> None:
+    out = run(["route", "AI 헬스케어 최신 트렌드", "--today", "2026-11-21"], tmp_path)
+    assert out.returncode == 0
+    assert out.stdout.startswith("search:")
+    assert '"최신"' in out.stdout
+    assert '"AI"' in out.stdout
+    assert "query: AI 헬스케어 트렌드 2026" in out.stdout
+    plan = run(
+        ["plan", "What did we decide about the API migration timeline?", "--json", "--today", "2026-11-21"],
+        tmp_path,
+    )
+    assert plan.returncode == 0
+    data = json.loads(plan.stdout)
+    assert data["query_type"]["kind"] == "decision"
+    assert {q["source"] for q in data["sources"]} == {"chat", "knowledge_base", "project_tracker"}
+    assert run(["route", "ab"], tmp_path).returncode == 2
+    assert run(["plan", "valid question", "--today", "yesterday"], tmp_path).returncode == 2
+
+
+def test_fetch_command_and_cache(server: LocalServer, tmp_path: Path) -> None:
+    server.route(
+        "/page",
+        Reply(
+            200,
+            "<html><head><title>Guide</title></head><body><article><h1>Guide</h1><p>Install the tool with pip and run it once to create the config.</p><p>Then set your keys in the environment.</p></article></body></html>",
+        ),
+    )
+    url = server.url + "/page"
+    refused = run(["fetch", url], tmp_path)
+    assert refused.returncode == 1
+    assert "loopback" in refused.stderr
+    first = run(["fetch", url, "--allow-private", "--prompt", "how to install"], tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "# Guide" in first.stdout
+    assert "## Passages" in first.stdout
+    assert "Install the tool with pip" in first.stdout
+    second = run(["fetch", url, "--allow-private", "--json"], tmp_path)
+    assert json.loads(second.stdout)["from_cache"] is True
+    assert server.hits("/page") == 1
+    fresh = run(["fetch", url, "--allow-private", "--no-cache", "--json"], tmp_path)
+    assert json.loads(fresh.stdout)["from_cache"] is False
+    cleared = run(["cache", "clear"], tmp_path)
+    assert "removed" in cleared.stdout
+    run(["fetch", url, "--allow-private"], tmp_path)
+    assert server.hits("/page") == 3

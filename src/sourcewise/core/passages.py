@@ -39,7 +39,15 @@ def paragraphs(text: str) -> list[tuple[int, int]]:
         if text[block_start:end].strip():
             spans.append((block_start, end))
         pos = match.end() if match else len(text)
-    return [(s + len(text[s:e]) - len(text[s:e].lstrip()), e) for s, e in spans]
+    trimmed = [(s + len(text[s:e]) - len(text[s:e].lstrip()), e) for s, e in spans]
+    # A heading belongs to the paragraph under it: alone it would win every short query.
+    merged: list[tuple[int, int]] = []
+    for span in trimmed:
+        if merged and text[merged[-1][0]] == "#" and "\n" not in text[merged[-1][0] : merged[-1][1]].strip():
+            merged[-1] = (merged[-1][0], span[1])
+        else:
+            merged.append(span)
+    return merged
 
 
 def bm25_scores(

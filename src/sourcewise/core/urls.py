@@ -142,7 +142,7 @@ def canonical_url(url: str) -> str:
         key += f"?{query}"
     fragment = parts.fragment
     if fragment.startswith(("!", "/")):
-        key += "#" + _escape(fragment, _QUERY_SAFE + "/#")
+        key += "#" + _normalise_escapes(fragment, _QUERY_SAFE + "/#%")
     return key
 
 
