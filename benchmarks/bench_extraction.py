@@ -86,10 +86,10 @@ def cached_fetch_latency(runs: int = 200) -> tuple[float, float]:
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-    from servers import Reply, local_server
-
     from sourcewise.config import load_settings
     from sourcewise.net.fetch import Fetcher
+
+    from servers import Reply, local_server
 
     body = (AEB / "html").glob("*.html.gz").__next__().read_bytes()
     with local_server() as server, tempfile.TemporaryDirectory() as tmp:

@@ -8,8 +8,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from servers import LocalServer, local_server
 from sourcewise.config import Settings, load_settings
+
+from servers import LocalServer, local_server
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "data"

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
-from servers import LocalServer, Reply
 from sourcewise import aconditional_web_search, load_settings
 from sourcewise import engine as engine_module
+
+from conftest import FIXTURES
+from servers import LocalServer, Reply
 
 TODAY = date(2026, 11, 21)
 

@@ -9,13 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
-from servers import LocalServer, Reply, Seen
 from sourcewise import NoProviderAvailable, load_settings
 from sourcewise import engine as engine_module
 from sourcewise.config import Settings
 from sourcewise.engine import Engine
 from sourcewise.net.state import ProviderState
+
+from conftest import FIXTURES
+from servers import LocalServer, Reply, Seen
 
 SMALL = (FIXTURES / "searxng_small.json").read_text("utf-8")
 JSON = "application/json"

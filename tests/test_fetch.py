@@ -10,9 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import shared
-from pdfgen import make_pdf
-from servers import LocalServer, Reply, Seen
 from sourcewise import (
     AddressNotAllowed,
     ChallengePage,
@@ -28,6 +25,10 @@ from sourcewise import (
 from sourcewise.config import Settings
 from sourcewise.net.fetch import Fetcher
 from sourcewise.pages import build_page
+
+from conftest import shared
+from pdfgen import make_pdf
+from servers import LocalServer, Reply, Seen
 
 ARTICLE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <title>Caffeine and sleep - Example Health</title>

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from servers import LocalServer, Reply
 from sourcewise import AddressNotAllowed, load_settings
 from sourcewise.net.fetch import Fetcher
 from sourcewise.net.guard import AddressGuard, refusal
+
+from servers import LocalServer, Reply
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import FIXTURES, shared
 from sourcewise import (
     AuthError,
     Blocked,
@@ -23,6 +22,8 @@ from sourcewise import (
 from sourcewise.config import load_settings
 from sourcewise.providers import brave, duckduckgo, google, load_providers, searxng, tavily
 from sourcewise.providers.base import HttpResponse
+
+from conftest import FIXTURES, shared
 
 
 def fixture(name: str) -> str:

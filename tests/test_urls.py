@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import SHARED, shared
 from sourcewise import InvalidURL, canonical_url
 from sourcewise.core.urls import parse_ipv4
+
+from conftest import SHARED, shared
 
 
 @pytest.mark.parametrize(

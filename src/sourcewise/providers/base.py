@@ -16,7 +16,15 @@ from ..config import Settings
 from ..errors import AuthError, ParseError, ProviderError, QuotaExceeded, RateLimited, TransientError
 from ..models import RawResult
 
-__all__ = ["HttpRequest", "HttpResponse", "Provider", "check_status", "json_body", "key_detail"]
+__all__ = [
+    "HttpRequest",
+    "HttpResponse",
+    "Provider",
+    "check_status",
+    "json_body",
+    "key_detail",
+    "results_from",
+]
 
 
 @dataclass(frozen=True)
@@ -76,6 +84,31 @@ def check_status(provider: str, response: HttpResponse, detail: str = "") -> Non
             provider, f"HTTP {status} from the server{suffix}", retry_after=response.retry_after
         )
     raise ProviderError(provider, f"HTTP {status}{suffix}")
+
+
+def results_from(
+    provider: str,
+    items: Any,
+    *,
+    url: str = "url",
+    title: str = "title",
+    snippet: str,
+    published: Callable[[dict[str, Any]], Any] = lambda item: None,
+) -> list[RawResult]:
+    """``RawResult``s from a list of JSON objects, in order; non-objects are skipped."""
+    from ..core.rank import published_from
+
+    return [
+        RawResult(
+            title=str(item.get(title) or ""),
+            url=str(item.get(url) or ""),
+            snippet=str(item.get(snippet) or ""),
+            provider=provider,
+            position=i,
+            published=published_from(published(item)),
+        )
+        for i, item in enumerate((x for x in items if isinstance(x, dict)), start=1)
+    ]
 
 
 def key_detail(value: object, env: str, config_key: str) -> tuple[bool, str]:

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..config import Settings
-from ..core.rank import published_from
 from ..errors import AuthError, ParseError, ProviderNotConfigured, QuotaExceeded, RateLimited
 from ..models import RawResult
-from .base import HttpRequest, HttpResponse, Provider, check_status, json_body, key_detail
+from .base import HttpRequest, HttpResponse, Provider, check_status, json_body, key_detail, results_from
 
 NAME = "brave"
 
@@ -61,18 +60,7 @@ def parse(response: HttpResponse) -> list[RawResult]:
         if "query" in body:  # a well-formed answer with no web section: no results
             return []
         raise ParseError(NAME, "the JSON has no 'web.results'")
-    return [
-        RawResult(
-            title=str(item.get("title") or ""),
-            url=str(item.get("url") or ""),
-            snippet=str(item.get("description") or ""),
-            provider=NAME,
-            position=i,
-            published=published_from(item.get("page_age")),
-        )
-        for i, item in enumerate(items, start=1)
-        if isinstance(item, dict)
-    ]
+    return results_from(NAME, items, snippet="description", published=lambda i: i.get("page_age"))
 
 
 PROVIDER = Provider(

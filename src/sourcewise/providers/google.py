@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..config import Settings
-from ..core.rank import published_from
 from ..errors import AuthError, ParseError, ProviderNotConfigured, QuotaExceeded, RateLimited
 from ..models import RawResult
-from .base import HttpRequest, HttpResponse, Provider, check_status, json_body
+from .base import HttpRequest, HttpResponse, Provider, check_status, json_body, results_from
 
 NAME = "google"
 _DATE_TAGS = ("article:published_time", "og:updated_time", "date", "dc.date")
@@ -78,18 +77,7 @@ def parse(response: HttpResponse) -> list[RawResult]:
     body = json_body(NAME, response)
     if not isinstance(body, dict) or body.get("kind") != "customsearch#search":
         raise ParseError(NAME, "the JSON is not a customsearch#search answer")
-    return [
-        RawResult(
-            title=str(item.get("title") or ""),
-            url=str(item.get("link") or ""),
-            snippet=str(item.get("snippet") or ""),
-            provider=NAME,
-            position=i,
-            published=published_from(_published(item)),
-        )
-        for i, item in enumerate(body.get("items") or [], start=1)
-        if isinstance(item, dict)
-    ]
+    return results_from(NAME, body.get("items") or [], url="link", snippet="snippet", published=_published)
 
 
 PROVIDER = Provider(

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from ..config import Settings
-from ..core.rank import published_from
 from ..errors import AuthError, Blocked, ParseError, ProviderNotConfigured, TransientError
 from ..models import RawResult
-from .base import HttpRequest, HttpResponse, Provider, check_status, json_body
+from .base import HttpRequest, HttpResponse, Provider, check_status, json_body, results_from
 
 NAME = "searxng"
 
@@ -39,18 +38,7 @@ def parse(response: HttpResponse) -> list[RawResult]:
     body = json_body(NAME, response)
     if not isinstance(body, dict) or not isinstance(body.get("results"), list):
         raise ParseError(NAME, "the JSON has no 'results' list")
-    out = [
-        RawResult(
-            title=str(item.get("title") or ""),
-            url=str(item.get("url") or ""),
-            snippet=str(item.get("content") or ""),
-            provider=NAME,
-            position=i,
-            published=published_from(item.get("publishedDate")),
-        )
-        for i, item in enumerate(body["results"], start=1)
-        if isinstance(item, dict)
-    ]
+    out = results_from(NAME, body["results"], snippet="content", published=lambda i: i.get("publishedDate"))
     broken = [(str(e[0]), str(e[1])) for e in body.get("unresponsive_engines") or [] if len(e) >= 2]
     if not out and broken:
         # Zero results because the engines behind the instance failed is not "no results".

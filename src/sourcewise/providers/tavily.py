@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..config import Settings
-from ..core.rank import published_from
 from ..errors import AuthError, ParseError, ProviderNotConfigured, QuotaExceeded
 from ..models import RawResult
-from .base import HttpRequest, HttpResponse, Provider, check_status, json_body, key_detail
+from .base import HttpRequest, HttpResponse, Provider, check_status, json_body, key_detail, results_from
 
 NAME = "tavily"
 
@@ -47,18 +46,7 @@ def parse(response: HttpResponse) -> list[RawResult]:
     items = body.get("results") if isinstance(body, dict) else None
     if not isinstance(items, list):
         raise ParseError(NAME, "the JSON has no 'results' list")
-    return [
-        RawResult(
-            title=str(item.get("title") or ""),
-            url=str(item.get("url") or ""),
-            snippet=str(item.get("content") or ""),
-            provider=NAME,
-            position=i,
-            published=published_from(item.get("published_date")),
-        )
-        for i, item in enumerate(items, start=1)
-        if isinstance(item, dict)
-    ]
+    return results_from(NAME, items, snippet="content", published=lambda i: i.get("published_date"))
 
 
 PROVIDER = Provider(
