@@ -352,3 +352,10 @@ async def test_private_is_refused_by_default(server: LocalServer, tmp_path: Path
     with pytest.raises(AddressNotAllowed, match="loopback"):
         await afetch(server.url + "/a", settings=load_settings(state_dir=tmp_path))
     assert server.seen == []
+
+
+async def test_page_rating_uses_the_callers_tier_config(server: LocalServer, tmp_path: Path) -> None:
+    server.route("/a", Reply(200, ARTICLE))
+    page = await afetch(server.url + "/a", settings=settings_for(tmp_path, tiers={"127.0.0.1": 1}))
+    assert page.tier == 1
+    assert "your config" in page.reason

@@ -113,3 +113,10 @@ def test_table_is_large_and_covers_korean_and_japanese() -> None:
 def test_invalid_url_is_typed() -> None:
     with pytest.raises(InvalidURL):
         rate_source("not a url")
+
+
+def test_table_for_a_config_is_built_once() -> None:
+    from sourcewise.core.tiers import builtin_table, table_for
+
+    assert table_for({}, {}) is builtin_table()
+    assert table_for({"acme": ["acme.example"]}, {"x.example": 2}) is table_for({"acme": ["acme.example"]}, {"x.example": 2})

@@ -2,26 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from functools import lru_cache
 
 from .config import Settings, load_settings
-from .core.tiers import SourceTable, default_table, rate
+from .core.tiers import rate, table_for
 from .engine import Engine, run_sync
 from .models import ProviderStatus, SearchResponse, SourceRating
 
 __all__ = ["asearch", "provider_status", "rate_source", "search"]
-
-
-@lru_cache(maxsize=8)
-def _table(key: str) -> SourceTable:
-    official, tiers = json.loads(key)
-    return default_table(official, tiers)
-
-
-def _table_for(settings: Settings) -> SourceTable:
-    return _table(json.dumps([settings.official, settings.tiers], sort_keys=True))
 
 
 def rate_source(url: str, query: str | None = None, *, settings: Settings | None = None) -> SourceRating:
@@ -30,7 +18,7 @@ def rate_source(url: str, query: str | None = None, *, settings: Settings | None
     Raises ``InvalidURL`` when ``url`` is not an absolute http(s) URL.
     """
     settings = settings or load_settings()
-    return rate(url, query, _table_for(settings))
+    return rate(url, query, table_for(settings.official, settings.tiers))
 
 
 async def asearch(

@@ -14,7 +14,7 @@ import httpx
 
 from .config import Settings, load_settings
 from .core.rank import dedup, enrich, pick_per_tier, rank, widen_by_tier
-from .core.tiers import SourceTable, default_table
+from .core.tiers import SourceTable, table_for
 from .core.validate import validate_max_results, validate_query, validate_strategy, validate_tier
 from .errors import InvalidOption, NoProviderAvailable, ProviderError, TransientError
 from .models import ProviderStatus, RawResult, SearchResponse, SearchResult
@@ -68,7 +68,7 @@ class Engine:
         self.clock = clock
         self.state = state or ProviderState(self.settings.state_dir / "state.sqlite3")
         self.providers = providers or load_providers()
-        self.table: SourceTable = default_table(self.settings.official, self.settings.tiers)
+        self.table: SourceTable = table_for(self.settings.official, self.settings.tiers)
 
     # -- the chain ---------------------------------------------------------------------------
     def chain(self, names: Sequence[str] | None = None) -> list[str]:

@@ -10,6 +10,7 @@ from typing import Literal, overload
 
 from .config import Settings, load_settings
 from .core.passages import top_passages
+from .core.tiers import builtin_table, rate, table_for
 from .core.urls import canonical_url
 from .engine import run_sync
 from .errors import FetchError, InvalidOption
@@ -37,12 +38,18 @@ def shared_fetcher(settings: Settings) -> Fetcher:
 
 
 def build_page(
-    doc: CachedDocument, requested: str, *, prompt: str | None, start: int, max_chars: int, from_cache: bool
+    doc: CachedDocument,
+    requested: str,
+    *,
+    prompt: str | None,
+    start: int,
+    max_chars: int,
+    from_cache: bool,
+    settings: Settings | None = None,
 ) -> Page:
-    from .api import rate_source
-
     text = doc.extracted.text
-    rating = rate_source(doc.url, prompt)
+    table = table_for(settings.official, settings.tiers) if settings else builtin_table()
+    rating = rate(doc.url, prompt, table)
     end = start + max_chars
     return Page(
         url=doc.url,
@@ -122,7 +129,9 @@ async def afetch(
             log.warning("⚠️ URL 조회 실패 (%s): %s", url, exc.detail)
             return None
         raise
-    return build_page(doc, url, prompt=prompt, start=start, max_chars=size, from_cache=cached)
+    return build_page(
+        doc, url, prompt=prompt, start=start, max_chars=size, from_cache=cached, settings=settings
+    )
 
 
 def fetch(
@@ -149,9 +158,7 @@ def fetch(
                 settings=settings,
             )
         finally:
-            for fetchers in list(_shared.values()):
-                for fetcher in fetchers.values():
-                    await fetcher.aclose()
-                fetchers.clear()
+            for fetcher in _shared.pop(asyncio.get_running_loop(), {}).values():
+                await fetcher.aclose()
 
     return run_sync(once())

@@ -18,6 +18,7 @@ official for the project the query is about. Rules, first match wins:
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -197,6 +198,19 @@ def default_table(
 @lru_cache(maxsize=1)
 def builtin_table() -> SourceTable:
     return default_table()
+
+
+@lru_cache(maxsize=8)
+def _table_for_key(key: str) -> SourceTable:
+    official, tiers = json.loads(key)
+    return default_table(official, tiers)
+
+
+def table_for(official: Mapping[str, Iterable[str]], tiers: Mapping[str, int]) -> SourceTable:
+    """The built-in table extended by this config, built once per distinct config."""
+    if not official and not tiers:
+        return builtin_table()
+    return _table_for_key(json.dumps([official, tiers], sort_keys=True))
 
 
 def projects_in(query: str, table: SourceTable | None = None) -> dict[str, str]:
