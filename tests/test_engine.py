@@ -242,3 +242,11 @@ async def test_official_widens_when_too_few(server: LocalServer, tmp_path: Path)
     server.route("/sx/search", Reply(200, json.dumps(body), content_type=JSON))
     response = await make(server, tmp_path, ["searxng"]).asearch("react hooks", strategy="official")
     assert {r.tier for r in response.results} >= {1, 2, 3}
+
+
+async def test_providers_given_as_a_string_is_a_clear_error(server: LocalServer, tmp_path: Path) -> None:
+    from sourcewise import InvalidOption
+
+    with pytest.raises(InvalidOption, match="not a string"):
+        await make(server, tmp_path, ["searxng"]).asearch("react hooks", providers="searxng")
+    assert server.seen == []

@@ -183,3 +183,10 @@ def test_bad_input() -> None:
         plan("x after:last-tuesday", today=TODAY)
     with pytest.raises(InvalidOption, match="later than"):
         plan("x after:2025-02-01 before:2025-01-01", today=TODAY)
+
+
+def test_bad_types_get_clear_errors() -> None:
+    with pytest.raises(InvalidQuery, match="text"):
+        classify_query(None)  # type: ignore[arg-type]
+    with pytest.raises(InvalidOption, match="not a string"):
+        plan("valid question", sources="chat", today=TODAY)

@@ -119,4 +119,6 @@ def test_table_for_a_config_is_built_once() -> None:
     from sourcewise.core.tiers import builtin_table, table_for
 
     assert table_for({}, {}) is builtin_table()
-    assert table_for({"acme": ["acme.example"]}, {"x.example": 2}) is table_for({"acme": ["acme.example"]}, {"x.example": 2})
+    assert table_for({"acme": ["acme.example"]}, {"x.example": 2}) is table_for(
+        {"acme": ["acme.example"]}, {"x.example": 2}
+    )

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -54,6 +56,15 @@ def _fail(exc: Exception, code: int) -> NoReturn:
     raise typer.Exit(code)
 
 
+@contextmanager
+def _reported() -> Iterator[None]:
+    """Turn a library error into its message on stderr and the documented exit code."""
+    try:
+        yield
+    except SourcewiseError as exc:
+        _guard(exc)
+
+
 def _guard(exc: SourcewiseError) -> NoReturn:
     if isinstance(exc, InvalidInput | ConfigError):
         _fail(exc, 2)
@@ -85,7 +96,7 @@ def search(
     fmt = "json" if as_json else fmt
     if fmt not in FORMATS:
         _fail(InvalidOption(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}"), 2)
-    try:
+    with _reported():
         response = api.search(
             query,
             tier=tier,
@@ -95,8 +106,6 @@ def search(
             settings=settings,
         )
         typer.echo(render(response, fmt))
-    except SourcewiseError as exc:
-        _guard(exc)
     for name, why in response.attempts:
         log.info("%s was passed over: %s", name, why)
 
@@ -129,10 +138,8 @@ def rate(
 ) -> None:
     """Rate one URL: tier, reliability score and why."""
     settings = _setup(False, config)
-    try:
+    with _reported():
         rating = api.rate_source(url, query, settings=settings)
-    except SourcewiseError as exc:
-        _guard(exc)
     typer.echo(json.dumps(rating.model_dump(), ensure_ascii=False))
 
 
@@ -157,10 +164,8 @@ def route_cmd(
 ) -> None:
     """Decide whether to search the web, fetch the URLs in the question, or skip (seed 001)."""
     settings = _setup(False, config)
-    try:
+    with _reported():
         decision = routing.route(question, today=_day(today), settings=settings)
-    except SourcewiseError as exc:
-        _guard(exc)
     if as_json:
         typer.echo(decision.model_dump_json(indent=2))
         return
@@ -186,10 +191,8 @@ def plan_cmd(
 ) -> None:
     """Query type, keywords, entities, filters and one query per source (seed 003)."""
     settings = _setup(False, config)
-    try:
+    with _reported():
         result = routing.plan(question, source or None, today=_day(today), settings=settings)
-    except SourcewiseError as exc:
-        _guard(exc)
     for _ in range(max(0, broaden)):
         result = result.broaden() or result
     if as_json:
@@ -212,10 +215,8 @@ def context_cmd(
 ) -> None:
     """Seed 001: search or fetch only when the question needs the web; print the web context."""
     settings = _setup(True, config)
-    try:
+    with _reported():
         outcome = routing.conditional_web_search(question, today=_day(today), settings=settings)
-    except SourcewiseError as exc:
-        _guard(exc)
     if as_json:
         typer.echo(outcome.model_dump_json(indent=2))
     elif outcome.context:
@@ -240,7 +241,7 @@ def fetch_cmd(
 ) -> None:
     """Fetch a page: main content as Markdown, title, tier, score and passages for --prompt."""
     settings = _setup(verbose, config)
-    try:
+    with _reported():
         page = pages.fetch(
             url,
             prompt,
@@ -250,8 +251,6 @@ def fetch_cmd(
             start=start,
             settings=settings,
         )
-    except SourcewiseError as exc:
-        _guard(exc)
     if as_json:
         typer.echo(page.model_dump_json(indent=2))
         return

@@ -72,6 +72,8 @@ class Engine:
 
     # -- the chain ---------------------------------------------------------------------------
     def chain(self, names: Sequence[str] | None = None) -> list[str]:
+        if isinstance(names, str):
+            raise InvalidOption(f"providers must be a list of names, e.g. [{names!r}], not a string")
         names = list(names or self.settings.providers)
         unknown = [n for n in names if n not in self.providers]
         if unknown:

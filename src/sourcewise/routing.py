@@ -12,6 +12,7 @@ from .config import Settings, load_settings
 from .core import plan as _plan
 from .core import route as _route
 from .core.classify import classify_query
+from .core.validate import validate_query
 from .engine import run_sync
 from .errors import SourcewiseError
 from .models import Page, Plan, Route, SearchResult, _Model
@@ -31,8 +32,6 @@ log = logging.getLogger("sourcewise")
 
 def route(question: str, *, today: date | None = None, settings: Settings | None = None) -> Route:
     """Search the web, fetch the URLs in the question, or skip (seed 001), and why."""
-    from .core.validate import validate_query
-
     validate_query(question)
     settings = settings or load_settings()
     return _route.route(

@@ -7,6 +7,7 @@ question with no signal is ``exploration``.
 
 from __future__ import annotations
 
+from ..errors import InvalidQuery
 from ..models import QueryKind, QueryType
 from .keywords import find
 from .text import is_hangul, words
@@ -186,6 +187,8 @@ def signals_of(question: str, kind: QueryKind) -> list[str]:
 
 def classify_query(question: str) -> QueryType:
     """The query type of ``question``, the signals that decided it, and where to look first."""
+    if not isinstance(question, str):
+        raise InvalidQuery(f"the question must be text, not {type(question).__name__}")
     found = {kind: signals_of(question, kind) for kind in ORDER}
     best = max(ORDER, key=lambda kind: (len(found[kind]), -ORDER.index(kind)))
     if not found[best]:

@@ -175,6 +175,8 @@ def plan(
     """
     if not isinstance(question, str) or len(question.strip()) < 3:
         raise InvalidQuery("Search query must be at least 3 characters")
+    if isinstance(sources, str):
+        raise InvalidOption(f"sources must be a list of source kinds, e.g. [{sources!r}], not a string")
     unknown = [s for s in sources if s not in SOURCES]
     if unknown or not sources:
         raise InvalidOption(f"sources must be some of {', '.join(SOURCES)}; got {list(sources)!r}")

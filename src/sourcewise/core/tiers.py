@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 from publicsuffixlist import PublicSuffixList
 
 from ..models import SourceRating, Tier
-from .text import word_forms, words
+from .text import strip_particle, words
 from .urls import canonical_url
 
 __all__ = [
@@ -162,7 +162,7 @@ class SourceTable:
 
     def projects_in(self, query: str) -> dict[str, str]:
         """Projects the query names: project -> the word(s) that named it, in query order."""
-        tokens = [next(iter(reversed(list(word_forms(w))))) for w in words(query)]
+        tokens = [strip_particle(w) for w in words(query)]
         found: dict[str, str] = {}
         for size in range(self._max_words, 0, -1):
             for i in range(len(tokens) - size + 1):

@@ -13,7 +13,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from ..config import Settings
-from ..core.extract import extract
+from ..core.extract import extract, is_challenge
 from ..core.urls import canonical_url
 from ..errors import (
     ChallengePage,
@@ -138,8 +138,6 @@ class Fetcher:
     def _read(self, raw: _Raw) -> CachedDocument:
         if raw.status >= 400:
             text = raw.body[:20000].decode("utf-8", "replace")
-            from ..core.extract import is_challenge
-
             if raw.status in (403, 429, 503) and is_challenge(text, raw.headers):
                 raise ChallengePage(
                     raw.url, f"HTTP {raw.status}: a bot challenge (CAPTCHA) instead of the page"

@@ -23,7 +23,7 @@ import httpcore
 import httpx
 
 from ..core.urls import parse_ipv4
-from ..errors import AddressNotAllowed, InvalidURL
+from ..errors import AddressNotAllowed, FetchConnectionError, InvalidURL
 
 __all__ = ["METADATA_ADDRESSES", "METADATA_NAMES", "AddressGuard", "GuardedTransport", "refusal"]
 
@@ -124,8 +124,6 @@ class AddressGuard:
         try:
             found = [literal] if literal else await self.resolver(name, port)
         except OSError as exc:
-            from ..errors import FetchConnectionError
-
             raise FetchConnectionError(host, f"cannot resolve {host} ({exc})") from exc
         if allowed:
             return found
