@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import threading
 import time
@@ -359,3 +360,38 @@ async def test_page_rating_uses_the_callers_tier_config(server: LocalServer, tmp
     page = await afetch(server.url + "/a", settings=settings_for(tmp_path, tiers={"127.0.0.1": 1}))
     assert page.tier == 1
     assert "your config" in page.reason
+
+
+async def test_corrupt_cache_is_bypassed_not_fatal(
+    server: LocalServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    server.route("/a", Reply(200, ARTICLE))
+    settings = settings_for(tmp_path)
+    settings.state_dir.mkdir(parents=True)
+    (settings.state_dir / "pages.sqlite3").write_bytes(b"this is not a database" * 100)
+    f = Fetcher(settings)
+    try:
+        with caplog.at_level(logging.WARNING, logger="sourcewise"):
+            page = await get(f, server.url + "/a")
+    finally:
+        await f.aclose()
+    assert page.title == "Caffeine and sleep"
+    assert "cache" in caplog.text
+
+
+async def test_minimum_interval_between_requests_to_a_host(server: LocalServer, tmp_path: Path) -> None:
+    arrivals: list[float] = []
+
+    def note(_seen: Seen) -> Reply:
+        arrivals.append(time.monotonic())
+        return Reply(200, ARTICLE)
+
+    server.route("/p", note)
+    f = Fetcher(settings_for(tmp_path, host_interval=0.3))
+    try:
+        await asyncio.gather(*[f.document(f"{server.url}/p?n={i}", allow_private=True) for i in range(3)])
+    finally:
+        await f.aclose()
+    gaps = [b - a for a, b in itertools.pairwise(arrivals)]
+    assert len(arrivals) == 3
+    assert min(gaps) >= 0.25

@@ -182,10 +182,13 @@ class Fetcher:
         host = (urlsplit(url).hostname or "").lower()
         gate = self._hosts.setdefault(host, asyncio.Semaphore(self.settings.host_concurrency))
         async with gate:
-            gap = self.settings.host_interval - (time.monotonic() - self._last.get(host, -1e9))
-            if gap > 0:
-                await asyncio.sleep(gap)
-            self._last[host] = time.monotonic()
+            # Reserve the next slot before sleeping, so that requests waiting together are spaced
+            # out one after another instead of all waking up at the same moment.
+            now = time.monotonic()
+            slot = max(now, self._last.get(host, -1e9) + self.settings.host_interval)
+            self._last[host] = slot
+            if slot > now:
+                await asyncio.sleep(slot - now)
             return await self._get(client, url)
 
     async def _get(self, client: httpx.AsyncClient, url: str) -> _Raw:
