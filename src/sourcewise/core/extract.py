@@ -143,8 +143,12 @@ def _html(text: str, url: str, headers: Mapping[str, str] | None) -> Extracted:
         raise ChallengePage(url, "the server answered with a bot challenge (CAPTCHA) instead of the page")
     import trafilatura  # imported here: heavy, and only pages need it
 
+    # Parse once: metadata reads the tree, then extraction (which prunes it) runs on the same tree.
+    tree = trafilatura.load_html(text)
+    source = tree if tree is not None else text
+    meta = trafilatura.extract_metadata(source, default_url=url)
     main = trafilatura.extract(
-        text,
+        source,
         url=url,
         output_format="markdown",
         include_tables=True,
@@ -155,7 +159,6 @@ def _html(text: str, url: str, headers: Mapping[str, str] | None) -> Extracted:
     )
     if not main:
         main = trafilatura.html2txt(text) or ""
-    meta = trafilatura.extract_metadata(text, default_url=url)
     return _nonempty(
         Extracted(
             text=main.strip(),
