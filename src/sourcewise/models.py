@@ -8,7 +8,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
+    "Authority",
     "Constraints",
+    "Hit",
     "Page",
     "Passage",
     "Plan",
@@ -19,8 +21,11 @@ __all__ = [
     "Route",
     "SearchResponse",
     "SearchResult",
+    "SourceInfo",
+    "SourceKind",
     "SourceQuery",
     "SourceRating",
+    "SourceResult",
     "Tier",
 ]
 
@@ -118,7 +123,21 @@ class Route(_Model):
 
 
 QueryKind = Literal["decision", "status", "document", "person", "fact", "temporal", "exploration"]
-SourceKind = Literal["chat", "email", "knowledge_base", "project_tracker", "web"]
+SourceKind = Literal["chat", "code", "email", "knowledge_base", "project_tracker", "web"]
+Authority = Literal[
+    "official_doc",
+    "wiki",
+    "shared_doc",
+    "meeting_notes",
+    "thread_conclusion",
+    "status_doc",
+    "tracker_task",
+    "email",
+    "chat",
+    "code",
+    "web",
+]
+"""Seed 003's authority classes: what kind of record a hit is, for the per-query-type hierarchies."""
 
 
 class QueryType(_Model):
@@ -207,3 +226,48 @@ class Page(_Model):
     fetched_at: datetime
     from_cache: bool = False
     passages: list[Passage] = Field(default_factory=list)
+
+
+class Hit(_Model):
+    """One thing a source found, in the same shape for every source (web included)."""
+
+    title: str
+    location: str = Field(description="what to cite: a URL, ``path#L10-L24`` or a message permalink")
+    snippet: str = ""
+    text: str = Field(default="", description="the matched text: a chunk, message, section or issue")
+    source: str = Field(description="the configured name of the source that found it")
+    kind: SourceKind
+    authority: Authority
+    score: float = Field(description="the source's own relevance score; higher is better")
+    author: str | None = None
+    timestamp: datetime | None = None
+    path: str | None = Field(default=None, description="the file it came from, for file-backed sources")
+    heading_path: tuple[str, ...] = Field(default=(), description="headings above the text, outermost first")
+    start_line: int | None = None
+    end_line: int | None = None
+    tier: Tier | None = Field(default=None, description="web hits: the source tier")
+    reliability_score: int | None = Field(default=None, ge=0, le=100)
+    meta: dict[str, str] = Field(default_factory=dict, description="source-specific fields, e.g. channel")
+
+
+class SourceResult(_Model):
+    """What one source returned for one query: its hits and anything it could not honour."""
+
+    source: str
+    kind: SourceKind
+    query: str
+    hits: tuple[Hit, ...] = ()
+    warnings: tuple[str, ...] = Field(default=(), description="e.g. a filter this source cannot apply")
+
+
+class SourceInfo(_Model):
+    """What ``sourcewise sources`` shows for one source."""
+
+    name: str
+    type: str = Field(description="the plug-in that implements it: kb, code, slack, mail, github, web")
+    kind: SourceKind
+    location: str | None = Field(default=None, description="the path or URL it reads")
+    ready: bool
+    detail: str = ""
+    items: int | None = Field(default=None, description="documents, files, messages or issues indexed")
+    updated: datetime | None = None
