@@ -129,3 +129,12 @@ async def test_session_opens_each_source_once_and_closes_them() -> None:
         assert session.source("web") is a
         assert session.sources(["web", "web"]) == [a]
     assert session._sources == {}
+
+
+def test_analyze_splits_identifiers_and_strips_korean_particles() -> None:
+    from sourcewise.core.analyze import analyze
+
+    for form in ("tokenExpiry", "token_expiry", "TokenExpiry"):
+        assert {"token", "expiry"} <= set(analyze(form))
+    assert "시장" in analyze("시장을 보면")
+    assert analyze("ＡＢＣ") == ["abc"]  # NFKC folds full-width letters

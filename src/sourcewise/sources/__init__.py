@@ -64,8 +64,9 @@ def load_source_types() -> dict[str, type[Source]]:
     """Every installed source plug-in by type name. Built-ins load even from an uninstalled tree."""
     found: dict[str, type[Source]] = {}
     for ep in entry_points(group="sourcewise.sources"):
-        builtin = BUILTIN.get(ep.name) == ep.value
-        if not builtin and not _allowed(ep.name):
+        if BUILTIN.get(ep.name) == ep.value:
+            continue  # loaded below, the same way whether installed or not
+        if not _allowed(ep.name):
             continue
         try:
             cls = ep.load()
