@@ -49,11 +49,10 @@ def readings(
     """The verdict and the readings found, most common first."""
     asked = set(question_terms)
     best: tuple[Verdict, list[Reading]] = ("none", [])
+    texts = [analyze(f"{r.hit.title}. {r.hit.text or r.hit.snippet}") for r in hits[:window]]
     for term in dict.fromkeys(question_terms):
         labels: list[str] = []
-        for ranked in hits[:window]:
-            hit = ranked.hit
-            words = analyze(f"{hit.title}. {hit.text or hit.snippet}")
+        for words in texts:
             label = _qualifier(words, term, asked)
             if label:
                 labels.append(f"{label} {term}")
