@@ -1,0 +1,69 @@
+"""Hostile input for ask, search_sources and source specs: a result or a SourcewiseError, never another."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sourcewise.ask import aask
+from sourcewise.config import Settings
+from sourcewise.errors import SourcewiseError
+from sourcewise.session import Session
+from sourcewise.sources import resolve_sources
+from sourcewise.sources_api import asearch_sources
+
+from test_ask import CHAT, WIKI, MemorySource
+
+HOSTILE = st.one_of(
+    st.text(max_size=300),
+    st.text(alphabet=st.sampled_from("\x00\x1b[]()\"':-#@\u202e\ud800 가나다 migration API"), max_size=200),
+    st.just("x" * 10_000),
+    st.builds(lambda s: "from:" * 500 + s, st.text(max_size=10)),
+)
+SPECS = st.lists(
+    st.one_of(st.text(max_size=40), st.sampled_from(["kb", "web", "code:", "code:/nonexistent", ":", "web:x"])),
+    max_size=4,
+)
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@FAST
+@given(question=HOSTILE)
+def test_ask_takes_any_question(question: str, tmp_path_factory: object) -> None:
+    state = Path("/tmp/sourcewise-prop-ask")
+    st_ = Settings(state_dir=state, source_timeout=2)
+
+    async def go() -> None:
+        sources = [MemorySource("wiki", WIKI), MemorySource("chat", CHAT)]
+        answer = await aask(question, sources=sources, session=Session(st_))
+        for c in answer.citations:
+            assert 1 <= c.marker <= len(answer.sources)
+        assert not any(ord(ch) < 32 and ch != "\n" for ch in answer.text)
+
+    try:
+        asyncio.run(go())
+    except SourcewiseError as exc:
+        assert str(exc)
+
+
+@FAST
+@given(specs=SPECS)
+def test_source_specs_resolve_or_raise_clearly(specs: list[str]) -> None:
+    try:
+        resolve_sources(specs, Settings(state_dir=Path("/tmp/sourcewise-prop-ask")))
+    except SourcewiseError as exc:
+        assert str(exc)
+
+
+@FAST
+@given(query=HOSTILE)
+def test_search_sources_takes_any_query(query: str) -> None:
+    try:
+        asyncio.run(
+            asearch_sources(query, [MemorySource("wiki", WIKI)], settings=Settings(state_dir=Path("/tmp/sw-p")))
+        )
+    except SourcewiseError as exc:
+        assert str(exc)
