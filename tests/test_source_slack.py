@@ -220,14 +220,14 @@ async def test_the_index_is_built_once_and_rebuilt_when_the_export_changes(tmp_p
     root = write_export(tmp_path / "e")
     src = source(root)
     await ask(src, "aurora")
-    first = src._loaded
+    first = src._cache.value
     await ask(src, "lunch")
-    assert src._loaded is first
+    assert src._cache.value is first
     (root / "channels.json").write_text(
         json.dumps([*CHANNELS, {"id": "C3", "name": "new"}]), encoding="utf-8"
     )
     await ask(src, "lunch")
-    assert src._loaded is not first
+    assert src._cache.value is not first
     await src.aclose()
     await src.aclose()
 

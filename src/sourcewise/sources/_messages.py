@@ -9,15 +9,17 @@ a query afterwards takes milliseconds (``benchmarks/run.py messages``).
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date
+from typing import Generic, Protocol, TypeVar
 
 from ..core.analyze import fts_query
 from ..core.filters import ParsedQuery
 
-__all__ = ["FtsIndex", "clean", "date_span", "matching_rows", "snippet"]
+__all__ = ["FtsIndex", "Loaded", "clean", "date_span", "matching_rows", "snippet"]
 
 _CONTROL = dict.fromkeys([*range(0, 9), 11, 12, *range(14, 32), 127, *range(0x80, 0xA0)])
 _CONTROL.update(dict.fromkeys([0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]))
@@ -135,3 +137,37 @@ def matching_rows(
         if phrases and not all(p in _fold(text_of(row)) for p in phrases):
             continue
         yield row, score
+
+
+class _Closable(Protocol):
+    signature: tuple[int, ...]
+    index: FtsIndex
+
+
+T = TypeVar("T", bound=_Closable)
+
+
+class Loaded(Generic[T]):
+    """One source's loaded index, built off the event loop once and again only when the files change."""
+
+    def __init__(self) -> None:
+        self.value: T | None = None
+        self._lock: asyncio.Lock | None = None
+
+    async def get(self, signature: Callable[[], tuple[int, ...]], build: Callable[[], T]) -> T:
+        if self.value is not None and self.value.signature == signature():
+            return self.value
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            if self.value is None or self.value.signature != signature():
+                fresh = await asyncio.to_thread(build)
+                old, self.value = self.value, fresh
+                if old is not None:
+                    old.index.close()
+            return self.value
+
+    def close(self) -> None:
+        if self.value is not None:
+            self.value.index.close()
+            self.value = None

@@ -22,7 +22,6 @@ when ``workspace_url`` is set, otherwise ``slack://CHANNEL/TS``.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -32,11 +31,12 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, field_validator
 
+from ..config import Settings
 from ..core.analyze import analyze
 from ..core.filters import ParsedQuery
 from ..errors import SourceError, SourceUnavailable
 from ..models import Authority, Hit, SourceInfo, SourceQuery, SourceResult
-from ._messages import FtsIndex, date_span, matching_rows, snippet
+from ._messages import FtsIndex, Loaded, date_span, matching_rows, snippet
 from ._slack_export import SlackExport, SlackMessage, SlackUser, read_export
 from .base import Source, SourceOptions
 
@@ -170,8 +170,9 @@ class SlackSource(Source):
     )
     Options = SlackOptions
 
-    _loaded: _Loaded | None = None
-    _lock: asyncio.Lock | None = None
+    def __init__(self, name: str, options: SourceOptions, settings: Settings) -> None:
+        super().__init__(name, options, settings)
+        self._cache: Loaded[_Loaded] = Loaded()
 
     @property
     def opts(self) -> SlackOptions:
@@ -182,17 +183,7 @@ class SlackSource(Source):
         path = self.options.require_path(self.name)
         if not path.exists():
             raise SourceUnavailable(self.name, f"{path} does not exist")
-        if self._loaded is not None and self._loaded.signature == _signature(self.name, path):
-            return self._loaded
-        if self._lock is None:
-            self._lock = asyncio.Lock()
-        async with self._lock:
-            if self._loaded is None or self._loaded.signature != _signature(self.name, path):
-                loaded = await asyncio.to_thread(_build, self.name, path)
-                old, self._loaded = self._loaded, loaded
-                if old is not None:
-                    old.index.close()
-            return self._loaded
+        return await self._cache.get(lambda: _signature(self.name, path), lambda: _build(self.name, path))
 
     def _filter(self, parsed: ParsedQuery, export: SlackExport) -> _Filter:
         flt = _Filter()
@@ -340,6 +331,4 @@ class SlackSource(Source):
         )
 
     async def aclose(self) -> None:
-        if self._loaded is not None:
-            self._loaded.index.close()
-            self._loaded = None
+        self._cache.close()
