@@ -1,8 +1,10 @@
 """Reading an mbox file or a Maildir (with its Maildir++ folders) into decoded mail records.
 
-Only the standard library reads mail: ``mailbox`` for the container, ``email`` with
-``policy.default`` for each message, so RFC 2047 headers (``=?UTF-8?B?...?=``, ``=?EUC-KR?B?...?=``)
-and MIME bodies (base64, quoted-printable) are decoded by the same code Python's own mail tools use.
+Only the standard library reads mail: ``mailbox`` for the container, ``email`` for each message:
+RFC 2047 headers (``=?UTF-8?B?...?=``, ``=?EUC-KR?B?...?=``) through ``email.header``, MIME bodies
+(base64, quoted-printable) through ``get_payload(decode=True)``. The ``compat32`` parser is used
+rather than ``policy.default``: it reads a message about five times faster, and the decoding above
+is the same either way.
 A body's bytes are decoded with its declared charset (EUC-KR read as its superset CP949), else by
 detection; text/plain is preferred, HTML is reduced to its text.
 
@@ -18,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email import policy
 from email.header import decode_header, make_header
-from email.message import EmailMessage, Message
+from email.message import Message
 from email.parser import BytesParser
 from email.utils import getaddresses, parsedate_to_datetime
 from pathlib import Path
@@ -38,7 +40,8 @@ MAX_MESSAGES = 500_000
 MAX_BODY_CHARS = 100_000
 MAX_HEADER_CHARS = 2_000
 _KOREAN_LEGACY = {"euc-kr", "euc_kr", "ks_c_5601-1987", "ks_c_5601", "korean", "x-windows-949", "windows-949"}
-_PARSER = BytesParser(policy=policy.default)
+_PARSER = BytesParser(policy=policy.compat32)
+_WANTED = frozenset({"from", "to", "cc", "subject", "date", "message-id", "in-reply-to", "references"})
 
 
 @dataclass(frozen=True)
@@ -66,23 +69,23 @@ class MailboxData:
     size: int = 0
 
 
-def _raw_header(msg: Message, name: str) -> str:
-    """A header decoded the forgiving way, for when the strict parser raised on it."""
-    for key, value in msg.raw_items():
-        if key.lower() == name:
-            try:
-                return str(make_header(decode_header(value)))
-            except (ValueError, LookupError, UnicodeError, TypeError):  # a broken encoded word
-                return str(value)
-    return ""
-
-
-def _header(msg: Message, name: str) -> str:
+def _decoded(value: object) -> str:
+    """An RFC 2047 header value as text; a broken encoded word or an unknown charset stays as written."""
     try:
-        value = str(msg.get(name) or "")
-    except Exception:  # the strict header parser raises assorted errors on hostile input
-        value = _raw_header(msg, name)
-    return " ".join(clean(value).split())[:MAX_HEADER_CHARS]
+        text = str(make_header(decode_header(value)))  # type: ignore[arg-type]
+    except (ValueError, LookupError, UnicodeError, TypeError, AssertionError, IndexError):
+        text = str(value)
+    return text.encode("utf-8", "replace").decode("utf-8")  # raw 8-bit bytes arrive as surrogates
+
+
+def _headers(msg: Message) -> dict[str, str]:
+    """The headers we read, decoded once, each on one line and cut to ``MAX_HEADER_CHARS``."""
+    out: dict[str, str] = {}
+    for key, value in msg.raw_items():
+        name = key.lower()
+        if name in _WANTED and name not in out:
+            out[name] = " ".join(clean(_decoded(value)).split())[:MAX_HEADER_CHARS]
+    return out
 
 
 def _ids(text: str, limit: int = 100) -> tuple[str, ...]:
@@ -97,18 +100,12 @@ def _ids(text: str, limit: int = 100) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _date(msg: Message) -> datetime | None:
-    try:
-        header = msg.get("date")
-    except Exception:  # as in _header: a hostile Date header costs the date, not the message
+def _date(value: str) -> datetime | None:
+    if not value:
         return None
-    when = getattr(header, "datetime", None)
-    if when is None and header is not None:
-        try:
-            when = parsedate_to_datetime(str(header))
-        except (ValueError, TypeError, IndexError, OverflowError):
-            return None
-    if not isinstance(when, datetime):
+    try:
+        when = parsedate_to_datetime(value)
+    except (ValueError, TypeError, IndexError, OverflowError):
         return None
     return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
@@ -134,45 +131,52 @@ def _html_text(html: str) -> str:
     return "\n".join(line.strip() for line in root.text_content().splitlines() if line.strip())
 
 
-def _body(msg: EmailMessage) -> str:
-    part = msg.get_body(preferencelist=("plain", "html"))
-    if part is None and msg.get_content_maintype() == "text":
-        part = msg
-    return clean(_text_of(part))[:MAX_BODY_CHARS] if part is not None else ""
-
-
-def _attachments(msg: EmailMessage) -> tuple[str, ...]:
+def _body_and_attachments(msg: Message) -> tuple[str, tuple[str, ...]]:
+    """The first text/plain part that is not an attachment (else the first text/html), and the
+    names of the attachments."""
+    plain: Message | None = None
+    html: Message | None = None
     names: list[str] = []
     for part in msg.walk():
         if part.is_multipart():
             continue
         filename = part.get_filename()
         if part.get_content_disposition() == "attachment" or filename:
-            names.append(clean(filename or part.get_content_type())[:200])
-    return tuple(names[:50])
+            names.append(clean(_decoded(filename or part.get_content_type()))[:200])
+            continue
+        ctype = part.get_content_type()
+        if ctype == "text/plain" and plain is None:
+            plain = part
+        elif ctype == "text/html" and html is None:
+            html = part
+    chosen = plain or html
+    body = clean(_text_of(chosen))[:MAX_BODY_CHARS] if chosen is not None else ""
+    return body, tuple(names[:50])
 
 
 def parse_message(raw: bytes, folder: str, key: str) -> MailRecord:
+    # compat32 parsing plus email.header decoding reads a message about 5x faster than policy.default
+    # (measured: benchmarks/RESULTS.md, messages); headers are decoded the same RFC 2047 way.
     msg = _PARSER.parsebytes(raw)
-    assert isinstance(msg, EmailMessage)
-    sender_header = _header(msg, "from")
-    people = getaddresses([sender_header])
+    head = _headers(msg)
+    sender = head.get("from", "")
+    people = getaddresses([sender])
     name, address = people[0] if people else ("", "")
-    recipients = ", ".join(v for v in (_header(msg, "to"), _header(msg, "cc")) if v)
-    message_id = _ids(_header(msg, "message-id"), 1)
+    body, attachments = _body_and_attachments(msg)
+    message_id = _ids(head.get("message-id", ""), 1)
     return MailRecord(
         folder=folder,
         key=key,
         message_id=message_id[0] if message_id else None,
-        subject=_header(msg, "subject"),
-        sender=sender_header,
-        sender_name=name or address or sender_header,
-        recipients=recipients,
-        time=_date(msg),
-        body=_body(msg),
-        attachments=_attachments(msg),
-        in_reply_to=next(iter(_ids(_header(msg, "in-reply-to"), 1)), None),
-        references=_ids(_header(msg, "references")),
+        subject=head.get("subject", ""),
+        sender=sender,
+        sender_name=name or address or sender,
+        recipients=", ".join(v for v in (head.get("to"), head.get("cc")) if v),
+        time=_date(head.get("date", "")),
+        body=body,
+        attachments=attachments,
+        in_reply_to=next(iter(_ids(head.get("in-reply-to", ""), 1)), None),
+        references=_ids(head.get("references", "")),
     )
 
 

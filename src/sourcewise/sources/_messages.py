@@ -10,16 +10,17 @@ a query afterwards takes milliseconds (``benchmarks/run.py messages``).
 from __future__ import annotations
 
 import asyncio
+import math
 import sqlite3
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from datetime import date
+from datetime import date, datetime, tzinfo
 from typing import Generic, Protocol, TypeVar
 
 from ..core.analyze import fts_query
 from ..core.filters import ParsedQuery
 
-__all__ = ["FtsIndex", "Loaded", "clean", "date_span", "matching_rows", "snippet"]
+__all__ = ["FtsIndex", "Loaded", "clean", "date_span", "day_bounds", "matching_rows", "snippet"]
 
 _CONTROL = dict.fromkeys([*range(0, 9), 11, 12, *range(14, 32), 127, *range(0x80, 0xA0)])
 _CONTROL.update(dict.fromkeys([0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]))
@@ -29,6 +30,13 @@ SNIPPET_CHARS = 240
 def clean(text: str) -> str:
     """Text from outside without control characters (bidi overrides included); tabs, newlines kept."""
     return text.replace("\r\n", "\n").translate(_CONTROL)
+
+
+def day_bounds(start: date | None, end: date | None, zone: tzinfo) -> tuple[float, float]:
+    """``[start, end)`` as epoch seconds at midnight in ``zone`` (open ends are infinite)."""
+    lo = datetime.combine(start, datetime.min.time(), zone).timestamp() if start else -math.inf
+    hi = datetime.combine(end, datetime.min.time(), zone).timestamp() if end else math.inf
+    return lo, hi
 
 
 def date_span(value: str) -> tuple[date, date] | None:
@@ -92,16 +100,18 @@ class FtsIndex:
                 ((r, *cols) for r, cols in rows),
             )
 
-    def search(self, text: str) -> list[tuple[int, float]]:
-        """``(rowid, score)`` for rows holding any analyzed term of ``text``, best (highest) first."""
+    def search(self, text: str) -> Iterator[tuple[int, float]]:
+        """``(rowid, score)`` for rows holding any analyzed term of ``text``, best (highest) first;
+        lazy, so a caller that stops after ``limit`` kept rows reads no further."""
         match = fts_query(text)
         if not match:
-            return []
+            return
         rows = self._db.execute(
             f"SELECT rowid, bm25(docs, {self._weights}) AS s FROM docs WHERE docs MATCH ? ORDER BY s",
             (match,),
         )
-        return [(rowid, -score) for rowid, score in rows]
+        for rowid, score in rows:
+            yield rowid, -score
 
     def containing(self, text: str) -> set[int]:
         """Rows holding any analyzed term of ``text`` (for ``-negations``)."""

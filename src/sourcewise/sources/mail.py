@@ -35,7 +35,7 @@ from ..core.filters import ParsedQuery
 from ..errors import SourceError, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
 from ._mailbox import MailboxData, MailRecord, read_mailbox, signature
-from ._messages import FtsIndex, Loaded, date_span, matching_rows, snippet
+from ._messages import FtsIndex, Loaded, date_span, day_bounds, matching_rows, snippet
 from .base import Source, SourceOptions
 
 __all__ = ["MailOptions", "MailSource"]
@@ -65,6 +65,7 @@ class _Loaded:
     thread_ids: list[str]
     thread_subjects: dict[str, str]
     newest: list[int]
+    subject_words: list[frozenset[str]]
 
 
 @dataclass
@@ -112,11 +113,12 @@ def _build(source: str, path: Path) -> _Loaded:
     data = read_mailbox(source, path)
     records = data.records
     index = FtsIndex(("subject", "body", "people"), (3.0, 1.0, 0.5))
+    subject_words = [frozenset(analyze(r.subject)) for r in records]
     index.add(
         (
             i,
             (
-                " ".join(analyze(r.subject)),
+                " ".join(subject_words[i]),
                 " ".join(analyze(r.body)),
                 " ".join(analyze(" ".join([r.sender, r.recipients, *r.attachments]))),
             ),
@@ -126,7 +128,7 @@ def _build(source: str, path: Path) -> _Loaded:
     thread_ids, subjects = _threads(records)
     oldest = datetime.min.replace(tzinfo=UTC)
     newest = sorted(range(len(records)), key=lambda i: records[i].time or oldest, reverse=True)
-    return _Loaded(data, index, sig, thread_ids, subjects, newest)
+    return _Loaded(data, index, sig, thread_ids, subjects, newest, subject_words)
 
 
 def _gmail_day(value: str) -> date | None:
@@ -208,25 +210,19 @@ class MailSource(Source):
         flt.folders = (flt.folders or set()) | {want}
 
     @staticmethod
-    def _keep(r: MailRecord, flt: _Filter, zone: ZoneInfo) -> bool:
+    def _keep(r: MailRecord, words: frozenset[str], flt: _Filter, bounds: tuple[float, float]) -> bool:
         if flt.senders is not None and not any(s in r.sender.casefold() for s in flt.senders):
             return False
         if flt.recipients is not None and not any(s in r.recipients.casefold() for s in flt.recipients):
             return False
-        if flt.subjects is not None:
-            words = set(analyze(r.subject))
-            if not any(want <= words for want in flt.subjects):
-                return False
+        if flt.subjects is not None and not any(want <= words for want in flt.subjects):
+            return False
         if flt.folders is not None and r.folder.casefold() not in flt.folders:
             return False
         if flt.attachment and not r.attachments:
             return False
         if flt.start or flt.end:
-            if r.time is None:
-                return False
-            day = r.time.astimezone(zone).date()
-            if (flt.start and day < flt.start) or (flt.end and day >= flt.end):
-                return False
+            return r.time is not None and bounds[0] <= r.time.timestamp() < bounds[1]
         return True
 
     async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
@@ -235,7 +231,7 @@ class MailSource(Source):
         flt = self._filter(parsed, loaded.data)
         warnings += flt.warnings
         assert isinstance(self.options, MailOptions)
-        zone = ZoneInfo(self.options.timezone)
+        bounds = day_bounds(flt.start, flt.end, ZoneInfo(self.options.timezone))
         want = max(1, min(limit or self.options.limit, 200))
         words = [*parsed.phrases, *parsed.terms, *analyze(parsed.text)]
         records = loaded.data.records
@@ -245,7 +241,7 @@ class MailSource(Source):
             return f"{records[i].subject}\n{records[i].body}"
 
         for row, score in matching_rows(loaded.index, parsed, lambda: loaded.newest, text_of):
-            if self._keep(records[row], flt, zone):
+            if self._keep(records[row], loaded.subject_words[row], flt, bounds):
                 hits.append(self._hit(loaded, row, score or 1.0 / (1 + len(hits)), words))
                 if len(hits) >= want:
                     break

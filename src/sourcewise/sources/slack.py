@@ -36,7 +36,7 @@ from ..core.analyze import analyze
 from ..core.filters import ParsedQuery
 from ..errors import SourceError, SourceUnavailable
 from ..models import Authority, Hit, SourceInfo, SourceQuery, SourceResult
-from ._messages import FtsIndex, Loaded, date_span, matching_rows, snippet
+from ._messages import FtsIndex, Loaded, date_span, day_bounds, matching_rows, snippet
 from ._slack_export import SlackExport, SlackMessage, SlackUser, read_export
 from .base import Source, SourceOptions
 
@@ -212,7 +212,7 @@ class SlackSource(Source):
                 )
         return flt
 
-    def _keep(self, row: int, flt: _Filter, loaded: _Loaded, zone: ZoneInfo) -> bool:
+    def _keep(self, row: int, flt: _Filter, loaded: _Loaded, bounds: tuple[float, float]) -> bool:
         m = loaded.export.messages[row]
         if (
             flt.user_ids is not None
@@ -225,10 +225,8 @@ class SlackSource(Source):
             m.channel.casefold() in flt.channels or (m.channel_id or "").casefold() in flt.channels
         ):
             return False
-        if flt.start or flt.end:
-            day = datetime.fromtimestamp(m.time, zone).date()
-            if (flt.start and day < flt.start) or (flt.end and day >= flt.end):
-                return False
+        if not bounds[0] <= m.time < bounds[1]:
+            return False
         if flt.thread and not self._in_thread(m, loaded.threads[loaded.thread_of[row]]):
             return False
         if flt.file and not m.files:
@@ -244,7 +242,7 @@ class SlackSource(Source):
         loaded = await self._load()
         flt = self._filter(parsed, loaded.export)
         warnings += flt.warnings
-        zone = ZoneInfo(self.opts.timezone)
+        bounds = day_bounds(flt.start, flt.end, ZoneInfo(self.opts.timezone))
         want = max(1, min(limit or self.options.limit, 200))
         words = [*parsed.phrases, *parsed.terms, *analyze(parsed.text)]
         msgs = loaded.export.messages
@@ -253,7 +251,7 @@ class SlackSource(Source):
         rows = matching_rows(loaded.index, parsed, lambda: loaded.newest, lambda r: msgs[r].text)
         for row, score in rows:
             key = loaded.thread_of[row]
-            if key in seen or not self._keep(row, flt, loaded, zone):
+            if key in seen or not self._keep(row, flt, loaded, bounds):
                 continue
             seen.add(key)
             hits.append(self._hit(loaded, row, score or 1.0 / (1 + len(hits)), words))
