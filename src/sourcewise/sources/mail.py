@@ -1,0 +1,307 @@
+"""An mbox file or a Maildir as an email source, searched in Gmail's syntax.
+
+``budget from:sarah to:team subject:aurora after:2025/01/15 before:2025/02/01 has:attachment``
+
+Filters follow Gmail's search operators (https://support.google.com/mail/answer/7190):
+
+- ``from:`` / ``to:`` a name or address, or part of one (``to:`` looks at To and Cc);
+- ``subject:`` words that must all be in the subject (Korean particles do not matter);
+- ``after:D`` keeps mail **on or after** day D, ``before:D`` mail **before** D, as Gmail does;
+  D is ``2025/01/15`` or ``2025-01-15`` (a month ``2025-01`` or a year means its first day), or
+  seconds since the epoch. Days are calendar days in the ``timezone`` option; mail without a Date
+  header never passes a date filter;
+- ``has:attachment``; ``label:`` / ``in:`` a Maildir folder (``inbox`` is the top folder,
+  ``anywhere`` every folder). An mbox has no folders: there they are warnings.
+
+Several values of one filter keep a message that matches any of them; different filters all apply.
+Each hit carries its thread (``meta["thread_id"]``, the root message id from References or
+In-Reply-To, and ``meta["thread_subject"]``). Locations are ``mid:`` URLs (RFC 2392).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import ClassVar
+from urllib.parse import quote
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import Field, field_validator
+
+from ..config import Settings
+from ..core.analyze import analyze
+from ..core.filters import ParsedQuery
+from ..errors import SourceError, SourceUnavailable
+from ..models import Hit, SourceInfo, SourceQuery, SourceResult
+from ._mailbox import MailboxData, MailRecord, read_mailbox, signature
+from ._messages import FtsIndex, Loaded, date_span, day_bounds, matching_rows, snippet
+from .base import Source, SourceOptions
+
+__all__ = ["MailOptions", "MailSource"]
+
+TEXT_CHARS = 6_000
+_REPLY_PREFIXES = ("re:", "fw:", "fwd:", "aw:", "답장:", "회신:", "전달:", "re :", "fw :")
+
+
+class MailOptions(SourceOptions):
+    timezone: str = Field(default="UTC", description="IANA zone whose calendar days the date filters mean")
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown time zone {value!r}; e.g. UTC or Asia/Seoul") from exc
+        return value
+
+
+@dataclass
+class _Loaded:
+    data: MailboxData
+    index: FtsIndex
+    signature: tuple[int, ...]
+    thread_ids: list[str]
+    thread_subjects: dict[str, str]
+    newest: list[int]
+    subject_words: list[frozenset[str]]
+
+
+@dataclass
+class _Filter:
+    senders: list[str] | None = None
+    recipients: list[str] | None = None
+    subjects: list[set[str]] | None = None
+    folders: set[str] | None = None
+    start: date | None = None
+    end: date | None = None
+    attachment: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+
+def base_subject(subject: str) -> str:
+    """``Re: Fwd: 회신: Budget`` -> ``Budget``."""
+    text = subject.strip()
+    while True:
+        low = text.casefold()
+        prefix = next((p for p in _REPLY_PREFIXES if low.startswith(p)), None)
+        if prefix is None:
+            return text
+        text = text[len(prefix) :].lstrip()
+
+
+def _threads(records: list[MailRecord]) -> tuple[list[str], dict[str, str]]:
+    """Each record's thread id (the root message id) and each thread's subject."""
+    by_id = {r.message_id: r for r in records if r.message_id}
+    ids: list[str] = []
+    for i, r in enumerate(records):
+        node, hops = r, 0
+        while node.in_reply_to and not node.references and node.in_reply_to in by_id and hops < 100:
+            node, hops = by_id[node.in_reply_to], hops + 1
+        root = (node.references[0] if node.references else node.in_reply_to) or node.message_id
+        ids.append(root or f"{r.folder}/{r.key}#{i}")
+    subjects: dict[str, str] = {}
+    for i in sorted(range(len(records)), key=lambda i: records[i].time or datetime.max.replace(tzinfo=UTC)):
+        root_record = by_id.get(ids[i])
+        subjects.setdefault(ids[i], base_subject((root_record or records[i]).subject))
+    return ids, subjects
+
+
+def _build(source: str, path: Path) -> _Loaded:
+    sig = signature(path)
+    data = read_mailbox(source, path)
+    records = data.records
+    index = FtsIndex(("subject", "body", "people"), (3.0, 1.0, 0.5))
+    subject_words = [frozenset(analyze(r.subject)) for r in records]
+    index.add(
+        (
+            i,
+            (
+                " ".join(subject_words[i]),
+                " ".join(analyze(r.body)),
+                " ".join(analyze(" ".join([r.sender, r.recipients, *r.attachments]))),
+            ),
+        )
+        for i, r in enumerate(records)
+    )
+    thread_ids, subjects = _threads(records)
+    oldest = datetime.min.replace(tzinfo=UTC)
+    newest = sorted(range(len(records)), key=lambda i: records[i].time or oldest, reverse=True)
+    return _Loaded(data, index, sig, thread_ids, subjects, newest, subject_words)
+
+
+def _gmail_day(value: str) -> date | None:
+    if value.isascii() and value.isdigit() and len(value) >= 9:
+        try:
+            return datetime.fromtimestamp(int(value), UTC).date()
+        except (OverflowError, ValueError, OSError):
+            return None
+    span = date_span(value)
+    return span[0] if span else None
+
+
+class MailSource(Source):
+    """Messages of an mbox or a Maildir, indexed once per instance (FTS5, BM25)."""
+
+    type = "mail"
+    kind = "email"
+    authority = "email"
+    filters: ClassVar[frozenset[str]] = frozenset(
+        {"from", "to", "subject", "after", "before", "has", "label", "in"}
+    )
+    Options = MailOptions
+
+    def __init__(self, name: str, options: SourceOptions, settings: Settings) -> None:
+        super().__init__(name, options, settings)
+        self._cache: Loaded[_Loaded] = Loaded()
+
+    async def _load(self) -> _Loaded:
+        path = self.options.require_path(self.name)
+        if not path.exists():
+            raise SourceUnavailable(self.name, f"{path} does not exist")
+
+        def sig() -> tuple[int, ...]:
+            try:
+                return signature(path)
+            except OSError as exc:
+                raise SourceUnavailable(self.name, f"{path} cannot be read ({exc.strerror or exc})") from exc
+
+        return await self._cache.get(sig, lambda: _build(self.name, path))
+
+    def _filter(self, parsed: ParsedQuery, data: MailboxData) -> _Filter:
+        flt = _Filter()
+        for key, value in parsed.filters:
+            fold = value.strip().casefold()
+            if key == "from":
+                flt.senders = [*(flt.senders or []), fold]
+            elif key == "to":
+                flt.recipients = [*(flt.recipients or []), fold]
+            elif key == "subject":
+                flt.subjects = [*(flt.subjects or []), set(analyze(value))]
+            elif key in ("after", "before"):
+                day = _gmail_day(value.strip())
+                if day is None:
+                    flt.warnings.append(f"{self.name}: {key}:{value} is not a date like 2025/01/15; ignored")
+                elif key == "after":
+                    flt.start = max(flt.start or day, day)
+                else:
+                    flt.end = min(flt.end or day, day)
+            elif key == "has" and fold == "attachment":
+                flt.attachment = True
+            elif key in ("label", "in"):
+                self._folder(fold, data, flt)
+            else:
+                flt.warnings.append(
+                    f"{self.name}: filter '{key}:{value}' is not supported by mail sources; ignored"
+                )
+        return flt
+
+    def _folder(self, fold: str, data: MailboxData, flt: _Filter) -> None:
+        if data.kind == "mbox":
+            flt.warnings.append(f"{self.name}: an mbox has no folders; 'label:{fold}' ignored")
+            return
+        if fold in ("anywhere", "all"):
+            return
+        known = {f.casefold(): f for f in data.folders}
+        want = fold.lstrip(".").replace("/", ".")
+        if want not in known:
+            flt.warnings.append(f"{self.name}: no folder {fold!r}; folders: {', '.join(data.folders)}")
+        flt.folders = (flt.folders or set()) | {want}
+
+    @staticmethod
+    def _keep(r: MailRecord, words: frozenset[str], flt: _Filter, bounds: tuple[float, float]) -> bool:
+        if flt.senders is not None and not any(s in r.sender.casefold() for s in flt.senders):
+            return False
+        if flt.recipients is not None and not any(s in r.recipients.casefold() for s in flt.recipients):
+            return False
+        if flt.subjects is not None and not any(want <= words for want in flt.subjects):
+            return False
+        if flt.folders is not None and r.folder.casefold() not in flt.folders:
+            return False
+        if flt.attachment and not r.attachments:
+            return False
+        if flt.start or flt.end:
+            return r.time is not None and bounds[0] <= r.time.timestamp() < bounds[1]
+        return True
+
+    async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
+        parsed, warnings = self.parse(query)
+        loaded = await self._load()
+        flt = self._filter(parsed, loaded.data)
+        warnings += flt.warnings
+        assert isinstance(self.options, MailOptions)
+        bounds = day_bounds(flt.start, flt.end, ZoneInfo(self.options.timezone))
+        want = max(1, min(limit or self.options.limit, 200))
+        words = [*parsed.phrases, *parsed.terms, *analyze(parsed.text)]
+        records = loaded.data.records
+        hits: list[Hit] = []
+
+        def text_of(i: int) -> str:
+            return f"{records[i].subject}\n{records[i].body}"
+
+        for row, score in matching_rows(loaded.index, parsed, lambda: loaded.newest, text_of):
+            if self._keep(records[row], loaded.subject_words[row], flt, bounds):
+                hits.append(self._hit(loaded, row, score or 1.0 / (1 + len(hits)), words))
+                if len(hits) >= want:
+                    break
+        if loaded.data.skipped:
+            warnings.append(f"{self.name}: {loaded.data.skipped} unreadable message(s) skipped")
+        return self.result(query, hits, warnings)
+
+    def location(self, row: int, r: MailRecord) -> str:
+        """``mid:<message-id>`` (RFC 2392), or ``mail://FOLDER/KEY`` for mail without a Message-ID."""
+        if r.message_id:
+            return "mid:" + quote(r.message_id, safe="@!$&'()*+,;=:._~-")
+        return f"mail://{quote(r.folder, safe='')}/{quote(r.key, safe='')}"
+
+    def _hit(self, loaded: _Loaded, row: int, score: float, words: list[str]) -> Hit:
+        r = loaded.data.records[row]
+        thread = loaded.thread_ids[row]
+        meta = {
+            "from": r.sender,
+            "to": r.recipients[:500],
+            "folder": r.folder,
+            "thread_id": thread,
+            "thread_subject": loaded.thread_subjects.get(thread, ""),
+        }
+        if r.message_id:
+            meta["message_id"] = r.message_id
+        if r.attachments:
+            meta["attachments"] = ", ".join(r.attachments)
+        return Hit(
+            title=r.subject or "(no subject)",
+            location=self.location(row, r),
+            snippet=snippet(r.body or r.subject, words),
+            text=r.body[:TEXT_CHARS],
+            source=self.name,
+            kind=self.kind,
+            authority=self.authority,
+            score=score,
+            author=r.sender_name or None,
+            timestamp=r.time,
+            meta=meta,
+        )
+
+    async def info(self) -> SourceInfo:
+        base = await super().info()
+        if not base.ready:
+            return base
+        try:
+            loaded = await self._load()
+        except SourceError as exc:
+            return base.model_copy(update={"ready": False, "detail": exc.detail})
+        data = loaded.data
+        times = [r.time for r in data.records if r.time is not None]
+        detail = (
+            f"{data.kind}: {len(data.records)} messages in {len(data.folders)} folder(s), "
+            f"{len(set(loaded.thread_ids))} threads, {data.size:,} bytes"
+        )
+        if data.skipped:
+            detail += f"; {data.skipped} unreadable skipped"
+        return base.model_copy(
+            update={"items": len(data.records), "updated": max(times, default=None), "detail": detail}
+        )
+
+    async def aclose(self) -> None:
+        self._cache.close()
