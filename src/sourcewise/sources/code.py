@@ -28,6 +28,7 @@ from ..core.outline import ALIASES, LANGUAGES, Outline, enclosing, language_of
 from ..core.sanitize import strip_controls
 from ..errors import ConfigError, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
+from ._fts import fts_match
 from .base import Source, SourceOptions
 from .codeindex import ChunkRow, CodeIndex, Globs, compile_globs, index_path, walk
 
@@ -143,17 +144,6 @@ def path_filter(parsed: ParsedQuery, name: str, warnings: list[str]) -> tuple[Pa
     )
 
 
-def _match(parsed: ParsedQuery) -> str:
-    """FTS5 expression: any plain term, every phrase (each a quoted FTS5 phrase of analyzed terms)."""
-    any_term = fts_query(" ".join(parsed.terms))
-    parts = [any_term] if any_term else []
-    for phrase in parsed.phrases:
-        terms = [t for t in analyze(phrase) if t]
-        if terms:
-            parts.append('"' + " ".join(t.replace('"', '""') for t in terms) + '"')
-    return " AND ".join(f"({p})" for p in parts)
-
-
 def hit_from_row(row: ChunkRow, query_terms: set[str], source: str) -> Hit:
     """A chunk as a hit: the lines that hold query terms (the chunk's head if only the path matched)."""
     lines = row.text.split("\n")
@@ -253,7 +243,11 @@ class CodeSource(Source):
         assert self._index is not None
         exclude = fts_query(" ".join(negated))
         rows = await asyncio.to_thread(
-            self._index.search, _match(parsed), exclude, keep, min(limit or self.options.limit, 200)
+            self._index.search,
+            fts_match(parsed.terms, parsed.phrases),
+            exclude,
+            keep,
+            min(limit or self.options.limit, 200),
         )
         terms = set(analyze(parsed.text))
         return self.result(query, [hit_from_row(r, terms, self.name) for r in rows], warnings)
