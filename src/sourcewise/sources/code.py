@@ -145,14 +145,17 @@ def path_filter(parsed: ParsedQuery, name: str, warnings: list[str]) -> tuple[Pa
 
 
 def hit_from_row(row: ChunkRow, query_terms: set[str], source: str) -> Hit:
-    """A chunk as a hit: the lines that hold query terms (the chunk's head if only the path matched)."""
+    """A chunk as a hit: the lines that hold query terms (the chunk's head if only the path matched),
+    titled by the definition around the line with the most query terms, which is also the snippet."""
     lines = row.text.split("\n")
-    marked = [i for i, line in enumerate(lines) if query_terms & set(analyze(line))]
+    found = [len(query_terms & set(analyze(line))) for line in lines]
+    marked = [i for i, n in enumerate(found) if n]
     first, last = (marked[0], marked[-1]) if marked else (0, min(len(lines), 10) - 1)
+    best = max(marked, key=lambda i: (found[i], -i)) if marked else 0  # most query terms, first of ties
     start, end = row.start + first, row.start + last
     shown = "\n".join(lines[first : last + 1])
-    title = enclosing(row.symbols, start) or PurePosixPath(row.path).name
-    snippet = " ".join(lines[first].split())[:200]
+    title = enclosing(row.symbols, row.start + best) or PurePosixPath(row.path).name
+    snippet = " ".join(lines[best].split())[:200]
     return Hit(
         title=strip_controls(title),
         location=f"{row.path}#L{start}-L{end}",

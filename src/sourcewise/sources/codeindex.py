@@ -49,7 +49,7 @@ Globs = pathspec.PathSpec[pathspec.Pattern]
 
 def compile_globs(lines: list[str] | tuple[str, ...]) -> Globs:
     """Git-style globs (``src/**``, ``*.test.*``) matched in linear time."""
-    return pathspec.PathSpec.from_lines("gitwildmatch", lines, backend="re2")
+    return pathspec.PathSpec.from_lines("gitignore", lines, backend="re2")
 
 
 @dataclass(frozen=True)
@@ -76,10 +76,23 @@ def _ignore_spec(directory: Path, name: str, walk_: Walk, rel: str) -> pathspec.
             walk_.skipped.append((rel, "ignore file larger than 1 MB; not applied"))
             return None
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        return pathspec.GitIgnoreSpec.from_lines(lines, backend="re2")
-    except (OSError, ValueError) as exc:  # pathspec raises ValueError subclasses on a bad pattern
-        walk_.skipped.append((rel, f"ignore file not applied: {exc}"))
+    except OSError as exc:
+        walk_.skipped.append((rel, f"ignore file not read: {exc.strerror or exc}"))
         return None
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(lines, backend="re2")
+    except ValueError:  # git skips a pattern it cannot read and applies the rest; so do we
+        good = [line for line in lines if _valid(line)]
+        walk_.skipped.append((rel, f"{len(lines) - len(good)} pattern(s) not understood; the rest applied"))
+        return pathspec.GitIgnoreSpec.from_lines(good, backend="re2")
+
+
+def _valid(line: str) -> bool:
+    try:
+        pathspec.GitIgnoreSpec.from_lines([line], backend="re2")
+    except ValueError:
+        return False
+    return True
 
 
 def _ignored(specs: list[tuple[str, pathspec.GitIgnoreSpec]], rel: str) -> bool:
