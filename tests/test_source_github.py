@@ -241,7 +241,7 @@ async def test_a_folder_of_rest_pages_is_one_export_and_changes_are_reread(tmp_p
 async def test_missing_and_empty_paths(tmp_path: Path) -> None:
     with pytest.raises(SourceUnavailable, match="does not exist"):
         await _numbers(_source(tmp_path / "none.json"), "x")
-    with pytest.raises(SourceUnavailable, match="no .json"):
+    with pytest.raises(SourceUnavailable, match=r"no \.json"):
         await _numbers(_source(tmp_path), "x")
     info = await _source(tmp_path / "none.json").info()
     assert not info.ready

@@ -248,6 +248,10 @@ class CodeIndex:
         try:
             if self.db is not None:
                 conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute(
+                    "PRAGMA synchronous=NORMAL"
+                )  # WAL stays consistent; a crash loses the last refresh only
+            conn.execute("PRAGMA cache_size=-65536")  # 64 MB: a cold build rewrites FTS pages otherwise
             conn.executescript(_DDL)
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.DatabaseError:
