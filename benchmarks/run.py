@@ -8,7 +8,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-SUITES = {"pipeline": "bench_pipeline", "extraction": "bench_extraction", "code": "bench_code"}
+
+SUITES = {
+    "pipeline": "bench_pipeline",
+    "extraction": "bench_extraction",
+    "ask": "bench_ask",
+    "code": "bench_code",
+}
 
 
 def main(argv: list[str]) -> None:

@@ -108,6 +108,16 @@ class Settings(BaseSettings):
         description="[sources.NAME] sections: type (the plug-in, default NAME) and its options; "
         "a comma-separated list of names is a section each with default options",
     )
+    model_url: str | None = Field(
+        default=None,
+        description="an OpenAI-compatible Chat Completions base URL (OpenAI, Ollama, vLLM, llama.cpp) "
+        "for written answers; unset: extractive answers, no model",
+    )
+    model_name: str = Field(default="gpt-4o-mini", description="the model to ask for")
+    model_api_key: SecretStr | None = Field(
+        default=None, validation_alias=_aliases("model_api_key", "OPENAI_API_KEY")
+    )
+    model_timeout: float = Field(default=30.0, gt=0, le=300, description="seconds for the model's answer")
     source_timeout: float = Field(default=10.0, gt=0, le=300, description="seconds per source in ask")
 
     tiers: dict[str, int] = Field(

@@ -22,6 +22,8 @@
     │   ├── SourceFormatError       skip      a file or export of the wrong shape
     │   ├── SourceRateLimited       suspend   the source asked us to slow down
     │   └── IndexVersionError       skip      an index written by a newer sourcewise
+    ├── ModelError                            the answer model failed or answered garbage (ask
+    │                                         falls back to the extractive answer)
     └── FetchError                            a page could not be fetched or read
         ├── AddressNotAllowed                 private, loopback or metadata address (nothing sent)
         ├── FetchTimeout                      no answer within the timeout
@@ -56,6 +58,7 @@ __all__ = [
     "InvalidOption",
     "InvalidQuery",
     "InvalidURL",
+    "ModelError",
     "NoProviderAvailable",
     "ParseError",
     "ProviderError",
@@ -239,3 +242,7 @@ class SourceRateLimited(SourceError):
 
 class IndexVersionError(SourceError):
     kind = "newer index"
+
+
+class ModelError(SourcewiseError):
+    """The configured answer model could not be reached or gave no usable answer."""

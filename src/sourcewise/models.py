@@ -8,8 +8,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
+    "Answer",
     "Authority",
+    "Citation",
     "Constraints",
+    "Factor",
     "Hit",
     "Page",
     "Passage",
@@ -17,7 +20,9 @@ __all__ = [
     "ProviderHit",
     "ProviderStatus",
     "QueryType",
+    "RankedHit",
     "RawResult",
+    "Reading",
     "Route",
     "SearchResponse",
     "SearchResult",
@@ -25,6 +30,7 @@ __all__ = [
     "SourceKind",
     "SourceQuery",
     "SourceRating",
+    "SourceReport",
     "SourceResult",
     "Tier",
 ]
@@ -271,3 +277,79 @@ class SourceInfo(_Model):
     detail: str = ""
     items: int | None = Field(default=None, description="documents, files, messages or issues indexed")
     updated: datetime | None = None
+
+
+ReportStatus = Literal["ok", "empty", "failed", "unavailable", "rate_limited", "timeout"]
+
+
+class SourceReport(_Model):
+    """What one source did during an ``ask``: what it ran, what it found, or why it failed."""
+
+    source: str
+    kind: SourceKind
+    status: ReportStatus
+    queries: tuple[str, ...] = Field(default=(), description="every query run, broadened ones included")
+    hits: int = 0
+    broadened: tuple[str, ...] = Field(default=(), description="what broadening dropped, in order")
+    warnings: tuple[str, ...] = ()
+    error: str | None = None
+    retry_after: float | None = Field(default=None, description="seconds until a rate limit lifts")
+    elapsed_ms: float = 0.0
+
+
+class Factor(_Model):
+    """One factor of a hit's relevance: its value (0-1), its weight for this query type, and why."""
+
+    name: Literal["keyword", "recency", "authority", "completeness"]
+    value: float = Field(ge=0, le=1)
+    weight: float = Field(ge=0, le=1)
+    note: str
+
+
+class RankedHit(_Model):
+    """A hit with its relevance for this question and the factors that made it."""
+
+    hit: Hit
+    relevance: float = Field(ge=0, le=1)
+    factors: tuple[Factor, ...]
+    sources: tuple[str, ...] = Field(default=(), description="every source that returned this item")
+    reading: str | None = Field(default=None, description="the reading of an ambiguous question it fits")
+
+
+class Citation(_Model):
+    """An ``[n]`` marker in an answer: the sentence it closes and the hit it points to."""
+
+    marker: int = Field(ge=1, description="n in [n]; the n-th entry of ``Answer.sources``")
+    sentence: str
+    start: int = Field(description="character offset of the sentence in ``Answer.text``")
+    end: int
+    location: str
+    supported: bool = Field(default=True, description="the cited passage supports the sentence")
+
+
+class Reading(_Model):
+    """One interpretation of an ambiguous question, as found in the hits."""
+
+    label: str
+    hits: int
+    share: float
+
+
+class Answer(_Model):
+    """The answer to a question: cited text, the sources behind it, and how it was found."""
+
+    question: str
+    text: str = Field(description="the answer; every sentence ends with [n] markers")
+    citations: tuple[Citation, ...] = ()
+    sources: tuple[RankedHit, ...] = Field(default=(), description="numbered from 1, as cited")
+    hits: tuple[RankedHit, ...] = Field(default=(), description="everything found, best first")
+    route: Route
+    plan: Plan
+    reports: tuple[SourceReport, ...] = ()
+    writer: Literal["extractive", "model", "none"] = "extractive"
+    clarification: str | None = Field(default=None, description="a question back, when the hits split")
+    readings: tuple[Reading, ...] = ()
+    suggestions: tuple[str, ...] = Field(default=(), description="rewordings, when nothing was found")
+    dropped: tuple[str, ...] = Field(default=(), description="model sentences or citations refused")
+    warnings: tuple[str, ...] = ()
+    timings: dict[str, float] = Field(default_factory=dict, description="milliseconds per stage")

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ..config import Settings
 from ..engine import Engine
+from ..errors import FetchError, SourceUnavailable
 from ..models import Hit, SearchResult, SourceInfo, SourceQuery, SourceResult
-from .base import Source
+from .base import Source, SourceOptions
 
-__all__ = ["WebSource", "hit_from_result"]
+__all__ = ["PagesSource", "WebSource", "hit_from_result"]
 
 
 def hit_from_result(result: SearchResult, source: str, position: int) -> Hit:
@@ -68,3 +70,50 @@ class WebSource(Source):
         if self._engine is not None:
             self._engine.state.close()
             self._engine = None
+
+
+class PagesSource(Source):
+    """The URLs a question holds (seed 001's "fetch"), read through the guarded fetcher as hits.
+
+    Not a plug-in: ``ask`` makes one when the question names pages. Each page is one hit whose text
+    is the passages that best answer the question (or the start of the page).
+    """
+
+    type = "pages"
+    kind = "web"
+    authority = "web"
+
+    def __init__(self, urls: list[str], settings: Settings) -> None:
+        super().__init__("pages", SourceOptions(), settings)
+        self.urls = urls
+
+    async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
+        from ..pages import afetch  # pages pulls in the extractor: load it only when a URL is asked
+
+        hits: list[Hit] = []
+        warnings: list[str] = []
+        for i, url in enumerate(self.urls[: limit or self.options.limit]):
+            try:
+                page = await afetch(url, query.query, settings=self.settings)
+            except FetchError as exc:
+                warnings.append(f"{url}: {exc.detail}")
+                continue
+            text = "\n\n".join(p.text for p in page.passages) or page.content[:2000]
+            hits.append(
+                Hit(
+                    title=page.title or page.url,
+                    location=page.url,
+                    snippet=text[:200],
+                    text=text,
+                    source=self.name,
+                    kind="web",
+                    authority="official_doc" if page.tier == 1 else "web",
+                    score=1.0 / (1 + i),
+                    tier=page.tier,
+                    reliability_score=page.reliability_score,
+                    meta={"reason": page.reason},
+                )
+            )
+        if not hits and warnings:
+            raise SourceUnavailable(self.name, "; ".join(warnings))
+        return self.result(query, hits, warnings)
