@@ -8,11 +8,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+
 SUITES = {
     "pipeline": "bench_pipeline",
     "extraction": "bench_extraction",
     "ask": "bench_ask",
     "messages": "bench_messages",
+    "code": "bench_code",
 }
 
 

@@ -25,7 +25,7 @@ FILTER_KEYS = frozenset(
         "from", "to", "in", "after", "before", "during", "on", "is", "has", "type", "subject",
         "label", "assignee", "author", "milestone", "state", "path", "lang", "ext", "title",
         "assignee_any", "created_by_any", "modified_on_after", "modified_on_before",
-        "resource_subtype", "completed", "text", "kind", "channel",
+        "resource_subtype", "completed", "text", "kind", "channel", "updated", "created",
     }
 )  # fmt: skip
 
