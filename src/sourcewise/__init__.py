@@ -56,6 +56,8 @@ from .routing import (
     plan,
     route,
 )
+from .sources.kb import KnowledgeBase
+from .sources.kbindex import IndexReport
 
 __all__ = [
     "TRACKING_PARAMS",
@@ -71,10 +73,12 @@ __all__ = [
     "FetchHTTPError",
     "FetchTimeout",
     "Fetcher",
+    "IndexReport",
     "InvalidInput",
     "InvalidOption",
     "InvalidQuery",
     "InvalidURL",
+    "KnowledgeBase",
     "NoProviderAvailable",
     "Page",
     "ParseError",

@@ -2,16 +2,17 @@
 
 ``analyze(text)`` turns text into index terms: NFKC-folded, lower-cased words; identifiers split
 into their parts as well as kept whole (``tokenExpiry``, ``token_expiry`` and ``TokenExpiry`` all
-give ``token`` and ``expiry``); Latin words stemmed (Snowball English, so "measurements" meets
-"measurement"); Hangul words reduced to their stems, particles and verb endings off, so
-"배포를 진행하는 절차는" and "배포 절차" meet, with the character bigrams of longer stems so that a
-compound ("배포절차") meets its parts. Sources store ``" ".join(analyze(text))`` in an FTS5 column
-with a whitespace-level tokenizer and run ``analyze(query)`` against it, so the index and the query
-always agree. ``ANALYZER_ID`` names this analyzer; an index records it and re-analyzes when it changes.
+give ``token`` and ``expiry``); with ``stem=True`` (the knowledge base) Latin words are stemmed
+(Snowball English, so "measurements" meets "measurement"). Hangul words are reduced to their
+stems, particles and verb endings off, so "배포를 진행하는 절차는" and "배포 절차" meet, and longer
+stems add their character bigrams so that a compound ("배포절차") meets its parts. Sources store
+``" ".join(analyze(text))`` in an FTS5 column with a whitespace-level tokenizer and run
+``analyze(query)`` against it (with the same ``stem``), so the index and the query always agree.
+``ANALYZER_ID`` names this analyzer; an index records it and re-analyzes when it changes.
 
-The Korean rules (particle and ending stripping plus bigrams) were chosen over the kiwipiepy
-morphological analyzer on the Korean test set in ``benchmarks/data/korean.json``; the figures are in
-``benchmarks/RESULTS.md`` (kb suite).
+The Korean rules (particle and ending stripping plus bigrams) were measured against the kiwipiepy
+morphological analyzer on the Korean test set in ``benchmarks/data/korean.json``; the figures are
+in ``benchmarks/RESULTS.md`` (kb suite).
 
 One pass per word and no backtracking pattern, so the time is linear in the text.
 """
@@ -126,8 +127,8 @@ def _stem(word: str) -> str:
     return str(_STEMMER.stemWord(word)) if word.isascii() and word.isalpha() else word
 
 
-def analyze(text: str) -> list[str]:
-    """Index terms for ``text``, in order (a word may give several terms)."""
+def analyze(text: str, *, stem: bool = False) -> list[str]:
+    """Index terms for ``text``, in order (a word may give several terms); ``stem``: Latin words too."""
     out: list[str] = []
     for word in _raw_words(unicodedata.normalize("NFKC", text)):
         word = word[:MAX_TERM]
@@ -135,17 +136,17 @@ def analyze(text: str) -> list[str]:
         if is_hangul(word):
             out.extend(_hangul_terms(lower))
             continue
-        out.append(_stem(lower))
+        out.append(_stem(lower) if stem else lower)
         parts = identifier_parts(word)
         if len(parts) > 1:
-            out.extend(_stem(p) for p in parts)
+            out.extend(_stem(p) for p in parts) if stem else out.extend(parts)
     return out
 
 
-def query_terms(text: str) -> list[str]:
+def query_terms(text: str, *, stem: bool = False) -> list[str]:
     """The distinct terms of a query, English stopwords left out unless nothing else is left."""
-    terms = list(dict.fromkeys(analyze(text)))
-    stems = {_stem(w) for w in STOPWORDS}
+    terms = list(dict.fromkeys(analyze(text, stem=stem)))
+    stems = {_stem(w) for w in STOPWORDS} | STOPWORDS
     kept = [t for t in terms if t not in stems]
     return kept or terms
 

@@ -95,15 +95,15 @@ def match_expression(parsed: ParsedQuery, negations: list[str]) -> str:
         return ['"' + t.replace('"', '""') + '"' for t in terms]
 
     # Analyzed terms are letters, digits and "_": one quoted string is an FTS5 phrase of them.
-    phrases = ['"' + " ".join(words) + '"' for p in parsed.phrases if (words := analyze(p))]
-    terms = quoted(query_terms(" ".join(parsed.terms)))
+    phrases = ['"' + " ".join(words) + '"' for p in parsed.phrases if (words := analyze(p, stem=True))]
+    terms = quoted(query_terms(" ".join(parsed.terms), stem=True))
     parts = [*phrases]
     if terms:
         parts.append("(" + " OR ".join(terms) + ")")
     if not parts:
         return ""
     expr = " AND ".join(parts)
-    nots = quoted(t for n in negations for t in analyze(n))
+    nots = quoted(t for n in negations for t in analyze(n, stem=True))
     return f"({expr}) NOT ({' OR '.join(nots)})" if nots else expr
 
 
@@ -210,7 +210,7 @@ class KnowledgeBase:
         where = build_filter(pairs, warnings)
         scored = self._ranked(parsed, negations, where, mode, limit, warnings)
         rows = self.store.rows([cid for cid, _ in scored])
-        terms = set(query_terms(parsed.text))
+        terms = set(query_terms(parsed.text, stem=True))
         hits = [self._hit(rows[cid], score, terms) for cid, score in scored if cid in rows]
         return hits, warnings
 
@@ -300,7 +300,7 @@ def _filter_pairs(filters: Mapping[str, str | list[str]] | None) -> list[tuple[s
 
 def _snippet(text: str, terms: set[str], size: int = 200) -> str:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    start = next((i for i, ln in enumerate(lines) if terms & set(analyze(ln))), 0)
+    start = next((i for i, ln in enumerate(lines) if terms & set(analyze(ln, stem=True))), 0)
     joined = " ".join(lines[start:])
     return joined if len(joined) <= size else joined[: size - 1].rsplit(" ", 1)[0] + "…"
 

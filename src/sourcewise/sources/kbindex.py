@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..core.analyze import analyze
 from ..core.chunk import Document, chunk_document
 from ..core.extract import decode, extract
-from ..errors import SourceUnavailable
+from ..errors import InvalidOption
 from .kbstore import ChunkRow, FileRow, Store
 
 __all__ = ["FORMATS", "MAX_CHUNKS_PER_FILE", "MAX_FILE_BYTES", "IndexReport", "Skipped", "run_index"]
@@ -101,12 +101,14 @@ def _text_of(path: Path, body: bytes, fmt: str) -> tuple[str, str, str | None]:
     return decode(body, None), fmt, None
 
 
-def _doc_date(meta_date: str | None, mtime_ns: int) -> str:
-    if meta_date:
-        try:
-            return date.fromisoformat(meta_date[:10].replace("/", "-")).isoformat()
-        except ValueError:
-            pass
+def _meta_date(meta_date: str | None) -> str | None:
+    try:
+        return date.fromisoformat(meta_date[:10].replace("/", "-")).isoformat() if meta_date else None
+    except ValueError:
+        return None
+
+
+def _mtime_day(mtime_ns: int) -> str:
     return datetime.fromtimestamp(mtime_ns / 1e9, UTC).date().isoformat()
 
 
@@ -120,7 +122,7 @@ def prepare(
         warnings.append(f"{path}: cut at {MAX_CHUNKS_PER_FILE} chunks")
         doc.chunks = doc.chunks[:MAX_CHUNKS_PER_FILE]
     title = _clean(doc.title or meta_title or path.stem)[:500]
-    title_terms = " ".join(analyze(title))
+    title_terms = " ".join(analyze(title, stem=True))
     rows = []
     for i, c in enumerate(doc.chunks):
         embed_hash = hashlib.sha256("\n".join([title, *c.heading_path, c.text]).encode()).hexdigest()[:32]
@@ -128,12 +130,15 @@ def prepare(
             ChunkRow(
                 ordinal=i, text=c.text, heading_path=c.heading_path, start_line=c.start_line,
                 end_line=c.end_line, terms_title=title_terms,
-                terms_headings=" ".join(analyze(" ".join(c.heading_path))),
-                terms_body=" ".join(analyze(c.text)), embed_hash=embed_hash,
+                terms_headings=" ".join(analyze(" ".join(c.heading_path), stem=True)),
+                terms_body=" ".join(analyze(c.text, stem=True)), embed_hash=embed_hash,
             )
         )  # fmt: skip
     ext = path.suffix.lower().lstrip(".")
-    file = FileRow(str(path), digest, mtime_ns, len(body), title, _doc_date(doc.date, mtime_ns), ext)
+    day = _meta_date(doc.date)
+    file = FileRow(
+        str(path), digest, mtime_ns, len(body), title, day or _mtime_day(mtime_ns), ext, day is None
+    )
     return file, rows
 
 
@@ -194,7 +199,7 @@ class _Run:
             for p in self.pending:
                 self.store.put_file(p.file, p.chunks)
             for key, mtime in self.touched:
-                self.store.touch_file(key, mtime)
+                self.store.touch_file(key, mtime, _mtime_day(mtime))
         for p in self.pending:
             (self.added if p.is_new else self.updated).append(p.file.path)
             self.chunks += len(p.chunks)
@@ -215,12 +220,15 @@ def _removed(known: Iterable[str], roots: list[Path], seen: set[str]) -> list[st
 def run_index(store: Store, paths: Iterable[str | os.PathLike[str]], *, force: bool = False) -> IndexReport:
     """Index ``paths`` (files or folders) into ``store``; see the module docstring."""
     started = time.monotonic()
-    roots = [Path(p).expanduser().resolve() for p in paths]
+    try:
+        roots = [Path(p).expanduser().resolve() for p in paths]
+    except (TypeError, ValueError, OSError) as exc:  # not a path, a NUL byte, a loop
+        raise InvalidOption(f"cannot index {exc}") from exc
     if not roots:
-        raise SourceUnavailable("kb", "nothing to index: give one or more files or folders")
+        raise InvalidOption("nothing to index: give one or more files or folders")
     missing = [str(r) for r in roots if not r.exists()]
     if missing:
-        raise SourceUnavailable("kb", f"no such file or folder: {', '.join(missing)}")
+        raise InvalidOption(f"no such file or folder: {', '.join(missing)}")
     run = _Run(store, force)
     seen: set[str] = set()
     for path, explicit in walk(roots):

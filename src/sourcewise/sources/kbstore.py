@@ -35,6 +35,7 @@ class FileRow:
     title: str
     doc_date: str  # ISO date: front matter, else the file's modification day
     ext: str
+    mtime_dated: bool = True  # doc_date follows the modification time (no front-matter date)
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,7 @@ class Store(Protocol):
     def files(self) -> dict[str, tuple[str, int, int]]: ...
     def batch(self) -> AbstractContextManager[None]: ...
     def put_file(self, file: FileRow, chunks: Sequence[ChunkRow]) -> None: ...
-    def touch_file(self, path: str, mtime_ns: int) -> None: ...
+    def touch_file(self, path: str, mtime_ns: int, mtime_day: str) -> None: ...
     def remove_files(self, paths: Iterable[str]) -> None: ...
     def lexical(self, match: str, where: StoreFilter, limit: int) -> list[tuple[int, float]]: ...
     def rows(self, chunk_ids: Sequence[int]) -> dict[int, Row]: ...
@@ -140,6 +141,7 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files(
     id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, hash TEXT NOT NULL, mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL, title TEXT NOT NULL, doc_date TEXT NOT NULL, ext TEXT NOT NULL,
+    mtime_dated INTEGER NOT NULL,
     indexed_at REAL NOT NULL DEFAULT ((julianday('now') - 2440587.5) * 86400.0));
 CREATE TABLE IF NOT EXISTS chunks(
     id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
@@ -224,9 +226,11 @@ class SQLiteStore:
     def put_file(self, file: FileRow, chunks: Sequence[ChunkRow]) -> None:
         self._delete_file(file.path)
         cur = self.db.execute(
-            "INSERT INTO files(path, hash, mtime_ns, size, title, doc_date, ext) VALUES(?,?,?,?,?,?,?)",
-            (file.path, file.hash, file.mtime_ns, file.size, file.title, file.doc_date, file.ext),
-        )
+            "INSERT INTO files(path, hash, mtime_ns, size, title, doc_date, ext, mtime_dated)"
+            " VALUES(?,?,?,?,?,?,?,?)",
+            (file.path, file.hash, file.mtime_ns, file.size, file.title, file.doc_date, file.ext,
+             file.mtime_dated),
+        )  # fmt: skip
         file_id = cur.lastrowid
         for c in chunks:
             cur = self.db.execute(
@@ -240,8 +244,13 @@ class SQLiteStore:
                 (cur.lastrowid, c.terms_title, c.terms_headings, c.terms_body),
             )
 
-    def touch_file(self, path: str, mtime_ns: int) -> None:
-        self.db.execute("UPDATE files SET mtime_ns = ? WHERE path = ?", (mtime_ns, path))
+    def touch_file(self, path: str, mtime_ns: int, mtime_day: str) -> None:
+        """Same content, new modification time: the date moves with it unless front matter set it."""
+        self.db.execute(
+            "UPDATE files SET mtime_ns = ?, doc_date = CASE WHEN mtime_dated THEN ? ELSE doc_date END"
+            " WHERE path = ?",
+            (mtime_ns, mtime_day, path),
+        )
 
     def remove_files(self, paths: Iterable[str]) -> None:
         for path in paths:
