@@ -49,7 +49,9 @@ def average_precision(ranked: list[str], rel: dict[str, int], k: int = 1000) -> 
 # -- Korean ------------------------------------------------------------------------------------
 
 
-def _fts_rank(docs: dict[str, str], queries: dict[str, str], tok: Callable[[str], list[str]], tokenizer: str) -> dict[str, list[str]]:
+def _fts_rank(
+    docs: dict[str, str], queries: dict[str, str], tok: Callable[[str], list[str]], tokenizer: str
+) -> dict[str, list[str]]:
     db = sqlite3.connect(":memory:")
     db.execute(f"CREATE VIRTUAL TABLE t USING fts5(id UNINDEXED, body, tokenize={tokenizer!r})")
     db.executemany("INSERT INTO t VALUES(?, ?)", [(k, " ".join(tok(v))) for k, v in docs.items()])
@@ -59,7 +61,11 @@ def _fts_rank(docs: dict[str, str], queries: dict[str, str], tok: Callable[[str]
         if tokenizer == "trigram":
             terms = [t for t in terms if len(t) >= 3]  # trigram cannot match shorter terms
         expr = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-        rows = db.execute("SELECT id FROM t WHERE t MATCH ? ORDER BY rank LIMIT 10", (expr,)).fetchall() if expr else []
+        rows = (
+            db.execute("SELECT id FROM t WHERE t MATCH ? ORDER BY rank LIMIT 10", (expr,)).fetchall()
+            if expr
+            else []
+        )
         out[qid] = [r[0] for r in rows]
     return out
 
@@ -115,9 +121,14 @@ def korean() -> str:
 
 def _vaswani() -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, int]]]:
     raw = (VASWANI / "corpus" / "doc-text.trec").read_text("utf-8", "replace")
-    docs = {m.group(1): m.group(2).strip() for m in re.finditer(r"<DOCNO>(\d+)</DOCNO>(.*?)</DOC>", raw, re.S)}
+    docs = {
+        m.group(1): m.group(2).strip() for m in re.finditer(r"<DOCNO>(\d+)</DOCNO>(.*?)</DOC>", raw, re.S)
+    }
     qraw = (VASWANI / "query-text.trec").read_text("utf-8", "replace")
-    queries = {m.group(1): m.group(2).strip().lower() for m in re.finditer(r"<num>(\d+)</num><title>(.*?)</title>", qraw, re.S)}
+    queries = {
+        m.group(1): m.group(2).strip().lower()
+        for m in re.finditer(r"<num>(\d+)</num><title>(.*?)</title>", qraw, re.S)
+    }
     qrels: dict[str, dict[str, int]] = {}
     for line in (VASWANI / "qrels").read_text().splitlines():
         parts = line.split()
@@ -133,10 +144,17 @@ def _bm25s(docs: dict[str, str], queries: dict[str, str]) -> dict[str, list[str]
     ids = list(docs)
     stemmer = Stemmer.Stemmer("english")
     retriever = bm25s.BM25(k1=1.2, b=0.75)
-    retriever.index(bm25s.tokenize([docs[i] for i in ids], stopwords="en", stemmer=stemmer, show_progress=False), show_progress=False)
+    retriever.index(
+        bm25s.tokenize([docs[i] for i in ids], stopwords="en", stemmer=stemmer, show_progress=False),
+        show_progress=False,
+    )
     out = {}
     for qid, q in queries.items():
-        res, _ = retriever.retrieve(bm25s.tokenize([q], stopwords="en", stemmer=stemmer, show_progress=False), k=1000, show_progress=False)
+        res, _ = retriever.retrieve(
+            bm25s.tokenize([q], stopwords="en", stemmer=stemmer, show_progress=False),
+            k=1000,
+            show_progress=False,
+        )
         out[qid] = [ids[i] for i in res[0]]
     return out
 
@@ -186,7 +204,13 @@ def vaswani() -> str:
     return "\n".join([*lines, "", speed])
 
 
-def _semantic_rows(corpus: Path, queries: dict[str, str], qrels: dict[str, dict[str, int]], lex: dict[str, list[str]], digest: str) -> list[str]:
+def _semantic_rows(
+    corpus: Path,
+    queries: dict[str, str],
+    qrels: dict[str, dict[str, int]],
+    lex: dict[str, list[str]],
+    digest: str,
+) -> list[str]:
     kb = KnowledgeBase(CACHE / f"vaswani-{digest}-semantic.sqlite3", semantic=True)
     t0 = time.perf_counter()
     report = kb.index([corpus])  # embeds only what the cache lacks
@@ -196,7 +220,9 @@ def _semantic_rows(corpus: Path, queries: dict[str, str], qrels: dict[str, dict[
     for q, text in queries.items():
         parsed_where = __import__("sourcewise.sources.kbstore", fromlist=["StoreFilter"]).StoreFilter()
         ranked_sem[q] = kb._semantic(text, parsed_where, 100)
-        ranked_lex[q] = kb.store.lexical(" OR ".join(f'"{t}"' for t in query_terms(text, stem=True)), parsed_where, 100)
+        ranked_lex[q] = kb.store.lexical(
+            " OR ".join(f'"{t}"' for t in query_terms(text, stem=True)), parsed_where, 100
+        )
     paths = {}
 
     def names(pairs: list[tuple[int, float]]) -> list[str]:
@@ -205,13 +231,21 @@ def _semantic_rows(corpus: Path, queries: dict[str, str], qrels: dict[str, dict[
             paths[cid] = Path(row.path).stem
         return [paths[cid] for cid, _ in pairs]
 
-    out = [_quality("sourcewise semantic (MiniLM-L6 cosine)", {q: names(v) for q, v in ranked_sem.items()}, qrels)]
-    out.append(_quality("hybrid, RRF k=60", {q: names(rrf(ranked_lex[q], ranked_sem[q])) for q in queries}, qrels))
+    out = [
+        _quality(
+            "sourcewise semantic (MiniLM-L6 cosine)", {q: names(v) for q, v in ranked_sem.items()}, qrels
+        )
+    ]
+    out.append(
+        _quality("hybrid, RRF k=60", {q: names(rrf(ranked_lex[q], ranked_sem[q])) for q in queries}, qrels)
+    )
     for alpha in (0.3, 0.5, 0.7):
         fused = {q: names(convex(ranked_lex[q], ranked_sem[q], alpha)) for q in queries}
         out.append(_quality(f"hybrid, convex alpha={alpha}", fused, qrels))
     out.append("")
-    out.append(f"Semantic index run: {report.embedded} chunks embedded in {took:.1f} s (0 when cached in {CACHE}).")
+    out.append(
+        f"Semantic index run: {report.embedded} chunks embedded in {took:.1f} s (0 when cached in {CACHE})."
+    )
     kb.close()
     return out
 
@@ -255,9 +289,16 @@ def scale(n_chunks: int = 100_000) -> str:
         took = time.perf_counter() - t0
         p50, p95 = _timed(lambda q: kb.search(q, mode="lexical"), queries)
         size = (Path(tmp) / "kb.sqlite3").stat().st_size / 1e6
-        lines.append(f"| sourcewise lexical (SQLite FTS5) | {report.chunks / took:,.0f} chunks/s | {p50:.2f} ms | {p95:.2f} ms | {size:.0f} MB |")
+        lines.append(
+            f"| sourcewise lexical (SQLite FTS5) | {report.chunks / took:,.0f} chunks/s | {p50:.2f} ms | {p95:.2f} ms | {size:.0f} MB |"
+        )
         kb.close()
-        texts = [s.split("\n\n", 1)[1] for p in sorted(folder.glob("*.md")) for s in p.read_text().split("\n\n## ") if "\n\n" in s]
+        texts = [
+            s.split("\n\n", 1)[1]
+            for p in sorted(folder.glob("*.md"))
+            for s in p.read_text().split("\n\n## ")
+            if "\n\n" in s
+        ]
         builder = tantivy.SchemaBuilder()
         builder.add_text_field("body", stored=False, tokenizer_name="en_stem")
         schema = builder.build()
@@ -275,11 +316,23 @@ def scale(n_chunks: int = 100_000) -> str:
         searcher = index.searcher()
         tp50, tp95 = _timed(lambda q: searcher.search(index.parse_query(q, ["body"]), 10), queries)
         tsize = sum(f.stat().st_size for f in tdir.rglob("*") if f.is_file()) / 1e6
-        lines.append(f"| tantivy (en_stem), same corpus | {len(texts) / ttook:,.0f} chunks/s | {tp50:.2f} ms | {tp95:.2f} ms | {tsize:.0f} MB |")
-    lines += ["", f"Query p50 ratio sourcewise / tantivy: {p50 / tp50:.2f}x (target at most 1.5x and under 10 ms)."]
+        lines.append(
+            f"| tantivy (en_stem), same corpus | {len(texts) / ttook:,.0f} chunks/s | {tp50:.2f} ms | {tp95:.2f} ms | {tsize:.0f} MB |"
+        )
+    lines += [
+        "",
+        f"Query p50 ratio sourcewise / tantivy: {p50 / tp50:.2f}x (target at most 1.5x and under 10 ms).",
+    ]
     return "\n".join(lines)
 
 
 def run() -> str:
-    parts = ["### Korean test set\n", korean(), "\n### Vaswani (quality)\n", vaswani(), "\n### Scale\n", scale()]
+    parts = [
+        "### Korean test set\n",
+        korean(),
+        "\n### Vaswani (quality)\n",
+        vaswani(),
+        "\n### Scale\n",
+        scale(),
+    ]
     return "\n".join(parts)

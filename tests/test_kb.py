@@ -410,3 +410,11 @@ def test_semantic_and_hybrid_with_the_extra(tmp_path: Path, docs: Path) -> None:
     assert Path(hit.path or "").name == "tokens.html"
     assert names(base.search("aurora budget", mode="hybrid"))[:1] == ["budget.pdf"]
     assert names(base.search("budget", mode="semantic", filters={"-type": "pdf"})).count("budget.pdf") == 0
+
+
+def test_hybrid_on_an_index_without_embeddings_says_it_searched_lexically(kb: KnowledgeBase) -> None:
+    pytest.importorskip("sentence_transformers")
+    base = KnowledgeBase(kb.location, semantic=None)
+    hits, warnings = base.search_with_warnings("시장", mode="hybrid")
+    assert names(hits)[:1] == ["market.txt"]
+    assert any("no embeddings" in w for w in warnings)

@@ -222,6 +222,11 @@ class KnowledgeBase:
             if self.semantic is False:
                 warnings.append("kb: semantic search is off for this knowledge base; searched lexically")
             mode = "lexical"
+        if mode != "lexical" and not self._vectors()[0].size:
+            warnings.append(
+                "kb: this index has no embeddings (built with --no-semantic?); searched lexically"
+            )
+            mode = "lexical"
         match = match_expression(parsed, negations)
         if mode == "lexical":
             return self.store.lexical(match, where, limit) if match else []
@@ -231,17 +236,21 @@ class KnowledgeBase:
         lexical = self.store.lexical(match, where, CANDIDATES) if match else []
         return convex(lexical, semantic)[:limit]
 
+    def _vectors(self) -> tuple[Any, Any]:
+        """(chunk ids, flat float32 vectors), read once and kept until the next index run."""
+        import numpy as np
+
+        if self._matrix is None:
+            ids, blobs = self.store.vectors()
+            self._matrix = (np.array(ids, dtype=np.int64), np.frombuffer(b"".join(blobs), dtype=np.float32))
+        return self._matrix
+
     def _semantic(self, text: str, where: StoreFilter, limit: int) -> list[tuple[int, float]]:
         import numpy as np
 
         model = embedder()
-        if model is None or not text.strip():
-            return []
-        if self._embed_missing() or self._matrix is None:
-            ids, blobs = self.store.vectors()
-            self._matrix = (np.array(ids, dtype=np.int64), np.frombuffer(b"".join(blobs), dtype=np.float32))
-        ids_arr, flat = self._matrix
-        if not len(ids_arr):
+        ids_arr, flat = self._vectors()
+        if model is None or not text.strip() or not len(ids_arr):
             return []
         scores = flat.reshape(len(ids_arr), -1) @ model.encode([text])[0]
         allowed = self.store.filtered_ids(where)
