@@ -16,6 +16,7 @@ SUITES = {
     "messages": "bench_messages",
     "code": "bench_code",
 }
+SUITES = {"pipeline": "bench_pipeline", "extraction": "bench_extraction", "kb": "bench_kb"}
 
 
 def main(argv: list[str]) -> None:

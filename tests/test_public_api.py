@@ -49,6 +49,8 @@ def test_public_api_is_pinned() -> None:
             "InvalidOption",
             "InvalidQuery",
             "InvalidURL",
+            "IndexReport",
+            "KnowledgeBase",
             "NoProviderAvailable",
             "Page",
             "ParseError",

@@ -74,6 +74,8 @@ from .routing import (
 )
 from .session import Session
 from .sources import Source, SourceOptions
+from .sources.kb import KnowledgeBase
+from .sources.kbindex import IndexReport
 from .sources_api import asearch_sources, ask, asource_info, search_sources, source_info
 
 __all__ = [
@@ -94,11 +96,13 @@ __all__ = [
     "FetchTimeout",
     "Fetcher",
     "Hit",
+    "IndexReport",
     "IndexVersionError",
     "InvalidInput",
     "InvalidOption",
     "InvalidQuery",
     "InvalidURL",
+    "KnowledgeBase",
     "ModelError",
     "NoProviderAvailable",
     "Page",

@@ -285,6 +285,37 @@ def fetch_cmd(
         typer.echo("[the page was larger than the size limit and was cut]", err=True)
 
 
+@app.command("index")
+def index_cmd(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders to index.")],
+    kb: Annotated[
+        Path | None, typer.Option("--kb", help="Index file (default STATE_DIR/kb.sqlite3).")
+    ] = None,
+    no_semantic: Annotated[bool, typer.Option("--no-semantic", help="Do not compute embeddings.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="The report as JSON.")] = False,
+    config: ConfigOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Build or update the local knowledge base from Markdown, text, rst, HTML and PDF files."""
+    from .sources.kb import KnowledgeBase
+
+    settings = _setup(verbose, config)
+    with _reported(), KnowledgeBase(kb, settings=settings, semantic=False if no_semantic else None) as base:
+        report = base.index(paths)
+    if as_json:
+        typer.echo(report.model_dump_json(indent=2))
+        return
+    typer.echo(
+        f"{report.index}: {len(report.added)} added, {len(report.updated)} updated, "
+        f"{len(report.removed)} removed, {report.unchanged} unchanged, {len(report.skipped)} skipped "
+        f"({report.chunks} chunks written, {report.embedded} embedded, {report.seconds:.1f} s)"
+    )
+    for item in report.skipped:
+        typer.echo(f"skipped {item.path}: {item.reason}", err=True)
+    for warning in report.warnings:
+        typer.echo(f"warning: {warning}", err=True)
+
+
 cache_app = typer.Typer(help="The page cache.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
 

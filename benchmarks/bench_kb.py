@@ -1,0 +1,338 @@
+"""Knowledge-base benchmark: Korean analyzers, Vaswani quality beside bm25s, speed beside tantivy.
+
+``python benchmarks/run.py kb`` (``KB_SKIP_SEMANTIC=1`` leaves the MiniLM runs out; embeddings of
+the Vaswani corpus are cached under /tmp keyed by the corpus hash, so only the first run pays them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import random
+import re
+import sqlite3
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from sourcewise.core.analyze import analyze, query_terms
+from sourcewise.core.fusion import convex, rrf
+from sourcewise.core.text import strip_particle
+from sourcewise.sources.kb import KnowledgeBase
+
+HERE = Path(__file__).parent
+VASWANI = HERE.parent.parent / "shared" / "data" / "ir" / "vaswani"
+CACHE = Path(tempfile.gettempdir()) / "sourcewise-bench"
+
+
+def ndcg(ranked: list[str], rel: dict[str, int], k: int = 10) -> float:
+    dcg = sum((2 ** rel.get(d, 0) - 1) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
+    ideal = sorted(rel.values(), reverse=True)[:k]
+    idcg = sum((2**g - 1) / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / idcg if idcg else 0.0
+
+
+def average_precision(ranked: list[str], rel: dict[str, int], k: int = 1000) -> float:
+    hits, total = 0, 0.0
+    for i, d in enumerate(ranked[:k]):
+        if rel.get(d, 0) > 0:
+            hits += 1
+            total += hits / (i + 1)
+    relevant = sum(1 for g in rel.values() if g > 0)
+    return total / relevant if relevant else 0.0
+
+
+# -- Korean ------------------------------------------------------------------------------------
+
+
+def _fts_rank(
+    docs: dict[str, str], queries: dict[str, str], tok: Callable[[str], list[str]], tokenizer: str
+) -> dict[str, list[str]]:
+    db = sqlite3.connect(":memory:")
+    db.execute(f"CREATE VIRTUAL TABLE t USING fts5(id UNINDEXED, body, tokenize={tokenizer!r})")
+    db.executemany("INSERT INTO t VALUES(?, ?)", [(k, " ".join(tok(v))) for k, v in docs.items()])
+    out = {}
+    for qid, q in queries.items():
+        terms = [t for t in dict.fromkeys(tok(q)) if t]
+        if tokenizer == "trigram":
+            terms = [t for t in terms if len(t) >= 3]  # trigram cannot match shorter terms
+        expr = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        rows = (
+            db.execute("SELECT id FROM t WHERE t MATCH ? ORDER BY rank LIMIT 10", (expr,)).fetchall()
+            if expr
+            else []
+        )
+        out[qid] = [r[0] for r in rows]
+    return out
+
+
+def _kiwi() -> tuple[Callable[[str], list[str]] | None, str]:
+    try:
+        import kiwipiepy
+        import kiwipiepy_model
+    except ImportError:
+        return None, "kiwipiepy not installed"
+    t0 = time.perf_counter()
+    kiwi = kiwipiepy.Kiwi()
+    kiwi.tokenize("배포를 진행합니다")  # the model loads lazily on first use
+    load = time.perf_counter() - t0
+    folder = Path(kiwipiepy_model.__file__).parent
+    size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 1e6
+    keep = ("NN", "VV", "VA", "XR", "SL", "SH", "SN", "MM")
+
+    def tok(text: str) -> list[str]:
+        return [t.form.lower() for t in kiwi.tokenize(text) if t.tag.startswith(keep)]
+
+    return tok, f"kiwipiepy {kiwipiepy.__version__}: model {size:.0f} MB, load + first call {load:.2f} s"
+
+
+def korean() -> str:
+    data = json.loads((HERE / "data" / "korean.json").read_text("utf-8"))
+    docs, queries = data["docs"], {k: v["text"] for k, v in data["queries"].items()}
+    rels = {k: v["rel"] for k, v in data["queries"].items()}
+    particles_only = lambda s: [strip_particle(w) for w in re.findall(r"\w+", s.lower())]  # noqa: E731
+    kiwi_tok, kiwi_note = _kiwi()
+    runs: list[tuple[str, Callable[[str], list[str]], str]] = [
+        ("whitespace FTS5 (unicode61)", str.split, "unicode61"),
+        ("trigram FTS5", lambda s: [s], "trigram"),
+        ("particles only (the old analyzer)", particles_only, "unicode61"),
+        ("ours: particles + endings + bigrams", lambda s: analyze(s, stem=True), "unicode61"),
+    ]
+    if kiwi_tok:
+        runs.append(("kiwipiepy morphemes", kiwi_tok, "unicode61"))
+    lines = [f"{len(docs)} documents, {len(queries)} queries with graded judgments (`benchmarks/data/korean.json`).", "",
+             "| analyzer | nDCG@10 | index time for the set |", "|---|---|---|"]  # fmt: skip
+    for name, tok, tokenizer in runs:
+        t0 = time.perf_counter()
+        ranked = _fts_rank(docs, queries, tok, tokenizer)
+        took = time.perf_counter() - t0
+        score = statistics.mean(ndcg(ranked[q], rels[q]) for q in queries)
+        lines.append(f"| {name} | {score:.3f} | {took * 1000:.0f} ms |")
+    lines += ["", kiwi_note]
+    return "\n".join(lines)
+
+
+# -- Vaswani -----------------------------------------------------------------------------------
+
+
+def _vaswani() -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, int]]]:
+    raw = (VASWANI / "corpus" / "doc-text.trec").read_text("utf-8", "replace")
+    docs = {
+        m.group(1): m.group(2).strip() for m in re.finditer(r"<DOCNO>(\d+)</DOCNO>(.*?)</DOC>", raw, re.S)
+    }
+    qraw = (VASWANI / "query-text.trec").read_text("utf-8", "replace")
+    queries = {
+        m.group(1): m.group(2).strip().lower()
+        for m in re.finditer(r"<num>(\d+)</num><title>(.*?)</title>", qraw, re.S)
+    }
+    qrels: dict[str, dict[str, int]] = {}
+    for line in (VASWANI / "qrels").read_text().splitlines():
+        parts = line.split()
+        if len(parts) == 4 and int(parts[3]) > 0:
+            qrels.setdefault(parts[0], {})[parts[2]] = int(parts[3])
+    return docs, queries, qrels
+
+
+def _bm25s(docs: dict[str, str], queries: dict[str, str]) -> dict[str, list[str]]:
+    import bm25s
+    import Stemmer
+
+    ids = list(docs)
+    stemmer = Stemmer.Stemmer("english")
+    retriever = bm25s.BM25(k1=1.2, b=0.75)
+    retriever.index(
+        bm25s.tokenize([docs[i] for i in ids], stopwords="en", stemmer=stemmer, show_progress=False),
+        show_progress=False,
+    )
+    out = {}
+    for qid, q in queries.items():
+        res, _ = retriever.retrieve(
+            bm25s.tokenize([q], stopwords="en", stemmer=stemmer, show_progress=False),
+            k=1000,
+            show_progress=False,
+        )
+        out[qid] = [ids[i] for i in res[0]]
+    return out
+
+
+def _write_corpus(docs: dict[str, str], folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for docno, text in docs.items():
+        (folder / f"{docno}.txt").write_text(text, "utf-8")
+
+
+def _ids(hits: list) -> list[str]:  # type: ignore[type-arg]
+    return [Path(h.path).stem for h in hits]
+
+
+def _quality(name: str, ranked: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> str:
+    qs = [q for q in qrels if q in ranked]
+    n = statistics.mean(ndcg(ranked[q], qrels[q]) for q in qs)
+    m = statistics.mean(average_precision(ranked[q], qrels[q]) for q in qs)
+    return f"| {name} | {n:.4f} | {m:.4f} |"
+
+
+def vaswani() -> str:
+    if not VASWANI.exists():
+        return "../shared/data/ir/vaswani is absent: skipped"
+    docs, queries, qrels = _vaswani()
+    digest = hashlib.sha256(json.dumps(docs, sort_keys=True).encode()).hexdigest()[:16]
+    corpus = CACHE / f"vaswani-{digest}"
+    _write_corpus(docs, corpus)
+    lines = [f"{len(docs)} documents, {len(qrels)} judged queries; reference and ours in the same run.", "",
+             "| system | nDCG@10 | MAP |", "|---|---|---|"]  # fmt: skip
+    ref = _bm25s(docs, queries)
+    lines.append(_quality("bm25s + PyStemmer (k1 1.2, b 0.75), reference", ref, qrels))
+    with tempfile.TemporaryDirectory() as tmp:
+        kb = KnowledgeBase(Path(tmp) / "kb.sqlite3", semantic=False)
+        t0 = time.perf_counter()
+        report = kb.index([corpus])
+        took = time.perf_counter() - t0
+        lex = {q: _ids(kb.search(text, mode="lexical", limit=200)) for q, text in queries.items()}
+        lines.append(_quality("sourcewise lexical (FTS5 bm25)", lex, qrels))
+        times = _timed(lambda t: kb.search(t, mode="lexical"), list(queries.values()))
+        size = (Path(tmp) / "kb.sqlite3").stat().st_size / 1e6
+        kb.close()
+    speed = f"Index: {report.chunks} chunks in {took:.1f} s = {report.chunks / took:,.0f} chunks/s; {size:.1f} MB on disk. Lexical query p50 {times[0]:.2f} ms, p95 {times[1]:.2f} ms."
+    if os.environ.get("KB_SKIP_SEMANTIC"):
+        return "\n".join([*lines, "", speed, "", "(semantic runs skipped: KB_SKIP_SEMANTIC)"])
+    lines += _semantic_rows(corpus, queries, qrels, lex, digest)
+    return "\n".join([*lines, "", speed])
+
+
+def _semantic_rows(
+    corpus: Path,
+    queries: dict[str, str],
+    qrels: dict[str, dict[str, int]],
+    lex: dict[str, list[str]],
+    digest: str,
+) -> list[str]:
+    kb = KnowledgeBase(CACHE / f"vaswani-{digest}-semantic.sqlite3", semantic=True)
+    t0 = time.perf_counter()
+    report = kb.index([corpus])  # embeds only what the cache lacks
+    took = time.perf_counter() - t0
+    ranked_sem: dict[str, list[tuple[int, float]]] = {}
+    ranked_lex: dict[str, list[tuple[int, float]]] = {}
+    for q, text in queries.items():
+        parsed_where = __import__("sourcewise.sources.kbstore", fromlist=["StoreFilter"]).StoreFilter()
+        ranked_sem[q] = kb._semantic(text, parsed_where, 100)
+        ranked_lex[q] = kb.store.lexical(
+            " OR ".join(f'"{t}"' for t in query_terms(text, stem=True)), parsed_where, 100
+        )
+    paths = {}
+
+    def names(pairs: list[tuple[int, float]]) -> list[str]:
+        missing = [cid for cid, _ in pairs if cid not in paths]
+        for cid, row in kb.store.rows(missing).items():
+            paths[cid] = Path(row.path).stem
+        return [paths[cid] for cid, _ in pairs]
+
+    out = [
+        _quality(
+            "sourcewise semantic (MiniLM-L6 cosine)", {q: names(v) for q, v in ranked_sem.items()}, qrels
+        )
+    ]
+    out.append(
+        _quality("hybrid, RRF k=60", {q: names(rrf(ranked_lex[q], ranked_sem[q])) for q in queries}, qrels)
+    )
+    for alpha in (0.3, 0.5, 0.7):
+        fused = {q: names(convex(ranked_lex[q], ranked_sem[q], alpha)) for q in queries}
+        out.append(_quality(f"hybrid, convex alpha={alpha}", fused, qrels))
+    out.append("")
+    out.append(
+        f"Semantic index run: {report.embedded} chunks embedded in {took:.1f} s (0 when cached in {CACHE})."
+    )
+    kb.close()
+    return out
+
+
+def _timed(fn: Callable[[str], object], queries: list[str]) -> tuple[float, float]:
+    for q in queries[:5]:
+        fn(q)
+    samples = []
+    for q in queries:
+        t0 = time.perf_counter()
+        fn(q)
+        samples.append((time.perf_counter() - t0) * 1000)
+    samples.sort()
+    return statistics.median(samples), samples[int(len(samples) * 0.95) - 1]
+
+
+# -- Scale -------------------------------------------------------------------------------------
+
+
+def scale(n_chunks: int = 100_000) -> str:
+    rng = random.Random(7)
+    vocab = [f"w{i}" for i in range(1, 20001)]
+    weights = [1 / i for i in range(1, 20001)]  # Zipf-like word frequencies
+    folder = CACHE / f"gen-{n_chunks}"
+    per_file = 20
+    if not (folder / "done").exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        for f in range(n_chunks // per_file):
+            sections = [f"## s{s}\n\n" + " ".join(rng.choices(vocab, weights, k=40)) for s in range(per_file)]
+            (folder / f"f{f}.md").write_text("\n\n".join(sections))
+        (folder / "done").write_text("")
+    queries = [" ".join(rng.choices(vocab[50:5000], k=3)) for _ in range(300)]
+    import tantivy
+
+    lines = [f"{n_chunks:,} generated chunks (40 Zipf-distributed words each), 300 three-word OR queries, top 10.", "",
+             "| system | build | query p50 | query p95 | size |", "|---|---|---|---|---|"]  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        kb = KnowledgeBase(Path(tmp) / "kb.sqlite3", semantic=False)
+        t0 = time.perf_counter()
+        report = kb.index([folder])
+        took = time.perf_counter() - t0
+        p50, p95 = _timed(lambda q: kb.search(q, mode="lexical"), queries)
+        size = (Path(tmp) / "kb.sqlite3").stat().st_size / 1e6
+        lines.append(
+            f"| sourcewise lexical (SQLite FTS5) | {report.chunks / took:,.0f} chunks/s | {p50:.2f} ms | {p95:.2f} ms | {size:.0f} MB |"
+        )
+        kb.close()
+        texts = [
+            s.split("\n\n", 1)[1]
+            for p in sorted(folder.glob("*.md"))
+            for s in p.read_text().split("\n\n## ")
+            if "\n\n" in s
+        ]
+        builder = tantivy.SchemaBuilder()
+        builder.add_text_field("body", stored=False, tokenizer_name="en_stem")
+        schema = builder.build()
+        tdir = Path(tmp) / "tantivy"
+        tdir.mkdir()
+        index = tantivy.Index(schema, path=str(tdir))
+        t0 = time.perf_counter()
+        writer = index.writer()
+        for text in texts:
+            writer.add_document(tantivy.Document(body=text))
+        writer.commit()
+        writer.wait_merging_threads()
+        ttook = time.perf_counter() - t0
+        index.reload()
+        searcher = index.searcher()
+        tp50, tp95 = _timed(lambda q: searcher.search(index.parse_query(q, ["body"]), 10), queries)
+        tsize = sum(f.stat().st_size for f in tdir.rglob("*") if f.is_file()) / 1e6
+        lines.append(
+            f"| tantivy (en_stem), same corpus | {len(texts) / ttook:,.0f} chunks/s | {tp50:.2f} ms | {tp95:.2f} ms | {tsize:.0f} MB |"
+        )
+    lines += [
+        "",
+        f"Query p50 ratio sourcewise / tantivy: {p50 / tp50:.2f}x (target at most 1.5x and under 10 ms).",
+    ]
+    return "\n".join(lines)
+
+
+def run() -> str:
+    parts = [
+        "### Korean test set\n",
+        korean(),
+        "\n### Vaswani (quality)\n",
+        vaswani(),
+        "\n### Scale\n",
+        scale(),
+    ]
+    return "\n".join(parts)

@@ -1,0 +1,54 @@
+"""Fusing a lexical and a semantic ranking into one. Pure.
+
+``convex`` (the default) min-max normalises each leg's scores over its own candidates and mixes
+them, ``alpha * lexical + (1 - alpha) * semantic``; a chunk missing from a leg gets 0 there.
+``rrf`` is reciprocal rank fusion (Cormack, Clarke & Buettcher, SIGIR 2009): ``sum 1 / (k + rank)``.
+Equal-weight RRF can be worse than its better leg when the legs differ much in quality; the
+measured comparison that picked the default is in ``benchmarks/RESULTS.md`` (kb suite).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["ALPHA", "convex", "rrf"]
+
+ALPHA = 0.5
+
+
+def _normalised(scored: Sequence[tuple[int, float]]) -> dict[int, float]:
+    if not scored:
+        return {}
+    values = [s for _, s in scored]
+    lo, hi = min(values), max(values)
+    span = hi - lo
+    return {key: (s - lo) / span if span > 0 else 1.0 for key, s in scored}
+
+
+def _first_seen(keys: Sequence[int]) -> dict[int, int]:
+    order: dict[int, int] = {}
+    for key in keys:
+        order.setdefault(key, len(order))
+    return order
+
+
+def convex(
+    lexical: Sequence[tuple[int, float]], semantic: Sequence[tuple[int, float]], alpha: float = ALPHA
+) -> list[tuple[int, float]]:
+    """(id, fused score) best first; ties keep the lexical order."""
+    lex, sem = _normalised(lexical), _normalised(semantic)
+    order = _first_seen([*lex, *sem])
+    fused = {key: alpha * lex.get(key, 0.0) + (1 - alpha) * sem.get(key, 0.0) for key in order}
+    return sorted(fused.items(), key=lambda kv: (-kv[1], order[kv[0]]))
+
+
+def rrf(
+    lexical: Sequence[tuple[int, float]], semantic: Sequence[tuple[int, float]], k: int = 60
+) -> list[tuple[int, float]]:
+    """(id, fused score) best first, by reciprocal rank fusion."""
+    fused: dict[int, float] = {}
+    for ranking in (lexical, semantic):
+        for rank, (key, _) in enumerate(ranking, start=1):
+            fused[key] = fused.get(key, 0.0) + 1.0 / (k + rank)
+    order = _first_seen([*(key for key, _ in lexical), *(key for key, _ in semantic)])
+    return sorted(fused.items(), key=lambda kv: (-kv[1], order[kv[0]]))

