@@ -41,10 +41,13 @@ from .errors import (
 )
 from .models import (
     Answer,
+    Candidate,
     Citation,
     Constraints,
+    Cycle,
     Factor,
     Hit,
+    Learned,
     Page,
     Passage,
     Plan,
@@ -53,6 +56,7 @@ from .models import (
     QueryType,
     RankedHit,
     Reading,
+    Retrieval,
     Route,
     SearchResponse,
     SearchResult,
@@ -64,6 +68,7 @@ from .models import (
 )
 from .net.fetch import Fetcher
 from .pages import afetch, fetch
+from .retrieve import aretrieve
 from .routing import (
     WebContext,
     aconditional_web_search,
@@ -74,7 +79,7 @@ from .routing import (
 )
 from .session import Session
 from .sources import Source, SourceOptions
-from .sources_api import asearch_sources, ask, asource_info, search_sources, source_info
+from .sources_api import asearch_sources, ask, asource_info, retrieve, search_sources, source_info
 
 __all__ = [
     "TRACKING_PARAMS",
@@ -82,10 +87,12 @@ __all__ = [
     "Answer",
     "AuthError",
     "Blocked",
+    "Candidate",
     "ChallengePage",
     "Citation",
     "ConfigError",
     "Constraints",
+    "Cycle",
     "EmptyContent",
     "Factor",
     "FetchConnectionError",
@@ -99,6 +106,7 @@ __all__ = [
     "InvalidOption",
     "InvalidQuery",
     "InvalidURL",
+    "Learned",
     "ModelError",
     "NoProviderAvailable",
     "Page",
@@ -114,6 +122,7 @@ __all__ = [
     "RankedHit",
     "RateLimited",
     "Reading",
+    "Retrieval",
     "Route",
     "SearchResponse",
     "SearchResult",
@@ -139,6 +148,7 @@ __all__ = [
     "aask",
     "aconditional_web_search",
     "afetch",
+    "aretrieve",
     "asearch",
     "asearch_sources",
     "ask",
@@ -153,6 +163,7 @@ __all__ = [
     "provider_status",
     "rate_source",
     "render",
+    "retrieve",
     "route",
     "search",
     "search_sources",

@@ -22,7 +22,6 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
 
 from . import routing
 from .config import Settings
@@ -76,6 +75,7 @@ class _Loop:
     use_model: bool
     vocab: Vocabulary
     max_cycles: int = 3
+    enough: int = ENOUGH
     pool: dict[str, Hit] = field(default_factory=dict)
     first_seen: dict[str, int] = field(default_factory=dict)
     facts: dict[str, Facts] = field(default_factory=dict)
@@ -124,18 +124,20 @@ def _admit(loop: _Loop, gathered: Gathered, cycle: int) -> tuple[int, int]:
     for source, hits in zip(loop.sources, gathered.hits, strict=True):
         for hit in hits:
             found += 1
-            if hit.location in loop.pool or hit.location in loop.excluded:
+            whole = _read_file(source, hit)
+            # a code candidate is its file (its best chunk shown); other hits are themselves
+            key = hit.path if whole is not None and hit.path else hit.location
+            if key in loop.pool or key in loop.excluded:
                 continue
             if hit.path and not allowed(hit.path, loop.include, loop.exclude):
                 continue
             new += 1
-            loop.pool[hit.location] = hit
-            loop.first_seen[hit.location] = cycle
+            loop.pool[key] = hit
+            loop.first_seen[key] = cycle
             if cycle > 1:
                 loop.new_hits.setdefault(source.name, []).append(hit)
-            whole = _read_file(source, hit)
-            loop.facts[hit.location] = facts_for(hit, whole)
-            loop.texts[hit.location] = whole if whole is not None else (hit.text or hit.snippet)
+            loop.facts[key] = facts_for(hit, whole)
+            loop.texts[key] = whole if whole is not None else (hit.text or hit.snippet)
     return found, new
 
 
@@ -195,7 +197,7 @@ async def _cycle(loop: _Loop, plan: Plan, number: int, terms: list[str], first: 
     relevant = sum(1 for s in loop.scored if s.relevance >= RELEVANT)
     learned: list[Learned] = []
     nxt: list[str] = []
-    if relevant >= ENOUGH and not gaps:
+    if relevant >= loop.enough and not gaps:
         decision = f"enough: {relevant} candidates at {RELEVANT} or more and every key term covered"
     elif number >= loop.max_cycles:
         decision = f"stop: {number} of {loop.max_cycles} cycles run"
@@ -226,8 +228,6 @@ def _why(relevant: int, gaps: list[str], learned: list[Learned]) -> str:
     return "; ".join(parts)
 
 
-
-
 def _candidate(loop: _Loop, s: Scored) -> Candidate:
     return Candidate(
         hit=loop.pool[s.facts.location],
@@ -249,7 +249,9 @@ def _result(loop: _Loop, limit: int) -> Retrieval:
         summary = f"{len(best)} candidate(s) at {RELEVANT} or more"
     else:
         best = considered[:limit]
-        summary = f"no candidate reached {RELEVANT}; the best found is shown" if best else "nothing relevant found"
+        summary = (
+            f"no candidate reached {RELEVANT}; the best found is shown" if best else "nothing relevant found"
+        )
     if gaps:
         summary += f"; still missing: {', '.join(gaps)}"
     elif not sufficient and best:
@@ -328,15 +330,20 @@ async def aretrieve(
 async def refine_gathered(
     task: str, plan: Plan, sources: Sequence[Source], first: Gathered, settings: Settings, max_cycles: int = 3
 ) -> tuple[list[list[Hit]], list[Cycle]]:
-    """For ``ask``: evaluate its first pass with the rules and, when it is not good enough, run the
-    refinement cycles through the same private sources (the web is left out: it costs queries).
+    """For ``ask``: evaluate its first pass with the rules and, when it is not good enough (no hit at
+    0.7, or a key term nothing relevant covers), run refinement cycles through the same private
+    sources (the web is left out: it costs queries). An answer needs one good hit, not three.
     Returns the new hits per source (aligned with ``sources``) and the cycles run after the first."""
-    private = [i for i, s in enumerate(sources) if not isinstance(s, WebSource | PagesSource)]
+    private = [
+        i
+        for i, s in enumerate(sources)
+        if not isinstance(s, WebSource | PagesSource) and first.reports[i].status in ("ok", "empty")
+    ]  # the web costs queries; a source that failed or timed out would only fail again
     if not private or not any(first.hits[i] for i in private):
         return [[] for _ in sources], []
     loop = _Loop(
         task=task, sources=[sources[i] for i in private], settings=settings, include=(),
-        exclude=(), use_model=False, max_cycles=max_cycles,
+        exclude=(), use_model=False, max_cycles=max_cycles, enough=1,
         vocab=vocabulary([*plan.phrases, *plan.entities, *plan.keywords], plan.variants),
     )  # fmt: skip
     mine = Gathered(reports=[first.reports[i] for i in private], hits=[first.hits[i] for i in private])

@@ -31,7 +31,8 @@ from typing import Literal, cast
 
 from ..models import Band, Hit, Learned
 from .analyze import analyze, identifier_parts
-from .codefacts import defined_names, imported_modules, path_parts, resolves_to
+from .codefacts import path_parts, resolves_to
+from .outline import outline
 from .text import is_hangul
 
 __all__ = [
@@ -117,22 +118,24 @@ class Facts:
 
 
 def facts_for(hit: Hit, file_text: str | None = None) -> Facts:
-    """Stems of ``hit``'s words, of the names it defines and of its path; the modules its file
-    imports (``file_text``: the whole file, when the loop could read it)."""
-    body = hit.text or hit.snippet
-    names = defined_names(body) if hit.kind == "code" else [hit.title, *hit.heading_path]
-    own = [p for n in names for p in analyze(n)]
+    """Stems of ``hit``'s words, of the names it defines and of its path, and the modules it imports.
+    ``file_text``: the whole file, when the loop could read it: a code candidate is its file."""
+    body = file_text if file_text is not None else (hit.text or hit.snippet)
     path = hit.path or ""
+    code = outline(path or "x.txt", body) if hit.kind == "code" else None
+    names = [n.rsplit(".", 1)[-1] for n in code.defines] if code else [hit.title, *hit.heading_path]
+    names = list(dict.fromkeys(n for n in names if n))
+    own = [p for n in names for p in analyze(n)]
     path_words = [w for p in path_parts(path) for w in analyze(p)] if path else []
     title = hit.title if hit.title != path else ""
     words = analyze(" ".join([title, body, *hit.heading_path]))
     return Facts(
-        location=hit.location,
+        location=path if file_text is not None and path else hit.location,
         path=path,
         terms=_stems(words) | _stems(path_words),
         defines=_stems(own) | _stems(path_words[-2:]),
         names=tuple(names[:20]),
-        imports=tuple(imported_modules(file_text if file_text is not None else body)),
+        imports=tuple(code.imports) if code else (),
     )
 
 
@@ -293,7 +296,9 @@ def learn(
     best word; a word below half the best one's evidence is context to search, not a synonym.
     ``texts``: location -> text; ``known``: words already searched or learned, never learned twice.
     """
-    top = [s for s in scored if s.relevance >= 0.4][:5] or [s for s in scored if s.relevance >= EXCLUDE_BELOW][:3]
+    top = [s for s in scored if s.relevance >= 0.4][:5] or [
+        s for s in scored if s.relevance >= EXCLUDE_BELOW
+    ][:3]
     if not top:
         return []
     skip = {stem(t) for t in [*vocab.key, *known]} | {v for vs in vocab.variants.values() for v in vs}
