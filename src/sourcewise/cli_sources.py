@@ -135,7 +135,6 @@ def sources_cmd(
         )
 
 
-
 def _cycle_lines(cycle: Cycle) -> list[str]:
     lines = [f"Cycle {cycle.number}:"]
     lines += [f"  searched {q}" for q in cycle.queries] or ["  searched nothing (every source failed)"]
@@ -173,7 +172,9 @@ def render_retrieval(found: Retrieval) -> str:
 def retrieve_cmd(
     task: Annotated[str, typer.Argument(help="What you are about to do, e.g. 'Fix the token expiry bug'.")],
     source: SourceOpt = None,
-    as_json: Annotated[bool, typer.Option("--json", help="The whole retrieval as JSON, for an agent.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="The whole retrieval as JSON (for agents).")
+    ] = False,
     max_cycles: Annotated[int, typer.Option("--max-cycles", help="1-5; 1 is a single pass.")] = 3,
     include: Annotated[
         list[str] | None, typer.Option("--include", help="Only paths matching this glob (repeatable).")

@@ -363,7 +363,9 @@ class Learned(_Model):
     stands_for: tuple[str, ...] = Field(default=(), description="the uncovered task terms it targets")
     via: Literal["imports", "defines", "co-occurs", "variant"]
     origin: str = Field(default="", description="where it was seen: a path or a location")
-    confidence: float = Field(default=1.0, ge=0, le=1, description="evidence relative to the best word learned")
+    confidence: float = Field(
+        default=1.0, ge=0, le=1, description="evidence relative to the best word learned"
+    )
 
 
 class Cycle(_Model):

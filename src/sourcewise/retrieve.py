@@ -215,7 +215,8 @@ async def _cycle(loop: _Loop, plan: Plan, number: int, terms: list[str], first: 
         Cycle(
             number=number, queries=queries, found=found, new=new, relevant=relevant,
             learned=tuple(learned), excluded=tuple(gone), uncovered=tuple(gaps), include=loop.include,
-            exclude=loop.exclude, broadened=tuple(dropped), decision=decision, reports=tuple(gathered.reports),
+            exclude=loop.exclude, broadened=tuple(dropped), decision=decision,
+            reports=tuple(gathered.reports),
         )
     )  # fmt: skip
     return nxt
