@@ -91,6 +91,9 @@ def fetch_orders(user_id):
 def invoice_total(lines):
     return sum(line.price * line.quantity for line in lines)
 ''',
+    "src/app/version.py": '''"""Version of the api package."""
+VERSION = "1.4"
+''',
     "tests/test_rate_limit.py": '''"""Rate limiting of the API endpoints."""
 from app.middleware.throttle import Throttle
 

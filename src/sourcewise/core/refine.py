@@ -147,15 +147,17 @@ class Vocabulary:
     variants: Mapping[str, frozenset[str]] = field(default_factory=dict)
     learned: tuple[Learned, ...] = ()
 
-    def coverage(self, term: str, have: frozenset[str]) -> tuple[float, str]:
-        """How well ``have`` covers ``term`` (1, 0.9 variant, 0.75 learned, 0) and by which word."""
+    def coverage(self, term: str, have: frozenset[str], where: str = "") -> tuple[float, str]:
+        """How well ``have`` covers ``term`` (1, 0.9 variant, 0.75 learned, 0) and by which word.
+        A word learned from ``where`` itself does not count there: it was learned *because* it is
+        there, so it proves nothing about that candidate."""
         if stem(term) in have:
             return 1.0, term
         for v in sorted(self.variants.get(term, frozenset())):
             if v in have:
                 return VARIANT_WEIGHT, v
         for learned in self.learned:
-            if term in learned.stands_for and stem(learned.term) in have:
+            if term in learned.stands_for and stem(learned.term) in have and learned.origin != where:
                 return round(LEARNED_WEIGHT * learned.confidence, 3), learned.term
         return 0.0, ""
 
@@ -178,11 +180,15 @@ def band(relevance: float) -> Band:
     return "low" if relevance >= EXCLUDE_BELOW else "none"
 
 
+def _where(f: Facts) -> str:
+    return f.path or f.location.split("#")[0]
+
+
 def _weights(vocab: Vocabulary, pool: Sequence[Facts]) -> dict[str, float]:
     n = len(pool)
     raw = {}
     for term in vocab.key:
-        df = sum(1 for f in pool if vocab.coverage(term, f.terms)[0] > 0)
+        df = sum(1 for f in pool if vocab.coverage(term, f.terms, _where(f))[0] > 0)
         raw[term] = math.log(1 + (n + 1) / (df + 1))
     total = sum(raw.values()) or 1.0
     # half uniform: a term most candidates share still counts for what the task asks
@@ -226,7 +232,7 @@ def evaluate(vocab: Vocabulary, pool: Sequence[Facts]) -> list[Scored]:
     """Score every candidate of ``pool`` against the task; best first, ties by location."""
     weights = _weights(vocab, pool)
     links = _links(pool)
-    own_cov = {f.location: {t: vocab.coverage(t, f.terms) for t in vocab.key} for f in pool}
+    own_cov = {f.location: {t: vocab.coverage(t, f.terms, _where(f)) for t in vocab.key} for f in pool}
     out: list[Scored] = []
     for f in pool:
         own = own_cov[f.location]
@@ -323,7 +329,7 @@ def learn(
         out.append(
             Learned(
                 term=word, stands_for=stands, via=cast(Via, via), confidence=confidence,
-                origin=origin.facts.location.split("#")[0],
+                origin=_where(origin.facts),
             )
         )  # fmt: skip
     return out
