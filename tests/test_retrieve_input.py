@@ -31,7 +31,8 @@ def test_retrieve_returns_a_result_or_a_typed_error(
             settings=load_settings(state_dir=tmp_path / "s"),
         )  # fmt: skip
     except SourcewiseError as exc:
-        assert str(exc)
+        message = str(exc)
+        assert message, "a typed error says what is wrong"
         return
     assert isinstance(found, Retrieval)
     assert len(found.cycles) <= cycles
