@@ -8,7 +8,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-SUITES = {"pipeline": "bench_pipeline", "extraction": "bench_extraction", "ask": "bench_ask"}
+SUITES = {
+    "pipeline": "bench_pipeline",
+    "extraction": "bench_extraction",
+    "ask": "bench_ask",
+    "retrieve": "bench_retrieve",
+}
 
 
 def main(argv: list[str]) -> None:
