@@ -89,7 +89,9 @@ def _bm25(root: Path, task: str, k: int) -> list[str]:
 
 
 def _ranked(root: Path, task: str, cycles: int, state: Path) -> list[str]:
-    found = retrieve(task, sources=[f"code:{root}"], max_cycles=cycles, settings=load_settings(state_dir=state))
+    found = retrieve(
+        task, sources=[f"code:{root}"], max_cycles=cycles, settings=load_settings(state_dir=state)
+    )
     return list(dict.fromkeys(c.hit.path for c in found.considered if c.hit.path))
 
 
@@ -109,10 +111,16 @@ def _score(cases: list[tuple[Path, str, set[str]]], state: Path) -> dict[str, li
 
 
 def _table(title: str, scores: dict[str, list[float]], n: int) -> str:
-    rows = [f"**{title}** ({n} tasks)\n", "| method | recall@5 mean | recall@10 mean | recall@5 median |", "|---|---|---|---|"]
+    rows = [
+        f"**{title}** ({n} tasks)\n",
+        "| method | recall@5 mean | recall@10 mean | recall@5 median |",
+        "|---|---|---|---|",
+    ]
     for name in ("BM25 (bm25s)", "one pass", "loop (3 cycles)"):
         r5, r10 = scores[f"{name}@5"], scores[f"{name}@10"]
-        rows.append(f"| {name} | {statistics.mean(r5):.3f} | {statistics.mean(r10):.3f} | {statistics.median(r5):.3f} |")
+        rows.append(
+            f"| {name} | {statistics.mean(r5):.3f} | {statistics.mean(r10):.3f} | {statistics.median(r5):.3f} |"
+        )
     one, loop = statistics.mean(scores["one pass@5"]), statistics.mean(scores["loop (3 cycles)@5"])
     change = f"{(loop - one) / one * 100:+.0f}%" if one else "n/a (one pass 0)"
     rows.append(f"\nloop vs one pass, recall@5: {change}")
@@ -128,7 +136,9 @@ def run() -> str:
         for sha, subject, gold in history:
             snap = base / sha[:10]
             snap.mkdir()
-            data = subprocess.run(["git", "-C", str(ROOT), "archive", sha], capture_output=True, check=True).stdout
+            data = subprocess.run(
+                ["git", "-C", str(ROOT), "archive", sha], capture_output=True, check=True
+            ).stdout
             subprocess.run(["tar", "-x", "-C", str(snap)], input=data, check=True)
             cases.append((snap, subject, gold))
         first = _table("history", _score(cases, base / "state"), len(cases))
