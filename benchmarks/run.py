@@ -17,6 +17,8 @@ SUITES = {
     "code": "bench_code",
 }
 SUITES = {"pipeline": "bench_pipeline", "extraction": "bench_extraction", "kb": "bench_kb"}
+    "retrieve": "bench_retrieve",
+}
 
 
 def main(argv: list[str]) -> None:

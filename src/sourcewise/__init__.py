@@ -41,10 +41,13 @@ from .errors import (
 )
 from .models import (
     Answer,
+    Candidate,
     Citation,
     Constraints,
+    Cycle,
     Factor,
     Hit,
+    Learned,
     Page,
     Passage,
     Plan,
@@ -53,6 +56,7 @@ from .models import (
     QueryType,
     RankedHit,
     Reading,
+    Retrieval,
     Route,
     SearchResponse,
     SearchResult,
@@ -64,6 +68,7 @@ from .models import (
 )
 from .net.fetch import Fetcher
 from .pages import afetch, fetch
+from .retrieve import aretrieve
 from .routing import (
     WebContext,
     aconditional_web_search,
@@ -76,7 +81,7 @@ from .session import Session
 from .sources import Source, SourceOptions
 from .sources.kb import KnowledgeBase
 from .sources.kbindex import IndexReport
-from .sources_api import asearch_sources, ask, asource_info, search_sources, source_info
+from .sources_api import asearch_sources, ask, asource_info, retrieve, search_sources, source_info
 
 __all__ = [
     "TRACKING_PARAMS",
@@ -84,10 +89,12 @@ __all__ = [
     "Answer",
     "AuthError",
     "Blocked",
+    "Candidate",
     "ChallengePage",
     "Citation",
     "ConfigError",
     "Constraints",
+    "Cycle",
     "EmptyContent",
     "Factor",
     "FetchConnectionError",
@@ -103,6 +110,7 @@ __all__ = [
     "InvalidQuery",
     "InvalidURL",
     "KnowledgeBase",
+    "Learned",
     "ModelError",
     "NoProviderAvailable",
     "Page",
@@ -118,6 +126,7 @@ __all__ = [
     "RankedHit",
     "RateLimited",
     "Reading",
+    "Retrieval",
     "Route",
     "SearchResponse",
     "SearchResult",
@@ -143,6 +152,7 @@ __all__ = [
     "aask",
     "aconditional_web_search",
     "afetch",
+    "aretrieve",
     "asearch",
     "asearch_sources",
     "ask",
@@ -157,6 +167,7 @@ __all__ = [
     "provider_status",
     "rate_source",
     "render",
+    "retrieve",
     "route",
     "search",
     "search_sources",

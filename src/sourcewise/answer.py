@@ -22,7 +22,7 @@ from .core.extractive import sentences, strip_controls, support
 from .errors import ModelError
 from .models import RankedHit
 
-__all__ = ["MAX_PASSAGE", "SUPPORT", "parse_cited", "write_with_model"]
+__all__ = ["MAX_PASSAGE", "SUPPORT", "complete_chat", "parse_cited", "write_with_model"]
 
 SUPPORT = 0.5
 MAX_PASSAGE = 1500  # characters of each hit shown to the model
@@ -75,7 +75,14 @@ def _content(payload: Any) -> str:
 
 
 async def _complete(question: str, hits: Sequence[RankedHit], settings: Settings) -> str:
-    assert settings.model_url is not None
+    user = f"Passages:\n\n{_passages(hits)}\n\nQuestion: {question}"
+    return await complete_chat(PROMPT, user, settings)
+
+
+async def complete_chat(system: str, user: str, settings: Settings) -> str:
+    """The configured model's reply to one system + user exchange; ``ModelError`` when it fails."""
+    if settings.model_url is None:
+        raise ModelError("no model configured (model_url)")
     url = settings.model_url.rstrip("/") + "/chat/completions"
     headers = {"Content-Type": "application/json"}
     if settings.model_api_key is not None:
@@ -83,10 +90,7 @@ async def _complete(question: str, hits: Sequence[RankedHit], settings: Settings
     body = {
         "model": settings.model_name,
         "temperature": 0,
-        "messages": [
-            {"role": "system", "content": PROMPT},
-            {"role": "user", "content": f"Passages:\n\n{_passages(hits)}\n\nQuestion: {question}"},
-        ],
+        "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
     }
     try:
         async with (

@@ -24,6 +24,7 @@ from .core.merge import merge_and_rank
 from .errors import InvalidOption, InvalidQuery, ModelError
 from .gather import Progress, gather
 from .models import Answer, Plan, RankedHit, Reading, Route
+from .retrieve import refine_gathered
 from .session import Session
 from .sources import Source
 from .sources.web import PagesSource, WebSource
@@ -148,9 +149,12 @@ async def _ask(
     plan = routing.plan(question, kinds, today=today, settings=settings)
     t1 = clock()
     gathered = await gather(chosen, plan, deadline=settings.source_timeout, limit=limit, progress=progress)
+    # Seed 004: a first pass that is not good enough gets refinement cycles (retrieve.py).
+    extra, cycles = await refine_gathered(question, plan, chosen, gathered, settings)
+    hits = [[*first, *more] for first, more in zip(gathered.hits, extra, strict=True)]
     t2 = clock()
     terms = _terms(plan)
-    ranked = merge_and_rank(gathered.hits, terms=terms, kind=plan.query_type.kind, today=plan.today)
+    ranked = merge_and_rank(hits, terms=terms, kind=plan.query_type.kind, today=plan.today)
     verdict, found = readings(ranked, terms) if reading is None else ("none", [])
     if reading is not None:
         wanted = " ".join(analyze(reading))
@@ -165,6 +169,7 @@ async def _ask(
         reports=tuple(gathered.reports),
         readings=tuple(found),
         warnings=tuple(warnings),
+        cycles=tuple(cycles),
     )
     if verdict == "ambiguous":
         ko = any("\uac00" <= ch <= "\ud7a3" for ch in question)

@@ -16,10 +16,10 @@ from .config import Settings
 from .core.extractive import strip_controls
 from .core.present import ANSWER_FORMATS, render_answer, render_results
 from .errors import InvalidOption
-from .models import Answer, SourceReport
+from .models import Answer, Cycle, Retrieval, SourceReport
 from .session import Session
 
-__all__ = ["search_sources_cmd"]
+__all__ = ["render_retrieval", "search_sources_cmd"]
 
 SourceOpt = Annotated[
     list[str] | None,
@@ -134,3 +134,69 @@ def sources_cmd(
             f"{info.name} ({info.type}, {info.kind.replace('_', ' ')}){where}: {state}{size}{fresh}{detail}"
         )
 
+
+def _cycle_lines(cycle: Cycle) -> list[str]:
+    lines = [f"Cycle {cycle.number}:"]
+    lines += [f"  searched {q}" for q in cycle.queries] or ["  searched nothing (every source failed)"]
+    lines.append(f"  found {cycle.found} hits, {cycle.new} new; {cycle.relevant} at 0.7 or more")
+    if cycle.broadened:
+        lines.append(f"  relaxed: {', '.join(cycle.broadened)}")
+    if cycle.excluded:
+        lines.append(f"  excluded (below 0.2): {', '.join(cycle.excluded)}")
+    if cycle.uncovered:
+        lines.append(f"  uncovered: {', '.join(cycle.uncovered)}")
+    for item in cycle.learned:
+        target = f" for {', '.join(item.stands_for)}" if item.stands_for else " (context)"
+        lines.append(f"  learned {item.term!r} ({item.via} in {item.origin}){target}")
+    lines.append(f"  -> {cycle.decision}")
+    return lines
+
+
+def render_retrieval(found: Retrieval) -> str:
+    """Seed 004's output: the candidates with relevance, reason and what is missing, then each cycle."""
+    lines = [f"Task: {found.task}", f"Key terms: {', '.join(found.key_terms) or '(none)'}", ""]
+    lines.append(f"Result: {found.summary}")
+    for c in found.candidates:
+        lines.append(f"  {c.relevance:.2f} {c.band:<6} {c.hit.location}  (cycle {c.cycle}, {c.scorer})")
+        lines.append(f"         {c.reason}")
+        if c.missing:
+            lines.append(f"         missing: {', '.join(c.missing)}")
+    lines.append("")
+    for cycle in found.cycles:
+        lines.extend(_cycle_lines(cycle))
+    lines.extend(f"warning: {w}" for w in found.warnings)
+    return "\n".join(strip_controls(line) for line in lines)
+
+
+@app.command("retrieve")
+def retrieve_cmd(
+    task: Annotated[str, typer.Argument(help="What you are about to do, e.g. 'Fix the token expiry bug'.")],
+    source: SourceOpt = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="The whole retrieval as JSON (for agents).")
+    ] = False,
+    max_cycles: Annotated[int, typer.Option("--max-cycles", help="1-5; 1 is a single pass.")] = 3,
+    include: Annotated[
+        list[str] | None, typer.Option("--include", help="Only paths matching this glob (repeatable).")
+    ] = None,
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option("--exclude", help="Leave out paths matching this glob (repeatable; default: tests)."),
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Candidates to show, 1-50.")] = 10,
+    no_model: Annotated[bool, typer.Option("--no-model", help="Rule-based relevance only.")] = False,
+    config: ConfigOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Find the files a task needs: search, score, learn the codebase's words, search again (3 cycles)."""
+    settings = _setup(verbose, config)
+    if not source:
+        _fail(InvalidOption("give at least one --source, e.g. --source code:."), 2)
+    with _reported():
+        found = sources_api.retrieve(
+            task, sources=source, max_cycles=max_cycles, include=include or (), exclude=exclude,
+            limit=limit, use_model=False if no_model else None, settings=settings,
+        )  # fmt: skip
+    typer.echo(found.model_dump_json(indent=2) if as_json else render_retrieval(found))
+    if not found.candidates:
+        typer.echo("warning: nothing relevant found", err=True)

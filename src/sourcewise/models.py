@@ -10,10 +10,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 __all__ = [
     "Answer",
     "Authority",
+    "Candidate",
     "Citation",
     "Constraints",
+    "Cycle",
     "Factor",
     "Hit",
+    "Learned",
     "Page",
     "Passage",
     "Plan",
@@ -23,6 +26,7 @@ __all__ = [
     "RankedHit",
     "RawResult",
     "Reading",
+    "Retrieval",
     "Route",
     "SearchResponse",
     "SearchResult",
@@ -335,6 +339,67 @@ class Reading(_Model):
     share: float
 
 
+Band = Literal["high", "medium", "low", "none"]
+"""Seed 004's bands: high 0.8-1.0 implements the target, medium 0.5-0.7 related patterns or types,
+low 0.2-0.4 indirectly related, none below 0.2 (excluded)."""
+
+
+class Candidate(_Model):
+    """Something a retrieval found, with seed 004's relevance 0-1, why, and what it leaves out."""
+
+    hit: Hit
+    relevance: float = Field(ge=0, le=1)
+    band: Band
+    reason: str
+    missing: tuple[str, ...] = Field(default=(), description="task terms this candidate does not cover")
+    cycle: int = Field(ge=1, description="the cycle that first found it")
+    scorer: Literal["rules", "model"] = "rules"
+
+
+class Learned(_Model):
+    """A word of the codebase's own vocabulary, learned from what scored well."""
+
+    term: str
+    stands_for: tuple[str, ...] = Field(default=(), description="the uncovered task terms it targets")
+    via: Literal["imports", "defines", "co-occurs", "variant"]
+    origin: str = Field(default="", description="where it was seen: a path or a location")
+    confidence: float = Field(
+        default=1.0, ge=0, le=1, description="evidence relative to the best word learned"
+    )
+
+
+class Cycle(_Model):
+    """One dispatch-evaluate-refine cycle: what it searched, found and changed."""
+
+    number: int = Field(ge=1)
+    queries: tuple[str, ...] = Field(default=(), description="``source: query`` as sent")
+    found: int = Field(default=0, description="hits returned")
+    new: int = Field(default=0, description="candidates not seen in earlier cycles")
+    relevant: int = Field(default=0, description="candidates at 0.7 or more after this cycle")
+    learned: tuple[Learned, ...] = ()
+    excluded: tuple[str, ...] = Field(default=(), description="locations scored below 0.2, left out")
+    uncovered: tuple[str, ...] = Field(default=(), description="key task terms no relevant candidate covers")
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    broadened: tuple[str, ...] = Field(default=(), description="filters relaxed (seed 003 order)")
+    decision: str = ""
+    reports: tuple[SourceReport, ...] = ()
+
+
+class Retrieval(_Model):
+    """Seed 004's answer: the candidates at 0.7 or more (or the best found), and every cycle."""
+
+    task: str
+    candidates: tuple[Candidate, ...] = Field(default=(), description="the 0.7+ set, or the best found")
+    considered: tuple[Candidate, ...] = Field(default=(), description="every candidate kept, best first")
+    cycles: tuple[Cycle, ...] = ()
+    key_terms: tuple[str, ...] = ()
+    sufficient: bool = Field(default=False, description="3+ candidates at 0.7 and no key term uncovered")
+    missing: tuple[str, ...] = Field(default=(), description="key task terms nothing found covers")
+    summary: str = ""
+    warnings: tuple[str, ...] = ()
+
+
 class Answer(_Model):
     """The answer to a question: cited text, the sources behind it, and how it was found."""
 
@@ -353,3 +418,4 @@ class Answer(_Model):
     dropped: tuple[str, ...] = Field(default=(), description="model sentences or citations refused")
     warnings: tuple[str, ...] = ()
     timings: dict[str, float] = Field(default_factory=dict, description="milliseconds per stage")
+    cycles: tuple[Cycle, ...] = Field(default=(), description="refinement cycles run after the first pass")

@@ -13,11 +13,12 @@ from .core.validate import validate_query
 from .engine import run_sync
 from .errors import InvalidOption, InvalidQuery
 from .gather import Progress
-from .models import Answer, SourceInfo, SourceQuery, SourceResult
+from .models import Answer, Retrieval, SourceInfo, SourceQuery, SourceResult
+from .retrieve import aretrieve
 from .session import Session
 from .sources import Source, load_source_types
 
-__all__ = ["asearch_sources", "ask", "asource_info", "search_sources", "source_info"]
+__all__ = ["asearch_sources", "ask", "asource_info", "retrieve", "search_sources", "source_info"]
 
 
 async def asearch_sources(
@@ -103,5 +104,29 @@ def ask(
                 session=session,
                 progress=progress,
             )
+
+    return run_sync(run())
+
+
+def retrieve(
+    task: str,
+    *,
+    sources: Sequence[str | Source] | str | Source,
+    max_cycles: int = 3,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] | None = None,
+    limit: int = 10,
+    use_model: bool | None = None,
+    today: date | None = None,
+    settings: Settings | None = None,
+) -> Retrieval:
+    """What ``task`` needs from ``sources``, found in at most ``max_cycles`` cycles (see ``aretrieve``)."""
+
+    async def run() -> Retrieval:
+        async with Session(settings) as session:
+            return await aretrieve(
+                task, sources=sources, max_cycles=max_cycles, include=include, exclude=exclude,
+                limit=limit, use_model=use_model, today=today, session=session,
+            )  # fmt: skip
 
     return run_sync(run())

@@ -19,7 +19,7 @@ from .text import is_hangul, strip_particle
 from .tiers import projects_in
 from .variants import variants_for
 
-__all__ = ["DEFAULT_SOURCES", "broaden", "plan"]
+__all__ = ["DEFAULT_SOURCES", "broaden", "plan", "replan"]
 
 DEFAULT_SOURCES: tuple[SourceKind, ...] = ("chat", "knowledge_base", "project_tracker")
 _FILTER = re.compile(r"(?<!\S)(from|in|after|before|type):(\"[^\"]+\"|\S+)", re.IGNORECASE)
@@ -270,3 +270,12 @@ def broaden(current: Plan) -> Plan | None:
     update |= {"level": current.level + 1, "dropped": [*current.dropped, step]}
     sources = list(dict.fromkeys(q.source for q in current.sources))
     return _assemble(current.model_copy(update=update), sources)
+
+
+def replan(current: Plan, keywords: Sequence[str]) -> Plan:
+    """``current`` searching for ``keywords`` instead of its own terms, filters kept: the next query of
+    a refinement cycle (seed 004). Keyword mode, since the words are the codebase's own."""
+    draft = current.model_copy(
+        update={"keywords": list(dict.fromkeys(keywords)), "entities": [], "phrases": [], "mode": "keyword"}
+    )
+    return _assemble(draft, list(dict.fromkeys(q.source for q in current.sources)))

@@ -1,0 +1,148 @@
+"""Code localisation: one pass vs the iterative loop (seed 004) vs plain BM25 over files (bm25s).
+
+Two sets. **history**: this repository's own commits; each commit's subject is the task, the
+``src/`` files it added or changed are the gold set, searched in a snapshot of that commit
+(``git archive`` into a temporary folder); commits whose subject names a file are left out.
+**generated**: a repository whose code says other words than its tasks ("throttle" for "rate
+limit"); each concept has an implementing file and a caller that uses the task's words and imports
+it; the gold set is both. Recall@k = gold files in the top k / gold files; medians and means.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import tempfile
+from pathlib import Path
+
+import bm25s
+
+from sourcewise import retrieve
+from sourcewise.config import load_settings
+from sourcewise.core.analyze import analyze
+from sourcewise.core.refine import allowed
+from sourcewise.retrieve import DEFAULT_EXCLUDE
+
+ROOT = Path(__file__).resolve().parent.parent
+CONCEPTS = [  # (task, code word, impl body words)
+    ("Add rate limiting to API endpoints", "throttle", "bucket tokens refill per_minute allow"),
+    ("Cache invalidation when a user profile changes", "memo", "evict stale entries ttl purge"),
+    ("Retry failed payment webhooks with exponential backoff", "reattempt", "delay doubling jitter attempts"),
+    ("Send a password reset email", "passphrase", "renewal link mailer dispatch"),
+    ("Upload files to object storage", "blob", "ingest bucket put multipart"),
+    ("Schedule nightly report generation", "cron", "digest compile tick"),
+    ("Search autocomplete suggestions", "typeahead", "prefix trie candidates"),
+    ("Audit log of admin actions", "journal", "trail record operator entries"),
+]
+FILLER = "ledger invoice currency shipment parcel warehouse coupon basket wishlist review rating tax".split()
+
+
+def _generated(root: Path) -> list[tuple[str, set[str]]]:
+    tasks = []
+    for i, (task, word, body) in enumerate(CONCEPTS):
+        impl = f"src/shop/{word}.py"
+        names = body.split()
+        (root / "src/shop").mkdir(parents=True, exist_ok=True)
+        (root / impl).write_text(
+            f"class {word.title()}:\n"
+            + "".join(f"    def {n}(self):\n        return self.{word}_{n}\n" for n in names)
+        )
+        caller = f"src/shop/handlers_{i}.py"
+        words = " ".join(w for w in analyze(task) if len(w) > 3)
+        (root / caller).write_text(
+            f'"""Handlers: {words}."""\nfrom shop.{word} import {word.title()}\n\n\n'
+            f"def handle_{i}(request):\n    return {word.title()}().{names[0]}()\n"
+        )
+        tasks.append((task, {impl, caller}))
+    for j, w in enumerate(FILLER * 3):
+        (root / f"src/shop/{w}_{j}.py").write_text(f"def {w}_{j}(order):\n    return order.{w} + {j}\n")
+    return tasks
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True).stdout
+
+
+def _history() -> list[tuple[str, str, set[str]]]:
+    out = []
+    for line in _git("log", "--no-merges", "--format=%H%x09%s").splitlines():
+        sha, subject = line.split("\t", 1)
+        changed = _git("diff-tree", "--no-commit-id", "--name-only", "-r", "--diff-filter=AM", "--root", sha)
+        gold = {p for p in changed.split() if p.startswith("src/") and p.endswith(".py")}
+        names = {Path(p).name for p in changed.split()} | {Path(p).stem for p in changed.split() if "." in p}
+        words = set(subject.replace(",", " ").replace(";", " ").split())
+        if gold and not (words & names) and not any("." in w.strip("().") for w in words):
+            out.append((sha, subject, gold))
+    return out
+
+
+def _bm25(root: Path, task: str, k: int) -> list[str]:
+    files = sorted(
+        p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and p.suffix in (".py", ".md")
+    )
+    files = [f for f in files if allowed(f, (), DEFAULT_EXCLUDE)]
+    corpus = [analyze(f + " " + (root / f).read_text("utf-8", errors="replace")) for f in files]
+    model = bm25s.BM25()
+    model.index(corpus, show_progress=False)
+    docs, _ = model.retrieve([analyze(task) or ["x"]], k=min(k, len(files)), show_progress=False)
+    return [files[int(i)] for i in docs[0]]
+
+
+def _ranked(root: Path, task: str, cycles: int, state: Path) -> list[str]:
+    found = retrieve(
+        task, sources=[f"code:{root}"], max_cycles=cycles, settings=load_settings(state_dir=state)
+    )
+    return list(dict.fromkeys(c.hit.path for c in found.considered if c.hit.path))
+
+
+def _recall(ranked: list[str], gold: set[str], k: int) -> float:
+    return len(set(ranked[:k]) & gold) / len(gold)
+
+
+def _score(cases: list[tuple[Path, str, set[str]]], state: Path) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {}
+    for root, task, gold in cases:
+        runs = {"BM25 (bm25s)": _bm25(root, task, 10), "one pass": _ranked(root, task, 1, state)}
+        runs["loop (3 cycles)"] = _ranked(root, task, 3, state)
+        for name, ranked in runs.items():
+            for k in (5, 10):
+                out.setdefault(f"{name}@{k}", []).append(_recall(ranked, gold, k))
+    return out
+
+
+def _table(title: str, scores: dict[str, list[float]], n: int) -> str:
+    rows = [
+        f"**{title}** ({n} tasks)\n",
+        "| method | recall@5 mean | recall@10 mean | recall@5 median |",
+        "|---|---|---|---|",
+    ]
+    for name in ("BM25 (bm25s)", "one pass", "loop (3 cycles)"):
+        r5, r10 = scores[f"{name}@5"], scores[f"{name}@10"]
+        rows.append(
+            f"| {name} | {statistics.mean(r5):.3f} | {statistics.mean(r10):.3f} | {statistics.median(r5):.3f} |"
+        )
+    one, loop = statistics.mean(scores["one pass@5"]), statistics.mean(scores["loop (3 cycles)@5"])
+    change = f"{(loop - one) / one * 100:+.0f}%" if one else "n/a (one pass 0)"
+    rows.append(f"\nloop vs one pass, recall@5: {change}")
+    return "\n".join(rows)
+
+
+def run() -> str:
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        history = _history()
+        assert history, "no commit of this repository qualified"
+        cases = []
+        for sha, subject, gold in history:
+            snap = base / sha[:10]
+            snap.mkdir()
+            data = subprocess.run(
+                ["git", "-C", str(ROOT), "archive", sha], capture_output=True, check=True
+            ).stdout
+            subprocess.run(["tar", "-x", "-C", str(snap)], input=data, check=True)
+            cases.append((snap, subject, gold))
+        first = _table("history", _score(cases, base / "state"), len(cases))
+        gen = base / "generated"
+        tasks = _generated(gen)
+        second = _table("generated", _score([(gen, t, g) for t, g in tasks], base / "state"), len(tasks))
+    return f"{first}\n\n{second}"

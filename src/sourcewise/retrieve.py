@@ -1,0 +1,353 @@
+"""``retrieve``: seed 004's iterative retrieval: DISPATCH, EVALUATE, REFINE, LOOP (at most 3 cycles).
+
+- **Dispatch**: a broad first query from the task's intent: its keywords and entities plus the
+  planner's variants, sent to every source at once (``gather``: per-source deadlines and seed 003's
+  fallbacks), keeping paths that match the include globs and none of the exclude globs (default:
+  test files, unless the task is about tests).
+- **Evaluate**: every candidate scored 0-1 in seed 004's bands with a reason and what it misses
+  (``core/refine.py``; the configured model may score instead, with the rules as the fallback).
+- **Refine**: learn the codebase's words from the best candidates, exclude what scored below 0.2,
+  and search next for the task terms still uncovered with the learned words; filters are relaxed in
+  seed 003's order (dates, then source filters) when a cycle found nothing relevant.
+- **Loop**: stop when 3 candidates score 0.7 or more and every key term is covered, when nothing new
+  is left to search, or after ``max_cycles``. The answer is the 0.7+ set, or the best found with
+  what is missing said plainly.
+
+The same loop serves ``ask`` (``refine_gathered``) when its first pass is not good enough.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from . import routing
+from .config import Settings
+from .core.plan import replan
+from .core.refine import (
+    ENOUGH,
+    EXCLUDE_BELOW,
+    RELEVANT,
+    TASK_STOP,
+    Facts,
+    Scored,
+    Vocabulary,
+    allowed,
+    band,
+    evaluate,
+    facts_for,
+    learn,
+    uncovered,
+    vocabulary,
+)
+from .errors import InvalidOption, InvalidQuery, ModelError
+from .gather import Gathered, gather
+from .judge import model_scores
+from .models import Candidate, Cycle, Hit, Learned, Plan, Retrieval, SourceKind
+from .session import Session
+from .sources import Source
+from .sources.web import PagesSource, WebSource
+
+__all__ = ["DEFAULT_EXCLUDE", "MAX_CYCLES", "MAX_TASK", "aretrieve", "refine_gathered"]
+
+MAX_TASK = 2_000
+MAX_CYCLES = 5
+MAX_PATTERNS = 32
+PER_QUERY = 20  # hits asked of each source per cycle: room for what the globs and exclusions drop
+MAX_FILE = 512_000  # bytes of a code file read for its imports
+DEFAULT_EXCLUDE = (
+    "*.test.*", "*.spec.*", "test_*", "*_test.*", "tests/*", "test/*", "*/tests/*", "*/test/*",
+    "*/__tests__/*", "conftest.py",
+)  # fmt: skip
+
+
+@dataclass
+class _Loop:
+    """Everything the loop carries from one cycle to the next."""
+
+    task: str
+    sources: list[Source]
+    settings: Settings
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    use_model: bool
+    vocab: Vocabulary
+    max_cycles: int = 3
+    enough: int = ENOUGH
+    pool: dict[str, Hit] = field(default_factory=dict)
+    first_seen: dict[str, int] = field(default_factory=dict)
+    facts: dict[str, Facts] = field(default_factory=dict)
+    texts: dict[str, str] = field(default_factory=dict)
+    excluded: set[str] = field(default_factory=set)
+    searched: list[str] = field(default_factory=list)
+    model_used: set[str] = field(default_factory=set)
+    warnings: list[str] = field(default_factory=list)
+    scored: list[Scored] = field(default_factory=list)
+    cycles: list[Cycle] = field(default_factory=list)
+    new_hits: dict[str, list[Hit]] = field(default_factory=dict)
+
+
+def _check(task: object, max_cycles: object, limit: object, patterns: Sequence[object]) -> str:
+    if not isinstance(task, str) or not task.strip():
+        raise InvalidQuery("a task is non-empty text, e.g. 'Add rate limiting to API endpoints'")
+    if len(task) > MAX_TASK:
+        raise InvalidQuery(f"a task is at most {MAX_TASK} characters, got {len(task)}")
+    if not isinstance(max_cycles, int) or isinstance(max_cycles, bool) or not 1 <= max_cycles <= MAX_CYCLES:
+        raise InvalidOption(f"max_cycles must be 1-{MAX_CYCLES}, got {max_cycles!r}")
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 50:
+        raise InvalidOption(f"limit must be 1-50, got {limit!r}")
+    if len(patterns) > MAX_PATTERNS or not all(isinstance(p, str) and 0 < len(p) <= 200 for p in patterns):
+        raise InvalidOption(f"include/exclude: at most {MAX_PATTERNS} globs of 1-200 characters each")
+    return task.strip()
+
+
+def _read_file(source: Source, hit: Hit) -> str | None:
+    """The whole file behind a code hit, if it lies inside the source's folder and is small."""
+    root = source.options.path
+    if hit.kind != "code" or not hit.path or root is None:
+        return None
+    try:
+        base = root.expanduser().resolve()
+        target = (base / hit.path).resolve() if base.is_dir() else base
+        if not target.is_relative_to(base) or not target.is_file() or target.stat().st_size > MAX_FILE:
+            return None
+        return target.read_text("utf-8", errors="replace")
+    except (OSError, ValueError):
+        return None
+
+
+def _admit(loop: _Loop, gathered: Gathered, cycle: int) -> tuple[int, int]:
+    """Add this cycle's hits to the pool: (hits returned, new candidates)."""
+    found = new = 0
+    for source, hits in zip(loop.sources, gathered.hits, strict=True):
+        for hit in hits:
+            found += 1
+            whole = _read_file(source, hit)
+            # a code candidate is its file (its best chunk shown); other hits are themselves
+            key = hit.path if whole is not None and hit.path else hit.location
+            if key in loop.pool or key in loop.excluded:
+                continue
+            if hit.path and not allowed(hit.path, loop.include, loop.exclude):
+                continue
+            new += 1
+            loop.pool[key] = hit
+            loop.first_seen[key] = cycle
+            if cycle > 1:
+                loop.new_hits.setdefault(source.name, []).append(hit)
+            loop.facts[key] = facts_for(hit, whole)
+            loop.texts[key] = whole if whole is not None else (hit.text or hit.snippet)
+    return found, new
+
+
+async def _score(loop: _Loop) -> list[Scored]:
+    """Rule-based scores; the model's instead where it answers well (and only while it does)."""
+    scored = evaluate(loop.vocab, [loop.facts[loc] for loc in sorted(loop.pool)])
+    if not loop.use_model or not scored:
+        return scored
+    hits = [loop.pool[s.facts.location] for s in scored]
+    try:
+        rated = await model_scores(loop.task, hits, loop.settings)
+    except ModelError as exc:
+        loop.use_model = False
+        loop.warnings.append(f"model scoring unavailable, rule-based relevance instead: {exc}")
+        return scored
+    out = list(scored)
+    for i, (value, reason) in rated.items():
+        s = scored[i]
+        out[i] = Scored(s.facts, value, band(value), reason, s.missing, s.covered)
+        loop.model_used.add(s.facts.location)
+    return sorted(out, key=lambda s: (-s.relevance, s.facts.location))
+
+
+def _dispatch_plan(loop: _Loop, plan: Plan, cycle: int, terms: list[str]) -> tuple[Plan, list[str]]:
+    """The plan for ``cycle``: the task broadly first, then ``terms``; filters relaxed (seed 003)
+    when the last cycle found nothing relevant."""
+    if cycle == 1:
+        variants = [v for vs in plan.variants.values() for v in vs[:2] if " " not in v]
+        words = [*plan.phrases, *plan.entities, *plan.keywords, *variants]
+        return replan(plan, [w for w in words if w.lower() not in TASK_STOP] or words), []
+    current = replan(plan, terms)
+    dropped: list[str] = []
+    if loop.cycles and loop.cycles[-1].relevant == 0:
+        wider = current.broaden()
+        if wider is not None and wider.dropped[-1] in ("date filters", "source filters"):
+            current, dropped = replan(wider, terms), wider.dropped[-1:]
+    return current, dropped
+
+
+async def _cycle(loop: _Loop, plan: Plan, number: int, terms: list[str], first: Gathered | None) -> list[str]:
+    """One DISPATCH-EVALUATE-REFINE cycle; the next query's terms, or ``[]`` to stop."""
+    current, dropped = _dispatch_plan(loop, plan, number, terms)
+    if first is not None:
+        gathered = first
+    else:
+        deadline = loop.settings.source_timeout
+        gathered = await gather(loop.sources, current, deadline=deadline, limit=PER_QUERY)
+    loop.searched.extend(w.lower() for w in [*current.keywords, *current.entities])
+    found, new = await asyncio.to_thread(_admit, loop, gathered, number)
+    scored = await _score(loop)
+    gone = [s.facts.location for s in scored if s.relevance < EXCLUDE_BELOW]
+    loop.excluded.update(gone)
+    for loc in gone:
+        loop.pool.pop(loc)
+    loop.scored = [s for s in scored if s.relevance >= EXCLUDE_BELOW]
+    gaps = uncovered(loop.vocab, loop.scored)
+    relevant = sum(1 for s in loop.scored if s.relevance >= RELEVANT)
+    learned: list[Learned] = []
+    nxt: list[str] = []
+    if relevant >= loop.enough and not gaps:
+        decision = f"enough: {relevant} candidates at {RELEVANT} or more and every key term covered"
+    elif number >= loop.max_cycles:
+        decision = f"stop: {number} of {loop.max_cycles} cycles run"
+    else:
+        known = [*loop.searched, *(item.term for item in loop.vocab.learned)]
+        learned = learn(loop.vocab, loop.scored, loop.texts, gaps, known)
+        nxt = [*gaps, *(item.term for item in learned)]
+        if not learned and all(t.lower() in loop.searched for t in nxt):
+            decision, nxt = "stop: nothing new to search (no word learned, every gap already searched)", []
+        else:
+            decision = "refine: " + _why(relevant, gaps, learned)
+    loop.vocab = Vocabulary(loop.vocab.key, loop.vocab.variants, (*loop.vocab.learned, *learned))
+    queries = tuple(f"{r.source}: {q}" for r in gathered.reports for q in r.queries)
+    loop.cycles.append(
+        Cycle(
+            number=number, queries=queries, found=found, new=new, relevant=relevant,
+            learned=tuple(learned), excluded=tuple(gone), uncovered=tuple(gaps), include=loop.include,
+            exclude=loop.exclude, broadened=tuple(dropped), decision=decision,
+            reports=tuple(gathered.reports),
+        )
+    )  # fmt: skip
+    return nxt
+
+
+def _why(relevant: int, gaps: list[str], learned: list[Learned]) -> str:
+    parts = [f"{relevant} of {ENOUGH} candidates at {RELEVANT}+"]
+    parts += [f"uncovered: {', '.join(gaps)}"] if gaps else []
+    parts += [f"learned: {', '.join(item.term for item in learned)}"] if learned else []
+    return "; ".join(parts)
+
+
+def _candidate(loop: _Loop, s: Scored) -> Candidate:
+    return Candidate(
+        hit=loop.pool[s.facts.location],
+        relevance=s.relevance,
+        band=s.band,
+        reason=s.reason,
+        missing=s.missing,
+        cycle=loop.first_seen[s.facts.location],
+        scorer="model" if s.facts.location in loop.model_used else "rules",
+    )
+
+
+def _result(loop: _Loop, limit: int) -> Retrieval:
+    considered = [_candidate(loop, s) for s in loop.scored]
+    best = [c for c in considered if c.relevance >= RELEVANT]
+    gaps = tuple(uncovered(loop.vocab, loop.scored))
+    sufficient = len(best) >= ENOUGH and not gaps
+    if best:
+        summary = f"{len(best)} candidate(s) at {RELEVANT} or more"
+    else:
+        best = considered[:limit]
+        summary = (
+            f"no candidate reached {RELEVANT}; the best found is shown" if best else "nothing relevant found"
+        )
+    if gaps:
+        summary += f"; still missing: {', '.join(gaps)}"
+    elif not sufficient and best:
+        summary += f"; fewer than {ENOUGH} at {RELEVANT} or more"
+    return Retrieval(
+        task=loop.task,
+        candidates=tuple(best[:limit]),
+        considered=tuple(considered),
+        cycles=tuple(loop.cycles),
+        key_terms=loop.vocab.key,
+        sufficient=sufficient,
+        missing=gaps,
+        summary=summary,
+        warnings=tuple(loop.warnings),
+    )
+
+
+def _excludes(task: str, exclude: Sequence[str] | None) -> tuple[str, ...]:
+    if exclude is not None:
+        return tuple(exclude)
+    words = {w.lower() for w in task.split()}
+    return () if words & {"test", "tests", "testing", "spec", "specs", "테스트"} else DEFAULT_EXCLUDE
+
+
+async def _run(loop: _Loop, plan: Plan, first: Gathered | None = None) -> None:
+    terms: list[str] = []
+    for number in range(1, loop.max_cycles + 1):
+        terms = await _cycle(loop, plan, number, terms, first if number == 1 else None)
+        if not terms:
+            return
+
+
+async def aretrieve(
+    task: str,
+    *,
+    sources: Sequence[str | Source] | str | Source,
+    max_cycles: int = 3,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] | None = None,
+    limit: int = 10,
+    use_model: bool | None = None,
+    today: date | None = None,
+    session: Session | None = None,
+) -> Retrieval:
+    """Find what a task needs from ``sources`` in at most ``max_cycles`` cycles (seed 004).
+
+    ``sources``: the same specs as ``ask`` (``code:PATH``, configured names, ``Source`` objects).
+    ``include``/``exclude``: path globs (``src/**``, ``*.test.*``); ``exclude`` defaults to test
+    files unless the task is about tests. ``max_cycles=1`` is the one-pass baseline. ``use_model``:
+    ``False`` keeps the rule-based scores even when a model is configured.
+    """
+    globs = [*include, *(exclude or ())] if isinstance(include, list | tuple) else [include]
+    task = _check(task, max_cycles, limit, globs)
+    if not isinstance(exclude, list | tuple | type(None)):
+        raise InvalidOption("exclude must be a list of globs")
+    own = session is None
+    session = session or Session()
+    try:
+        settings = session.settings
+        chosen = session.sources(sources)
+        kinds: list[SourceKind] = list(dict.fromkeys(s.kind for s in chosen))
+        plan = routing.plan(task, kinds, today=today, settings=settings)
+        loop = _Loop(
+            task=task, sources=chosen, settings=settings, include=tuple(include),
+            exclude=_excludes(task, exclude), use_model=bool(settings.model_url) and use_model is not False,
+            vocab=vocabulary([*plan.phrases, *plan.entities, *plan.keywords], plan.variants),
+            max_cycles=max_cycles,
+        )  # fmt: skip
+        await _run(loop, plan)
+        return _result(loop, limit)
+    finally:
+        if own:
+            await session.aclose()
+
+
+async def refine_gathered(
+    task: str, plan: Plan, sources: Sequence[Source], first: Gathered, settings: Settings, max_cycles: int = 3
+) -> tuple[list[list[Hit]], list[Cycle]]:
+    """For ``ask``: evaluate its first pass with the rules and, when it is not good enough (no hit at
+    0.7, or a key term nothing relevant covers), run refinement cycles through the same private
+    sources (the web is left out: it costs queries). An answer needs one good hit, not three.
+    Returns the new hits per source (aligned with ``sources``) and the cycles run after the first."""
+    private = [
+        i
+        for i, s in enumerate(sources)
+        if not isinstance(s, WebSource | PagesSource) and first.reports[i].status in ("ok", "empty")
+    ]  # the web costs queries; a source that failed or timed out would only fail again
+    if not private or not any(first.hits[i] for i in private):
+        return [[] for _ in sources], []
+    loop = _Loop(
+        task=task, sources=[sources[i] for i in private], settings=settings, include=(),
+        exclude=(), use_model=False, max_cycles=max_cycles, enough=1,
+        vocab=vocabulary([*plan.phrases, *plan.entities, *plan.keywords], plan.variants),
+    )  # fmt: skip
+    mine = Gathered(reports=[first.reports[i] for i in private], hits=[first.hits[i] for i in private])
+    await _run(loop, plan, mine)
+    extra = [loop.new_hits.get(s.name, []) if i in private else [] for i, s in enumerate(sources)]
+    return extra, loop.cycles[1:]
