@@ -147,8 +147,13 @@ def _sources(chunks: Sequence[Any]) -> tuple[Source, ...]:
         origin = None
         if isinstance(chunk, Mapping):
             origin = chunk.get("web") or _get(chunk, "retrievedContext", "retrieved_context")
-        out.append(Source(number, _clean(_get(origin, "title", "title"), "Untitled"),
-                          _clean(_get(origin, "uri", "uri"), "No URI")))
+        out.append(
+            Source(
+                number,
+                _clean(_get(origin, "title", "title"), "Untitled"),
+                _clean(_get(origin, "uri", "uri"), "No URI"),
+            )
+        )
     return tuple(out)
 
 
@@ -247,7 +252,9 @@ def cite(text: str, grounding_metadata: Mapping[str, Any] | None) -> Cited:
     if not isinstance(text, str):
         raise InvalidInput(f"the answer text must be a str, got {type(text).__name__}")
     if len(text) > MAX_TEXT_CHARS:
-        raise InvalidInput(f"the answer text has {len(text)} characters; at most {MAX_TEXT_CHARS} are accepted")
+        raise InvalidInput(
+            f"the answer text has {len(text)} characters; at most {MAX_TEXT_CHARS} are accepted"
+        )
     if grounding_metadata is not None and not isinstance(grounding_metadata, Mapping):
         raise InvalidInput(f"grounding_metadata must be a mapping, got {type(grounding_metadata).__name__}")
     meta = grounding_metadata or {}
