@@ -27,7 +27,7 @@ __all__ = ["PROVIDER", "CliTimeout", "command", "parse_output", "prompt"]
 NAME = "gemini-cli"
 MAX_OUTPUT = 2_000_000
 log = logging.getLogger("sourcewise")
-_LOGIN = re.compile(r"auth|log ?in|credential|api key|GEMINI_API_KEY|GOOGLE_API_KEY", re.IGNORECASE)
+_LOGIN = re.compile(r"auth|log(?:ged)? ?in|credential|api key|GEMINI_API_KEY|GOOGLE_API_KEY", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
