@@ -14,7 +14,7 @@ import asyncio
 import json
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TextIO
 
 from ..config import Settings
 from ..errors import ParseError, ProviderError, ProviderNotConfigured, TransientError
@@ -34,6 +34,10 @@ _LABELS = {"title": "title", "url": "url", "link": "url", "description": "snippe
 
 
 def configured(settings: Settings) -> tuple[bool, str]:
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        return False, "the mcp SDK is not installed: pip install 'sourcewise[mcp]'"
     if settings.mcp_command:
         return True, f"starts `{settings.mcp_command[0]}` (stdio), tool {settings.mcp_tool!r}"
     if settings.mcp_url:
@@ -128,17 +132,27 @@ def parse_tool_output(structured: Any, texts: list[str]) -> list[RawResult]:
     raise ParseError(NAME, "the tool's answer holds no list of results")
 
 
+def _server_log(settings: Settings) -> TextIO:
+    """Where a stdio server's stderr goes: a file beside the caches, never the user's terminal."""
+    settings.state_dir.mkdir(parents=True, exist_ok=True)
+    return (settings.state_dir / "mcp-server.log").open("a", encoding="utf-8")
+
+
 async def _call(settings: Settings, args: dict[str, Any], seconds: float) -> Any:
     from mcp import Client, StdioServerParameters  # here: the SDK is only needed when used
+    from mcp.client.stdio import stdio_client
 
-    target: Any
-    if settings.mcp_command:
-        command, *rest = settings.mcp_command
-        target = StdioServerParameters(command=command, args=rest)
-    else:
-        target = settings.mcp_url
-    async with asyncio.timeout(seconds), Client(target, read_timeout_seconds=seconds) as client:
-        return await client.call_tool(settings.mcp_tool, args)
+    if not settings.mcp_command:
+        async with (
+            asyncio.timeout(seconds),
+            Client(str(settings.mcp_url), read_timeout_seconds=seconds) as client,
+        ):
+            return await client.call_tool(settings.mcp_tool, args)
+    command, *rest = settings.mcp_command
+    with _server_log(settings) as errlog:
+        transport = stdio_client(StdioServerParameters(command=command, args=rest), errlog=errlog)
+        async with asyncio.timeout(seconds), Client(transport, read_timeout_seconds=seconds) as client:
+            return await client.call_tool(settings.mcp_tool, args)
 
 
 def _texts(result: Any) -> list[str]:
