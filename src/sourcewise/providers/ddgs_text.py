@@ -9,6 +9,7 @@ ddgs also says when every backend refused) moves the chain on rather than passin
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 from typing import Any
 
@@ -16,6 +17,7 @@ from ..config import Settings
 from ..errors import ParseError, ProviderError, RateLimited, TransientError
 from ..models import RawResult
 from .base import Provider, ProviderCall, ProviderOutput, no_parse, no_request
+from .duckduckgo import unwrap
 
 __all__ = ["PROVIDER", "error_for", "parse_items", "search_sync"]
 
@@ -67,6 +69,9 @@ def parse_items(items: Any) -> list[RawResult]:
         if not all(isinstance(v, str) for v in fields):
             raise ParseError(NAME, "a result's title, href or body is not text")
         title, url, snippet = fields
+        # DuckDuckGo's HTML backend hands back its own redirect links; keep the page they point at.
+        with contextlib.suppress(ValueError):  # an unparseable link is judged later, by enrich
+            url = unwrap(url)
         out.append(RawResult(title=title, url=url, snippet=snippet, provider=NAME, position=len(out) + 1))
     return out
 
