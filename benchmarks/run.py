@@ -1,4 +1,4 @@
-"""Run the benchmarks: ``python benchmarks/run.py [pipeline ...]``; prints Markdown for RESULTS.md."""
+"""Run the benchmarks: ``python benchmarks/run.py [pipeline|extraction|citations ...]``; prints Markdown for RESULTS.md."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-SUITES = {"pipeline": "bench_pipeline", "extraction": "bench_extraction"}
+SUITES = {"pipeline": "bench_pipeline", "extraction": "bench_extraction", "citations": "bench_citations"}
 
 
 def main(argv: list[str]) -> None:

@@ -17,7 +17,7 @@ import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from ..errors import InvalidInput
 
@@ -44,8 +44,7 @@ MAX_CHUNKS = 1_000
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(NamedTuple):
     """One grounding chunk as it appears in the sources list: ``[number] title (url)``."""
 
     number: int
@@ -53,8 +52,7 @@ class Source:
     url: str
 
 
-@dataclass(frozen=True)
-class Placement:
+class Placement(NamedTuple):
     """Where one support's markers went. ``how``: the offset held, or the text was searched for."""
 
     support: int
@@ -88,13 +86,13 @@ def _boundary(data: bytes, offset: int) -> int:
     return offset
 
 
-def chars_for_bytes(text: str, offsets: Iterable[int]) -> dict[int, int]:
+def chars_for_bytes(text: str, offsets: Iterable[int], data: bytes | None = None) -> dict[int, int]:
     """Map each UTF-8 byte offset into ``text`` to a str offset, in one pass over the text.
 
     An offset inside a multi-byte character counts as the end of that character. Offsets
-    outside ``0..len(bytes)`` are left out of the result.
+    outside ``0..len(bytes)`` are left out of the result. ``data`` is ``text`` already encoded.
     """
-    data = _encode(text)
+    data = _encode(text) if data is None else data
     wanted = sorted({o for o in offsets if 0 <= o <= len(data)})
     if len(data) == len(text):  # ASCII: bytes and characters are the same
         return {o: o for o in wanted}
@@ -128,9 +126,14 @@ def char_to_byte(text: str, offset: int) -> int:
 
 
 # -- reading the metadata -------------------------------------------------------------------------
+def _is_map(obj: Any) -> bool:
+    # dict first: the ABC check behind Mapping costs more than the rest of the work here.
+    return isinstance(obj, (dict, Mapping))
+
+
 def _get(obj: Any, camel: str, snake: str) -> Any:
     """A field in either spelling: the REST API's camelCase or the Python SDK's snake_case."""
-    if not isinstance(obj, Mapping):
+    if not _is_map(obj):
         return None
     value = obj.get(camel)
     return obj.get(snake) if value is None else value
@@ -145,7 +148,7 @@ def _sources(chunks: Sequence[Any]) -> tuple[Source, ...]:
     out = []
     for number, chunk in enumerate(chunks, start=1):
         origin = None
-        if isinstance(chunk, Mapping):
+        if _is_map(chunk):
             origin = chunk.get("web") or _get(chunk, "retrievedContext", "retrieved_context")
         out.append(
             Source(
@@ -176,9 +179,8 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-@dataclass(frozen=True)
-class _Support:
-    index: int
+class _Support(NamedTuple):
+    at: int
     end: int | None
     text: str | None
     numbers: tuple[int, ...]
@@ -189,7 +191,7 @@ def _supports(raw: list[Any], n_chunks: int, notes: list[str]) -> list[_Support]
     for i, support in enumerate(raw):
         segment = _get(support, "segment", "segment")
         indices = _get(support, "groundingChunkIndices", "grounding_chunk_indices")
-        if not isinstance(segment, Mapping) or not isinstance(indices, list | tuple):
+        if not _is_map(segment) or not isinstance(indices, list | tuple):
             notes.append(f"support {i}: no segment or no chunk indices; ignored")
             continue
         valid = sorted({n for n in map(_int, indices) if n is not None and 0 <= n < n_chunks})
@@ -233,17 +235,17 @@ def _place(
     if segment is not None:
         wanted = _encode(segment)
         if in_range and end is not None and end >= len(wanted) and data[end - len(wanted) : end] == wanted:
-            return Placement(support.index, chars[end], end, support.numbers, "offset")
+            return Placement(support.at, chars[end], end, support.numbers, "offset")
         target = chars[end] if in_range and end is not None else len(text)
         found = _nearest(text, segment, target)
         if found is not None:
-            return Placement(support.index, found, char_to_byte(text, found), support.numbers, "found")
+            return Placement(support.at, found, char_to_byte(text, found), support.numbers, "found")
     if in_range and end is not None:
         if segment is not None:
-            notes.append(f"support {support.index}: its text is not in the answer; placed at its offset")
+            notes.append(f"support {support.at}: its text is not in the answer; placed at its offset")
         char = chars[end]
-        return Placement(support.index, char, char_to_byte(text, char), support.numbers, "unchecked")
-    notes.append(f"support {support.index}: end offset {end!r} is outside the answer; ignored")
+        return Placement(support.at, char, char_to_byte(text, char), support.numbers, "unchecked")
+    notes.append(f"support {support.at}: end offset {end!r} is outside the answer; ignored")
     return None
 
 
@@ -263,7 +265,7 @@ def cite(text: str, grounding_metadata: Mapping[str, Any] | None) -> Cited:
     notes: list[str] = []
     supports = _supports(raw, len(chunks), notes)
     data = _encode(text)
-    chars = chars_for_bytes(text, (s.end for s in supports if s.end is not None))
+    chars = chars_for_bytes(text, (s.end for s in supports if s.end is not None), data)
     placed = [p for s in supports if (p := _place(text, data, s, chars, notes)) is not None]
     body = _insert(text, placed)
     sources = _sources(chunks)
