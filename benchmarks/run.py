@@ -1,4 +1,4 @@
-"""Run the benchmarks: ``python benchmarks/run.py [pipeline ...]``; prints Markdown for RESULTS.md."""
+"""Run the benchmarks: ``python benchmarks/run.py [pipeline|extraction|citations ...]``; prints Markdown for RESULTS.md."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ SUITES = {
 }
 SUITES = {"pipeline": "bench_pipeline", "extraction": "bench_extraction", "kb": "bench_kb"}
     "retrieve": "bench_retrieve",
+    "citations": "bench_citations",
 }
 
 

@@ -18,6 +18,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 _KEYS = (
     "BRAVE_API_KEY",
+    "GEMINI_API_KEY",
     "TAVILY_API_KEY",
     "GOOGLE_CSE_KEY",
     "GOOGLE_CSE_ID",

@@ -85,6 +85,7 @@ def test_public_api_is_pinned() -> None:
             "conditional_web_search",
             "extract_urls",
             "fetch",
+            "insert_citations",
             "load_settings",
             "plan",
             "provider_status",

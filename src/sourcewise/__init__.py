@@ -4,6 +4,7 @@ from ._version import __version__
 from .api import asearch, provider_status, rate_source, search
 from .ask import aask
 from .config import Settings, load_settings
+from .core.cite import insert_citations
 from .core.render import render
 from .core.urls import TRACKING_PARAMS, canonical_url
 from .core.weburls import extract_urls
@@ -162,6 +163,7 @@ __all__ = [
     "conditional_web_search",
     "extract_urls",
     "fetch",
+    "insert_citations",
     "load_settings",
     "plan",
     "provider_status",

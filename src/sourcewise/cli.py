@@ -141,7 +141,7 @@ def providers(
         if row.suspended_until:
             state = f"suspended until {row.suspended_until:%Y-%m-%d %H:%M:%S} UTC ({row.suspended_reason})"
         chain = "" if row.in_chain else " [not in chain]"
-        typer.echo(f"{row.name:<11} {state}{chain} - {row.detail}")
+        typer.echo(f"{row.name:<18} {state}{chain} - {row.detail}")
 
 
 @app.command()

@@ -9,6 +9,7 @@ Keys are ``SecretStr``: they never appear in a repr, a log line or an error mess
 from __future__ import annotations
 
 import os
+import shlex
 import tomllib
 from contextvars import ContextVar
 from pathlib import Path
@@ -28,7 +29,21 @@ from .errors import ConfigError
 
 __all__ = ["DEFAULT_CHAIN", "Settings", "config_path", "load_settings"]
 
-DEFAULT_CHAIN = ("searxng", "brave", "tavily", "google", "duckduckgo")
+# Seed 000's order: Gemini (API key, then an MCP server, then the gemini CLI), then the keyed
+# engines, then the keyless ones (README, "Providers", says why in this order). Providers that are
+# not configured are passed over, so Gemini is first exactly when GEMINI_API_KEY is set.
+DEFAULT_CHAIN = (
+    "gemini",
+    "mcp",
+    "gemini-cli",
+    "searxng",
+    "brave",
+    "tavily",
+    "google",
+    "duckduckgo",
+    "ddgs",
+    "duckduckgo_instant",
+)
 _config_file: ContextVar[Path | None] = ContextVar("sourcewise_config_file", default=None)
 
 
@@ -83,6 +98,31 @@ class Settings(BaseSettings):
     brave_url: str = "https://api.search.brave.com/res/v1/web/search"
     tavily_url: str = "https://api.tavily.com/search"
     google_url: str = "https://www.googleapis.com/customsearch/v1"
+
+    # Gemini grounded search (seed 002), the gemini CLI and MCP search servers (seed 000).
+    gemini_api_key: SecretStr | None = Field(
+        default=None, validation_alias=_aliases("gemini_api_key", "GEMINI_API_KEY")
+    )
+    gemini_model: str = Field(default="gemini-2.5-flash", min_length=1, pattern=r"^[A-Za-z0-9._-]+$")
+    gemini_url: str = "https://generativelanguage.googleapis.com/v1beta/models"
+    gemini_redirect_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["vertexaisearch.cloud.google.com"],
+        description="hosts whose grounding links are redirects to resolve to the real page",
+    )
+    gemini_cli_command: str = Field(default="gemini", min_length=1, description="the gemini CLI executable")
+    gemini_cli_timeout: float = Field(default=60.0, gt=0, le=600, description="seconds for one CLI run")
+    mcp_command: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="MCP search server to start (stdio): command and arguments"
+    )
+    mcp_url: str | None = Field(default=None, description="MCP search server URL (Streamable HTTP)")
+    mcp_tool: str = Field(default="search", min_length=1, description="the server's search tool")
+    mcp_arguments: dict[str, str] = Field(
+        default_factory=lambda: {"query": "{query}"},
+        description="tool argument -> value; {query} and {max_results} are filled in",
+    )
+    ddgs_backend: str = Field(default="auto", description="ddgs backends, comma-separated, or auto")
+    ddgs_region: str = "us-en"
+    duckduckgo_instant_url: str = "https://api.duckduckgo.com/"
 
     # Page fetching (seed 000: 15-minute cache, 10 s timeout).
     cache_ttl: float = Field(default=900.0, ge=0, description="seconds a fetched page stays cached")
@@ -139,6 +179,21 @@ class Settings(BaseSettings):
     def _split(cls, value: Any) -> Any:
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("gemini_redirect_hosts", mode="before")
+    @classmethod
+    def _hosts(cls, value: Any) -> Any:
+        return cls._split(value)
+
+    @field_validator("mcp_command", mode="before")
+    @classmethod
+    def _command(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                return shlex.split(value)
+            except ValueError as exc:
+                raise ValueError(f"cannot split the command {value!r}: {exc}") from exc
         return value
 
     @field_validator("sources", mode="before")

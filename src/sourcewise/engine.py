@@ -21,6 +21,7 @@ from .models import ProviderStatus, RawResult, SearchResponse, SearchResult
 from .net.http import make_client, send
 from .net.state import ProviderState
 from .providers import Provider, load_providers
+from .providers.base import ProviderCall, ProviderOutput
 
 __all__ = ["Engine", "WebAnswer", "run_sync"]
 
@@ -35,6 +36,7 @@ class WebAnswer:
     raw: list[RawResult]
     provider: str
     attempts: list[tuple[str, str]] = field(default_factory=list)
+    text: str | None = None  # a grounded provider's cited answer
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
@@ -121,22 +123,28 @@ class Engine:
                     attempts.append((name, f"suspended for {left:.0f} s more after: {hold.reason}"))
                     continue
                 try:
-                    raw = await self._ask(client, provider, query, max_results)
+                    out = await self._ask(client, provider, query, max_results)
                 except ProviderError as exc:
                     attempts.append((name, self._handle(exc)))
                     continue
                 self.state.clear(name)
-                return WebAnswer(raw, name, attempts)
+                return WebAnswer(out.results, name, attempts, out.answer)
         raise NoProviderAvailable(attempts)
 
     async def _ask(
         self, client: httpx.AsyncClient, provider: Provider, query: str, max_results: int
-    ) -> list[RawResult]:
-        request = provider.build(query, min(max_results, provider.max_per_request), self.settings)
+    ) -> ProviderOutput:
+        limit = min(max_results, provider.max_per_request)
         for attempt in (1, 2):
             try:
+                if provider.run is not None:
+                    deadline = self.settings.timeout
+                    return await provider.run(
+                        ProviderCall(query, limit, self.settings, client, deadline, self.clock)
+                    )
+                request = provider.build(query, limit, self.settings)
                 response = await send(client, request, provider.name, self.settings.timeout, self.clock())
-                return provider.parse(response)
+                return ProviderOutput(provider.parse(response))
             except TransientError as exc:
                 if attempt == 2:
                     raise
@@ -207,6 +215,7 @@ class Engine:
             provider=answer.provider,
             attempts=tuple(answer.attempts),
             warnings=tuple(warnings),
+            answer=answer.text,
         )
 
     def _merge(self, raw: Sequence[RawResult], query: str) -> list[SearchResult]:

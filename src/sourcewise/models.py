@@ -118,6 +118,9 @@ class SearchResponse(_Model):
         default=(), description="providers tried before the one that answered, with why they failed"
     )
     warnings: tuple[str, ...] = ()
+    answer: str | None = Field(
+        default=None, description="a grounded provider's answer, with [n] citations and its sources list"
+    )
 
 
 class Route(_Model):

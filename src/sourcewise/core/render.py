@@ -35,8 +35,23 @@ def _first_sentence(snippet: str) -> str:
     return _SENTENCE.split(snippet.strip(), maxsplit=1)[0] if snippet else ""
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but tab and newline
+
+
+def grounded(response: SearchResponse) -> str:
+    """A grounded provider's own answer (its [n] point at its Sources list), then the rated sources."""
+    lines = ["## Answer", "", _CONTROL.sub("", response.answer or "").strip(), "", "## Rated sources", ""]
+    lines += [
+        f"- [{TIER_LABELS[r.tier]}] {_link(r)} (tier {r.tier}, {r.reliability_score}/100)"
+        for r in response.results
+    ]
+    return "\n".join(lines)
+
+
 def quick(response: SearchResponse) -> str:
     """A short extractive answer from the best 2-3 sources, cited [n], then the links."""
+    if response.answer:
+        return grounded(response)
     results = response.results
     if not results:
         return f"No results for {response.query!r}."

@@ -16,7 +16,20 @@ from .base import HttpRequest, HttpResponse, Provider
 __all__ = ["BUILTIN", "HttpRequest", "HttpResponse", "Provider", "load_providers"]
 
 log = logging.getLogger("sourcewise")
-BUILTIN = ("duckduckgo", "searxng", "brave", "tavily", "google")
+BUILTIN = (
+    "duckduckgo",
+    "searxng",
+    "brave",
+    "tavily",
+    "google",
+    "gemini",
+    "gemini-cli",
+    "mcp",
+    "ddgs",
+    "duckduckgo_instant",
+)
+# Provider names that are not module names (or would shadow the library they wrap).
+_MODULES = {"gemini-cli": "gemini_cli", "mcp": "mcp_tool", "ddgs": "ddgs_text"}
 
 
 @lru_cache(maxsize=1)
@@ -35,5 +48,5 @@ def load_providers() -> dict[str, Provider]:
             log.warning("provider plug-in %r is not a sourcewise Provider; ignored", ep.name)
     for name in BUILTIN:
         if name not in found:
-            found[name] = importlib.import_module(f"{__name__}.{name}").PROVIDER
+            found[name] = importlib.import_module(f"{__name__}.{_MODULES.get(name, name)}").PROVIDER
     return found

@@ -8,9 +8,11 @@ under the ``sourcewise.providers`` entry-point group, built-in ones exactly like
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+import httpx
 
 from ..config import Settings
 from ..errors import AuthError, ParseError, ProviderError, QuotaExceeded, RateLimited, TransientError
@@ -20,9 +22,13 @@ __all__ = [
     "HttpRequest",
     "HttpResponse",
     "Provider",
+    "ProviderCall",
+    "ProviderOutput",
     "check_status",
     "json_body",
     "key_detail",
+    "no_parse",
+    "no_request",
     "results_from",
 ]
 
@@ -47,8 +53,33 @@ class HttpResponse:
 
 
 @dataclass(frozen=True)
+class ProviderCall:
+    """One search handed to a provider that does its own I/O (``Provider.run``)."""
+
+    query: str
+    max_results: int
+    settings: Settings
+    client: httpx.AsyncClient  # for provider APIs: the engine's client (net.http.make_client)
+    deadline: float  # seconds this provider may take for this search
+    clock: Callable[[], float]
+
+
+@dataclass(frozen=True)
+class ProviderOutput:
+    """What a provider answered: results and, for grounded providers, a cited answer."""
+
+    results: list[RawResult]
+    answer: str | None = None
+
+
+@dataclass(frozen=True)
 class Provider:
-    """A web search provider, declared as data plus two pure functions."""
+    """A web search provider, declared as data plus two pure functions.
+
+    A provider that is not one HTTP request and a pure parse (a subprocess, an MCP server, a
+    library, or a request followed by more requests) sets ``run``; the engine then calls it
+    instead of ``build``/``send``/``parse``. Its ``build`` and ``parse`` stay pure and testable.
+    """
 
     name: str
     summary: str
@@ -57,6 +88,7 @@ class Provider:
     build: Callable[[str, int, Settings], HttpRequest]
     parse: Callable[[HttpResponse], list[RawResult]]
     max_per_request: int = 10
+    run: Callable[[ProviderCall], Awaitable[ProviderOutput]] | None = None
 
 
 def json_body(provider: str, response: HttpResponse) -> Any:
@@ -116,3 +148,21 @@ def key_detail(value: object, env: str, config_key: str) -> tuple[bool, str]:
     if value:
         return True, "API key set"
     return False, f"no key: set {env} (or `{config_key}` in the config file)"
+
+
+def no_request(name: str) -> Callable[[str, int, Settings], HttpRequest]:
+    """``build`` for a provider that runs itself and sends no HTTP request of its own."""
+
+    def build(query: str, max_results: int, settings: Settings) -> HttpRequest:
+        raise ProviderError(name, "this provider runs itself (Provider.run); it has no HTTP request")
+
+    return build
+
+
+def no_parse(name: str) -> Callable[[HttpResponse], list[RawResult]]:
+    """``parse`` for a provider that runs itself and reads no HTTP response through the engine."""
+
+    def parse(response: HttpResponse) -> list[RawResult]:
+        raise ProviderError(name, "this provider runs itself (Provider.run); it parses no HTTP response")
+
+    return parse

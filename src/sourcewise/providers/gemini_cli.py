@@ -1,0 +1,164 @@
+"""The ``gemini`` CLI as a provider (seed 000's "Gemini via Bash").
+
+When a ``gemini`` executable is on PATH (name: ``gemini_cli_command``), it is run
+non-interactively (``--output-format json -p PROMPT``, no shell) with a prompt asking it to use its
+``google_web_search`` tool and answer with JSON. The run is killed at ``gemini_cli_timeout``
+seconds. A timeout, a missing login or output that is not the JSON asked for are typed provider
+errors, so the chain moves on. Output past ``MAX_OUTPUT`` bytes is refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import shutil
+from typing import Any
+
+from ..config import Settings
+from ..errors import AuthError, ParseError, ProviderError, ProviderNotConfigured
+from ..models import RawResult
+from ..net.redirects import resolve_redirects
+from .base import Provider, ProviderCall, ProviderOutput, no_parse, no_request
+
+__all__ = ["PROVIDER", "CliTimeout", "command", "parse_output", "prompt"]
+
+NAME = "gemini-cli"
+MAX_OUTPUT = 2_000_000
+log = logging.getLogger("sourcewise")
+_LOGIN = re.compile(r"auth|log(?:ged)? ?in|credential|api key|GEMINI_API_KEY|GOOGLE_API_KEY", re.IGNORECASE)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+class CliTimeout(ProviderError):
+    """The CLI did not finish in time and was killed; the chain moves on without a retry."""
+
+    kind = "timed out"
+
+
+def configured(settings: Settings) -> tuple[bool, str]:
+    path = shutil.which(settings.gemini_cli_command)
+    if path:
+        return True, f"runs {path} (needs a logged-in gemini CLI)"
+    return False, f"no `{settings.gemini_cli_command}` executable on PATH: install gemini-cli and log in"
+
+
+def prompt(query: str, max_results: int) -> str:
+    return (
+        "Use the google_web_search tool to search the web for this query: "
+        f"{json.dumps(query, ensure_ascii=False)}. Answer with JSON only, no prose and no code fence, "
+        'in exactly this shape: {"answer": "a short answer", "results": [{"title": "...", '
+        f'"url": "https://...", "snippet": "..."}}]}} with at most {max_results} results, '
+        "each a page you found with the tool."
+    )
+
+
+def command(query: str, max_results: int, settings: Settings) -> list[str]:
+    return [settings.gemini_cli_command, "--output-format", "json", "-p", prompt(query, max_results)]
+
+
+def _json_in(text: str) -> Any:
+    """The JSON value in ``text``: as is, inside a code fence, or between the outer braces."""
+    candidates = [text.strip()]
+    # Split, not a regex: the odd pieces are the insides of code fences, found in linear time.
+    for inside in text.split("```")[1::2]:
+        candidates.append(inside.removeprefix("json"))
+    if "{" in text and "}" in text:
+        candidates.append(text[text.index("{") : text.rindex("}") + 1])
+    for candidate in candidates:
+        try:
+            return json.loads(candidate)
+        except ValueError:
+            continue
+    raise ParseError(NAME, f"the CLI did not answer with JSON: {_CONTROL.sub(' ', text[:80])!r}")
+
+
+def parse_output(stdout: str) -> tuple[list[RawResult], str | None]:
+    """Results and answer from the CLI's output; ``ParseError`` when it is not the JSON asked for."""
+    outer = _json_in(stdout)
+    if isinstance(outer, dict) and isinstance(outer.get("error"), dict):
+        message = str(outer["error"].get("message") or "unknown error")[:200]
+        raise ProviderError(NAME, f"the CLI reported an error: {_CONTROL.sub(' ', message)}")
+    if isinstance(outer, dict) and "response" in outer:  # --output-format json wraps the reply
+        if not isinstance(outer["response"], str):
+            raise ParseError(NAME, "the CLI's 'response' is not text")
+        outer = _json_in(outer["response"])
+    if not isinstance(outer, dict) or not isinstance(outer.get("results"), list):
+        raise ParseError(NAME, "the reply has no 'results' list")
+    answer = outer.get("answer")
+    results: list[RawResult] = []
+    for item in outer["results"]:
+        if not isinstance(item, dict):
+            raise ParseError(NAME, "a result is not an object")
+        fields = [item.get(k, "") for k in ("title", "url", "snippet")]
+        if not all(isinstance(v, str) for v in fields):
+            raise ParseError(NAME, "a result's title, url or snippet is not text")
+        title, url, snippet = fields
+        results.append(
+            RawResult(title=title, url=url, snippet=snippet, provider=NAME, position=len(results) + 1)
+        )
+    return results, answer if isinstance(answer, str) and answer.strip() else None
+
+
+def _first_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return _CONTROL.sub(" ", lines[0][:200]) if lines else ""
+
+
+async def _execute(argv: list[str], seconds: float) -> tuple[int, bytes, bytes]:
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+    except OSError as exc:
+        raise ProviderNotConfigured(NAME, f"cannot run {argv[0]!r} ({exc.strerror or exc})") from exc
+    try:
+        async with asyncio.timeout(seconds):
+            out, err = await proc.communicate()
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
+        raise CliTimeout(NAME, f"no answer within {seconds:g} s; the CLI was stopped") from None
+    except BaseException:  # cancelled by the caller's deadline: never leave the CLI running
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        raise
+    return proc.returncode or 0, out, err
+
+
+async def run(call: ProviderCall) -> ProviderOutput:
+    settings = call.settings
+    if not shutil.which(settings.gemini_cli_command):
+        raise ProviderNotConfigured(NAME, configured(settings)[1])
+    argv = command(call.query, call.max_results, settings)
+    code, out, err = await _execute(argv, settings.gemini_cli_timeout)
+    if len(out) > MAX_OUTPUT:
+        raise ParseError(NAME, f"the CLI wrote more than {MAX_OUTPUT} bytes")
+    stdout, stderr = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+    if code != 0:
+        said = _first_line(stderr) or _first_line(stdout)
+        if _LOGIN.search(stderr) or _LOGIN.search(stdout):
+            raise AuthError(NAME, f"the CLI is not logged in ({said}): run `gemini` once to log in")
+        raise ProviderError(NAME, f"the CLI exited with status {code}: {said or 'no message'}")
+    results, answer = parse_output(stdout)
+    links = await resolve_redirects(
+        (r.url for r in results), settings, clock=call.clock, seconds=call.deadline
+    )
+    results = [r.model_copy(update={"url": links.get(r.url, r.url)}) for r in results]
+    return ProviderOutput(results[: call.max_results], answer)
+
+
+PROVIDER = Provider(
+    name=NAME,
+    summary="the gemini CLI's google_web_search, run non-interactively (gemini on PATH, logged in)",
+    configured=configured,
+    build=no_request(NAME),
+    parse=no_parse(NAME),
+    max_per_request=20,
+    run=run,
+)

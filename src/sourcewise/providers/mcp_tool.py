@@ -1,0 +1,192 @@
+"""Any MCP server's search tool as a provider (seed 000's "Gemini via an MCP agent", generalised).
+
+Configure the server by command (``mcp_command``, started over stdio) or by URL (``mcp_url``,
+Streamable HTTP), the tool (``mcp_tool``) and its arguments (``mcp_arguments``: argument name ->
+value, where ``{query}`` and ``{max_results}`` are filled in). The call goes through the official
+``mcp`` SDK client. The tool may answer with structured content or text: a JSON list of results
+(or an object holding one under ``results``, ``items``, ``data``, ``web.results`` ...), or text
+blocks of ``Title:`` / ``URL:`` / ``Description:`` lines as several search servers write them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any, TextIO
+
+from ..config import Settings
+from ..errors import ParseError, ProviderError, ProviderNotConfigured, TransientError
+from ..models import RawResult
+from .base import Provider, ProviderCall, ProviderOutput, no_parse, no_request
+
+__all__ = ["PROVIDER", "arguments", "parse_tool_output"]
+
+NAME = "mcp"
+MAX_TEXT = 2_000_000
+log = logging.getLogger("sourcewise")
+_LIST_KEYS = ("results", "items", "data", "organic_results", "organic", "result", "hits", "documents")
+_URL_KEYS = ("url", "link", "href", "uri")
+_TITLE_KEYS = ("title", "name")
+_SNIPPET_KEYS = ("snippet", "description", "content", "body", "text", "summary")
+_LABELS = {"title": "title", "url": "url", "link": "url", "description": "snippet", "snippet": "snippet"}
+
+
+def configured(settings: Settings) -> tuple[bool, str]:
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        return False, "the mcp SDK is not installed: pip install 'sourcewise[mcp]'"
+    if settings.mcp_command:
+        return True, f"starts `{settings.mcp_command[0]}` (stdio), tool {settings.mcp_tool!r}"
+    if settings.mcp_url:
+        return True, f"server at its URL (Streamable HTTP), tool {settings.mcp_tool!r}"
+    return False, "no server: set mcp_command (stdio) or mcp_url (Streamable HTTP), and mcp_tool"
+
+
+def arguments(query: str, max_results: int, mapping: Mapping[str, str]) -> dict[str, Any]:
+    """The tool's arguments: ``{max_results}`` alone gives a number; ``{query}`` is substituted."""
+    out: dict[str, Any] = {}
+    for name, template in mapping.items():
+        if template.strip() == "{max_results}":
+            out[name] = max_results
+        else:
+            out[name] = template.replace("{query}", query).replace("{max_results}", str(max_results))
+    return out
+
+
+def _first(item: Mapping[str, Any], keys: tuple[str, ...]) -> str:
+    for key in keys:
+        value = item.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def _items(value: Any) -> list[Any] | None:
+    """The list of results inside a tool's answer, looking one or two levels deep."""
+    if isinstance(value, list):
+        return value
+    if not isinstance(value, dict):
+        return None
+    for key in (*_LIST_KEYS, "web"):
+        inner = value.get(key)
+        if isinstance(inner, list):
+            return inner
+        if isinstance(inner, dict) and isinstance(inner.get("results"), list):
+            return list(inner["results"])
+    return None
+
+
+def _from_items(items: list[Any]) -> list[RawResult]:
+    out: list[RawResult] = []
+    for item in items:
+        if not isinstance(item, dict):
+            raise ParseError(NAME, "a result is not an object")
+        url = _first(item, _URL_KEYS)
+        if not url:
+            raise ParseError(NAME, "a result has no url, link or href")
+        out.append(
+            RawResult(
+                title=_first(item, _TITLE_KEYS),
+                url=url,
+                snippet=_first(item, _SNIPPET_KEYS),
+                provider=NAME,
+                position=len(out) + 1,
+            )
+        )
+    return out
+
+
+def _from_labelled_text(text: str) -> list[RawResult]:
+    """``Title: ...`` / ``URL: ...`` / ``Description: ...`` blocks, one field per line."""
+    records: list[dict[str, str]] = []
+    for line in text.splitlines():
+        label, sep, value = line.partition(":")
+        field = _LABELS.get(label.strip().lower()) if sep else None
+        if field is None:
+            continue
+        if not records or field in records[-1]:
+            records.append({})
+        records[-1][field] = value.strip()
+    return _from_items([r for r in records if r.get("url")]) if any(r.get("url") for r in records) else []
+
+
+def parse_tool_output(structured: Any, texts: list[str]) -> list[RawResult]:
+    """Results from a tool's structured content or its text content; ``ParseError`` if neither."""
+    if structured is not None and (items := _items(structured)) is not None:
+        return _from_items(items)
+    for text in texts:
+        if len(text) > MAX_TEXT:
+            raise ParseError(NAME, f"the tool's answer is longer than {MAX_TEXT} characters")
+        try:
+            value = json.loads(text)
+        except ValueError:
+            found = _from_labelled_text(text)
+            if found:
+                return found
+            continue
+        if (items := _items(value)) is not None:
+            return _from_items(items)
+    raise ParseError(NAME, "the tool's answer holds no list of results")
+
+
+def _server_log(settings: Settings) -> TextIO:
+    """Where a stdio server's stderr goes: a file beside the caches, never the user's terminal."""
+    settings.state_dir.mkdir(parents=True, exist_ok=True)
+    return (settings.state_dir / "mcp-server.log").open("a", encoding="utf-8")
+
+
+async def _call(settings: Settings, args: dict[str, Any], seconds: float) -> Any:
+    from mcp import Client, StdioServerParameters  # here: the SDK is only needed when used
+    from mcp.client.stdio import stdio_client
+
+    if not settings.mcp_command:
+        async with (
+            asyncio.timeout(seconds),
+            Client(str(settings.mcp_url), read_timeout_seconds=seconds) as client,
+        ):
+            return await client.call_tool(settings.mcp_tool, args)
+    command, *rest = settings.mcp_command
+    with _server_log(settings) as errlog:
+        transport = stdio_client(StdioServerParameters(command=command, args=rest), errlog=errlog)
+        async with asyncio.timeout(seconds), Client(transport, read_timeout_seconds=seconds) as client:
+            return await client.call_tool(settings.mcp_tool, args)
+
+
+def _texts(result: Any) -> list[str]:
+    return [block.text for block in result.content if getattr(block, "type", "") == "text"]
+
+
+async def run(call: ProviderCall) -> ProviderOutput:
+    settings = call.settings
+    if not (settings.mcp_command or settings.mcp_url):
+        raise ProviderNotConfigured(NAME, configured(settings)[1])
+    from mcp import MCPError
+
+    args = arguments(call.query, call.max_results, settings.mcp_arguments)
+    try:
+        result = await _call(settings, args, call.deadline)
+    except TimeoutError as exc:
+        raise TransientError(NAME, f"no answer within {call.deadline:g} s") from exc
+    except MCPError as exc:
+        raise ProviderError(NAME, f"the server refused the call: {str(exc)[:200]}") from exc
+    except Exception as exc:  # the SDK's transports raise many kinds, and groups of them
+        raise TransientError(NAME, f"could not reach the MCP server ({type(exc).__name__})") from exc
+    if result.is_error:
+        said = " ".join(_texts(result))[:200] or "no message"
+        raise ProviderError(NAME, f"the tool {settings.mcp_tool!r} failed: {said}")
+    results = parse_tool_output(result.structured_content, _texts(result))
+    return ProviderOutput(results[: call.max_results])
+
+
+PROVIDER = Provider(
+    name=NAME,
+    summary="a search tool on any MCP server (stdio command or Streamable HTTP URL)",
+    configured=configured,
+    build=no_request(NAME),
+    parse=no_parse(NAME),
+    max_per_request=50,
+    run=run,
+)

@@ -1,0 +1,70 @@
+"""A small MCP search server for tests: run as a script it speaks stdio; ``app`` serves HTTP."""
+
+from __future__ import annotations
+
+import json
+
+from mcp.server.mcpserver import MCPServer
+
+app = MCPServer("test-search")
+PAGES = [
+    {
+        "title": "Server Components - React",
+        "url": "https://react.dev/reference/rsc/server-components",
+        "description": "RSC reference",
+    },
+    {
+        "title": "RSC RFC",
+        "url": "https://github.com/reactjs/rfcs/blob/main/text/0188-server-components.md",
+        "description": "The RFC",
+    },
+    {
+        "title": "Understanding RSC",
+        "url": "https://dev.to/someone/understanding-rsc",
+        "description": "A post",
+    },
+]
+
+
+@app.tool()
+def search(query: str, count: int = 10) -> list[dict[str, str]]:
+    """Structured results, as list of objects."""
+    return [{**page, "title": f"{page['title']} ({query})"} for page in PAGES][:count]
+
+
+@app.tool()
+def text_search(q: str) -> str:
+    """Results as labelled text blocks, the way several search servers answer."""
+    return "\n\n".join(
+        f"Title: {p['title']}\nURL: {p['url']}\nDescription: {p['description']}" for p in PAGES
+    )
+
+
+@app.tool()
+def json_text_search(q: str) -> str:
+    """Results as JSON inside a text block, under web.results (Brave's shape)."""
+    return json.dumps(
+        {
+            "web": {
+                "results": [
+                    {"title": p["title"], "url": p["url"], "description": p["description"]} for p in PAGES
+                ]
+            }
+        }
+    )
+
+
+@app.tool()
+def prose(q: str) -> str:
+    """No results at all: just words."""
+    return "I could not find anything."
+
+
+@app.tool()
+def failing(q: str) -> str:
+    """A tool whose backend is down."""
+    raise ValueError("backend down")
+
+
+if __name__ == "__main__":
+    app.run("stdio")

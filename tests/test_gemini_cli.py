@@ -1,0 +1,203 @@
+"""The gemini-cli provider against a fake ``gemini`` executable that each test writes and puts on PATH.
+
+The fake stands in for the real CLI, which needs a Google login and the internet; it is a real
+executable run as a real subprocess, and it records the arguments it was given.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sourcewise import AuthError, ParseError, ProviderError, ProviderNotConfigured, load_settings
+from sourcewise.config import Settings
+from sourcewise.engine import Engine
+from sourcewise.providers import gemini_cli
+
+REPLY = {
+    "answer": "React Server Components render on the server.",
+    "results": [
+        {
+            "title": "Server Components - React",
+            "url": "https://react.dev/reference/rsc/server-components",
+            "snippet": "RSC docs",
+        },
+        {
+            "title": "RFC",
+            "url": "https://github.com/reactjs/rfcs/blob/main/text/0188-server-components.md",
+            "snippet": "",
+        },
+    ],
+}
+
+
+def fake_gemini(folder: Path, body: str, *, code: int = 0, stderr: str = "", sleep: float = 0.0) -> Path:
+    """Write an executable named ``gemini`` that prints ``body`` and records its argv."""
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / "gemini"
+    script.write_text(
+        f"#!{sys.executable}\n"
+        "import json, sys, time\n"
+        f"open({str(folder / 'argv.json')!r}, 'w').write(json.dumps(sys.argv[1:]))\n"
+        f"time.sleep({sleep})\n"
+        f"sys.stdout.write({body!r})\n"
+        f"sys.stderr.write({stderr!r})\n"
+        f"sys.exit({code})\n",
+        "utf-8",
+    )
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return folder
+
+
+@pytest.fixture
+def on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "bin"
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
+    return folder
+
+
+def cli_settings(tmp_path: Path, **extra: object) -> Settings:
+    options: dict[str, object] = {"providers": ["gemini-cli"], "state_dir": tmp_path / "state", "timeout": 2.0}
+    return load_settings(**{**options, **extra})
+
+
+async def test_wrapped_json_reply_becomes_rated_results(on_path: Path, tmp_path: Path) -> None:
+    fake_gemini(on_path, json.dumps({"response": "```json\n" + json.dumps(REPLY) + "\n```", "stats": {}}))
+    response = await Engine(cli_settings(tmp_path)).asearch("React Server Components")
+    assert response.provider == "gemini-cli"
+    assert response.results[0].url == "https://react.dev/reference/rsc/server-components"
+    assert response.results[0].tier == 1
+    assert response.answer == REPLY["answer"]
+    argv = json.loads((on_path / "argv.json").read_text())
+    assert argv[:3] == ["--output-format", "json", "-p"]
+    assert "google_web_search" in argv[3]
+    assert '"React Server Components"' in argv[3]
+
+
+async def test_timeout_kills_the_cli_and_moves_on(on_path: Path, tmp_path: Path) -> None:
+    fake_gemini(on_path, json.dumps(REPLY), sleep=30)
+    engine = Engine(cli_settings(tmp_path, gemini_cli_timeout=0.5))
+    start = time.monotonic()
+    with pytest.raises(Exception, match="timed out") as info:
+        await engine.asearch("React Server Components")
+    assert time.monotonic() - start < 10  # killed, and not retried
+    assert "gemini-cli" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "stderr", "error", "match"),
+    [
+        (
+            "",
+            41,
+            "Please set an Auth method in your settings.json or specify GEMINI_API_KEY",
+            AuthError,
+            "log in",
+        ),
+        ("", 1, "Segmentation fault", ProviderError, "status 1"),
+        ("I could not search today, sorry.", 0, "", ParseError, "JSON"),
+        (json.dumps({"response": "no json here"}), 0, "", ParseError, "JSON"),
+        (json.dumps({"error": {"message": "quota"}}), 0, "", ProviderError, "quota"),
+        (json.dumps({"results": "nope"}), 0, "", ParseError, "results"),
+    ],
+)
+async def test_failures_are_typed(
+    on_path: Path, tmp_path: Path, body: str, code: int, stderr: str, error: type[Exception], match: str
+) -> None:
+    fake_gemini(on_path, body, code=code, stderr=stderr)
+    from sourcewise.net.http import make_client
+    from sourcewise.providers.base import ProviderCall
+
+    s = cli_settings(tmp_path)
+    async with make_client(s) as client:
+        with pytest.raises(error, match=match):
+            await gemini_cli.run(ProviderCall("react", 5, s, client, 2.0, time.time))
+
+
+async def test_failure_moves_the_chain_on(on_path: Path, tmp_path: Path) -> None:
+    fake_gemini(on_path, "", code=41, stderr="not logged in")
+    from servers import Reply, local_server
+
+    with local_server() as server:
+        server.route(
+            "/ddi",
+            Reply(
+                200,
+                json.dumps(
+                    {
+                        "Results": [
+                            {
+                                "FirstURL": "https://react.dev/",
+                                "Text": "React",
+                                "Result": '<a href="https://react.dev/">React</a>',
+                            }
+                        ]
+                    }
+                ),
+                content_type="application/json",
+            ),
+        )
+        s = cli_settings(
+            tmp_path,
+            providers=["gemini-cli", "duckduckgo_instant"],
+            duckduckgo_instant_url=f"{server.url}/ddi",
+        )
+        response = await Engine(s).asearch("React Server Components")
+    assert response.provider == "duckduckgo_instant"
+    assert response.attempts[0][0] == "gemini-cli"
+    assert "auth failed" in response.attempts[0][1]
+
+
+def test_not_on_path_is_not_configured(tmp_path: Path) -> None:
+    s = cli_settings(tmp_path, gemini_cli_command="gemini-that-is-not-installed")
+    ready, detail = gemini_cli.configured(s)
+    assert not ready
+    assert "PATH" in detail
+
+
+async def test_executable_vanishing_is_not_configured(tmp_path: Path) -> None:
+    from sourcewise.net.http import make_client
+    from sourcewise.providers.base import ProviderCall
+
+    s = cli_settings(tmp_path, gemini_cli_command="gemini-that-is-not-installed")
+    async with make_client(s) as client:
+        with pytest.raises(ProviderNotConfigured):
+            await gemini_cli.run(ProviderCall("react", 5, s, client, 2.0, time.time))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.text(max_size=200)
+    | st.builds(
+        json.dumps,
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.text(max_size=10),
+            lambda inner: (
+                st.lists(inner, max_size=3)
+                | st.dictionaries(
+                    st.sampled_from(["results", "response", "answer", "title", "url", "snippet", "error"]),
+                    inner,
+                    max_size=4,
+                )
+            ),
+            max_leaves=15,
+        ),
+    )
+)
+def test_parse_output_gives_results_or_a_provider_error(stdout: str) -> None:
+    try:
+        results, answer = gemini_cli.parse_output(stdout)
+    except ProviderError as exc:
+        provider = exc.provider
+        assert provider == "gemini-cli"
+        return
+    assert all(r.provider == "gemini-cli" for r in results)
+    assert answer is None or isinstance(answer, str)

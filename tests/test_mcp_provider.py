@@ -1,0 +1,157 @@
+"""The mcp provider through the official SDK client, against a real MCP search server started here:
+over stdio (a subprocess) and over Streamable HTTP (uvicorn on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sourcewise import NoProviderAvailable, ParseError, load_settings
+from sourcewise.config import Settings
+from sourcewise.engine import Engine
+from sourcewise.providers import mcp_tool
+
+SERVER = Path(__file__).parent / "mcp_search_server.py"
+
+
+def stdio_settings(tmp_path: Path, **extra: Any) -> Settings:
+    options: dict[str, Any] = {
+        "providers": ["mcp"],
+        "mcp_command": [sys.executable, str(SERVER)],
+        "mcp_tool": "search",
+        "mcp_arguments": {"query": "{query}", "count": "{max_results}"},
+        "state_dir": tmp_path / "state",
+        "timeout": 20.0,
+    }
+    return load_settings(**{**options, **extra})
+
+
+@pytest.fixture(scope="module")
+def http_url() -> Iterator[str]:
+    import uvicorn
+
+    from mcp_search_server import app
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app.streamable_http_app(), log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.started
+    yield f"http://127.0.0.1:{port}/mcp"
+    server.should_exit = True
+    thread.join(timeout=10)
+    sock.close()
+
+
+async def test_stdio_server_search_tool_gives_rated_results(tmp_path: Path) -> None:
+    response = await Engine(stdio_settings(tmp_path)).asearch("React Server Components", max_results=2)
+    assert response.provider == "mcp"
+    assert len(response.results) == 2
+    top = response.results[0]
+    assert top.url == "https://react.dev/reference/rsc/server-components"
+    assert top.title == "Server Components - React (React Server Components)"
+    assert top.tier == 1
+    assert (tmp_path / "state" / "mcp-server.log").exists()  # the server's stderr, not our terminal
+
+
+async def test_http_server_with_text_results(tmp_path: Path, http_url: str) -> None:
+    s = stdio_settings(
+        tmp_path, mcp_command=[], mcp_url=http_url, mcp_tool="text_search", mcp_arguments={"q": "{query}"}
+    )
+    response = await Engine(s).asearch("React Server Components")
+    assert response.provider == "mcp"
+    assert {r.url for r in response.results} == {
+        "https://react.dev/reference/rsc/server-components",
+        "https://github.com/reactjs/rfcs/blob/main/text/0188-server-components.md",
+        "https://dev.to/someone/understanding-rsc",
+    }
+
+
+async def test_http_server_with_json_in_text(tmp_path: Path, http_url: str) -> None:
+    s = stdio_settings(
+        tmp_path,
+        mcp_command=[],
+        mcp_url=http_url,
+        mcp_tool="json_text_search",
+        mcp_arguments={"q": "{query}"},
+    )
+    response = await Engine(s).asearch("React Server Components")
+    assert len(response.results) == 3
+
+
+@pytest.mark.parametrize(
+    ("tool", "why"), [("failing", "failed"), ("prose", "no list of results"), ("missing_tool", "")]
+)
+async def test_tool_failures_move_the_chain_on(tmp_path: Path, http_url: str, tool: str, why: str) -> None:
+    s = stdio_settings(
+        tmp_path, mcp_command=[], mcp_url=http_url, mcp_tool=tool, mcp_arguments={"q": "{query}"}
+    )
+    with pytest.raises(NoProviderAvailable) as info:
+        await Engine(s).asearch("React Server Components")
+    name, reason = info.value.attempts[0]
+    assert name == "mcp"
+    assert why in reason
+
+
+async def test_unreachable_server_is_transient(tmp_path: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    s = stdio_settings(tmp_path, mcp_command=[], mcp_url=f"http://127.0.0.1:{port}/mcp", timeout=3.0)
+    with pytest.raises(NoProviderAvailable, match="could not reach the MCP server"):
+        await Engine(s).asearch("React Server Components")
+
+
+def test_configuration_and_arguments(tmp_path: Path) -> None:
+    assert mcp_tool.configured(load_settings())[0] is False
+    assert mcp_tool.configured(stdio_settings(tmp_path))[0] is True
+    assert load_settings(mcp_command="npx -y '@brave/brave-search-mcp-server'").mcp_command == [
+        "npx",
+        "-y",
+        "@brave/brave-search-mcp-server",
+    ]
+    args = mcp_tool.arguments(
+        "rsc {x}", 7, {"query": "{query}", "count": "{max_results}", "note": "n={max_results}"}
+    )
+    assert args == {"query": "rsc {x}", "count": 7, "note": "n=7"}
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=10),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["results", "items", "web", "url", "title", "link", "data", "result"]),
+            inner,
+            max_size=4,
+        )
+    ),
+    max_leaves=15,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_json, st.lists(st.text(max_size=60) | st.builds(json.dumps, _json), max_size=3))
+def test_tool_output_parser_gives_results_or_a_parse_error(structured: Any, texts: list[str]) -> None:
+    try:
+        results = mcp_tool.parse_tool_output(structured, texts)
+    except ParseError as exc:
+        provider = exc.provider
+        assert provider == "mcp"
+        return
+    assert all(r.url and r.provider == "mcp" for r in results)
