@@ -16,6 +16,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from . import api, pages, routing
+from .cli_doors import add_door_commands
 from .config import Settings, load_settings
 from .core.render import FORMATS, render
 from .errors import ConfigError, InvalidInput, InvalidOption, NoProviderAvailable, SourcewiseError
@@ -285,6 +286,9 @@ def cache_clear(config: ConfigOpt = None) -> None:
     removed = cache.clear()
     cache.close()
     typer.echo(f"removed {removed} cached page(s)")
+
+
+add_door_commands(app, _setup, _fail)
 
 
 def main() -> None:
