@@ -128,7 +128,9 @@ def render_route(decision: Route) -> str:
     return "\n".join(lines)
 
 
-Query = Annotated[str, Field(description="what to search for, as you would type it (3-500 characters)")]
+Query = Annotated[
+    str, Field(max_length=500, description="what to search for, as you would type it (3-500 characters)")
+]
 TierArg = Annotated[
     int | None, Field(default=None, ge=1, le=4, description="only this tier: 1 official docs ... 4 blogs")
 ]
@@ -159,10 +161,11 @@ async def web_search(
 
 
 async def web_fetch(
-    url: Annotated[str, Field(description="the absolute http(s) URL of the page to read")],
+    url: Annotated[str, Field(max_length=2048, description="the absolute http(s) URL of the page to read")],
     ctx: Ctx,
     prompt: Annotated[
-        str | None, Field(description="what you want from the page; its best passages come first")
+        str | None,
+        Field(max_length=1000, description="what you want from the page; its best passages come first"),
     ] = None,
     start: Annotated[
         int, Field(ge=0, description="character offset to read from (a previous answer gives it)")
@@ -182,7 +185,7 @@ async def web_fetch(
 
 
 async def route(
-    question: Annotated[str, Field(description="the user's question, as asked")], ctx: Ctx
+    question: Annotated[str, Field(max_length=2000, description="the user's question, as asked")], ctx: Ctx
 ) -> Annotated[CallToolResult, Route]:
     """Decide whether a question needs the web: 'search' (recent or external facts, with the query
     to run), 'fetch' (it names URLs: read them with web_fetch) or 'skip' (answer from private or
@@ -213,7 +216,9 @@ def build_server(settings: Settings | None = None, doors: DoorSettings | None = 
         "sourcewise", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING"
     )
     for tool in TOOLS:
-        server.add_tool(tool, annotations=READ_ONLY)
+        # One paragraph: clients show the description as it is, indentation and all.
+        summary = " ".join((tool.__doc__ or "").split())
+        server.add_tool(tool, description=summary, annotations=READ_ONLY)
     return server
 
 
