@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Mapping
 from contextlib import asynccontextmanager
+from http import HTTPStatus
 from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp
 
 from ._version import __version__
@@ -82,9 +84,11 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def _error(status: int, kind: str, message: str, **extra: Any) -> JSONResponse:
+def _error(
+    status: int, kind: str, message: str, headers: Mapping[str, str] | None = None, **extra: Any
+) -> JSONResponse:
     body = {"error": {"type": kind, "message": message, "status": status, **extra}}
-    return JSONResponse(body, status_code=status)
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
 def _service(request: Request) -> Service:
@@ -169,6 +173,15 @@ def _handlers(api: FastAPI) -> None:
             for err in exc.errors()
         )
         return _error(422, "InvalidRequest", problems or "the request does not match the schema")
+
+    @api.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        kind = (
+            "InvalidRequest"
+            if exc.status_code == 400
+            else HTTPStatus(exc.status_code).phrase.replace(" ", "")
+        )
+        return _error(exc.status_code, kind, str(exc.detail), headers=exc.headers)
 
     @api.exception_handler(TimeoutError)
     async def timed_out(request: Request, _exc: TimeoutError) -> JSONResponse:
