@@ -13,6 +13,7 @@ in the section marked below, then one tool in ``mcp_server.py`` and one endpoint
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -80,6 +81,7 @@ class Health(_Model):
     providers_ready: list[str] = Field(default_factory=list)
     providers_suspended: list[str] = Field(default_factory=list)
     store: str = Field(description="where the page cache and suspensions live: sqlite or redis")
+    worker: int = Field(default_factory=os.getpid, description="the process id of the worker that answered")
 
 
 @dataclass(frozen=True)
