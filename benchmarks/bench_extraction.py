@@ -53,7 +53,13 @@ def load() -> list[tuple[bytes, str, str]]:
     for key, item in sorted(truth.items()):
         path = AEB / "html" / f"{key}.html.gz"
         if path.exists():
-            docs.append((gzip.decompress(path.read_bytes()), item["articleBody"], item.get("url") or "https://example.com/"))
+            docs.append(
+                (
+                    gzip.decompress(path.read_bytes()),
+                    item["articleBody"],
+                    item.get("url") or "https://example.com/",
+                )
+            )
     return docs
 
 
@@ -134,22 +140,24 @@ def run() -> str:
     n = len(docs)
     ours_s, ref_s = statistics.median(our_times), statistics.median(ref_times)
     cached, fresh = cached_fetch_latency()
-    return "\n".join([
-        f"{n} pages; times are medians of 3 runs over all pages.",
-        "",
-        "| extractor | F1 | precision | recall | pages/s |",
-        "|---|---|---|---|---|",
-        f"| sourcewise `extract` (Markdown) | {f_ours:.3f} | {p_ours:.3f} | {r_ours:.3f} | {n / ours_s:.1f} |",
-        f"| trafilatura `extract` defaults (reference) | {f_ref:.3f} | {p_ref:.3f} | {r_ref:.3f} | {n / ref_s:.1f} |",
-        "",
-        f"F1 ratio ours / trafilatura: **{f_ours / f_ref:.3f}**; speed ratio: {ref_s / ours_s:.2f}x",
-        "",
-        "| fetch | median latency |",
-        "|---|---|",
-        f"| cached (SQLite, 200 runs) | {cached * 1000:.2f} ms |",
-        f"| uncached from a server on 127.0.0.1 (20 runs, includes extraction) | {fresh * 1000:.1f} ms |",
-        f"| ratio | cached is {fresh / cached:.0f}x faster |",
-    ])
+    return "\n".join(
+        [
+            f"{n} pages; times are medians of 3 runs over all pages.",
+            "",
+            "| extractor | F1 | precision | recall | pages/s |",
+            "|---|---|---|---|---|",
+            f"| sourcewise `extract` (Markdown) | {f_ours:.3f} | {p_ours:.3f} | {r_ours:.3f} | {n / ours_s:.1f} |",
+            f"| trafilatura `extract` defaults (reference) | {f_ref:.3f} | {p_ref:.3f} | {r_ref:.3f} | {n / ref_s:.1f} |",
+            "",
+            f"F1 ratio ours / trafilatura: **{f_ours / f_ref:.3f}**; speed ratio: {ref_s / ours_s:.2f}x",
+            "",
+            "| fetch | median latency |",
+            "|---|---|",
+            f"| cached (SQLite, 200 runs) | {cached * 1000:.2f} ms |",
+            f"| uncached from a server on 127.0.0.1 (20 runs, includes extraction) | {fresh * 1000:.1f} ms |",
+            f"| ratio | cached is {fresh / cached:.0f}x faster |",
+        ]
+    )
 
 
 if __name__ == "__main__":
