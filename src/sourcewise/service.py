@@ -118,6 +118,10 @@ def classify(exc: SourcewiseError) -> Failure:
 
 def open_stores(settings: Settings, redis_url: str | None) -> tuple[PageCache, ProviderState, str]:
     """The page cache and provider state: Redis when configured, else the SQLite files."""
+    if redis_url:
+        from .net.redis_store import RedisPageCache, RedisProviderState
+
+        return RedisPageCache(redis_url, settings.cache_ttl), RedisProviderState(redis_url), "redis"
     cache = PageCache(settings.state_dir / "pages.sqlite3", settings.cache_ttl)
     return cache, ProviderState(settings.state_dir / "state.sqlite3"), "sqlite"
 
