@@ -8,7 +8,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-SUITES = {"pipeline": "bench_pipeline", "extraction": "bench_extraction", "doors": "bench_doors"}
+SUITES = {
+    "pipeline": "bench_pipeline",
+    "extraction": "bench_extraction",
+    "ask": "bench_ask",
+    "doors": "bench_doors",
+}
 
 
 def main(argv: list[str]) -> None:

@@ -89,12 +89,26 @@ def search(
     provider: Annotated[
         list[str] | None, typer.Option("--provider", "-p", help="Use these providers, in this order.")
     ] = None,
+    source: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--source",
+            "-S",
+            help="Search these sources instead of the web (repeatable): a configured name, kb, web, "
+            "code:PATH, slack:PATH, mail:PATH, github:PATH. The query may use their filters.",
+        ),
+    ] = None,
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
-    """Search the web: results de-duplicated, rated by tier and ranked."""
+    """Search the web (or, with --source, private sources): de-duplicated, rated and ranked."""
     settings = _setup(verbose, config)
     fmt = "json" if as_json else fmt
+    if source:
+        from .cli_sources import search_sources_cmd
+
+        search_sources_cmd(query, source, fmt, max_results or 10, settings)
+        return
     if fmt not in FORMATS:
         _fail(InvalidOption(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}"), 2)
     with _reported():
@@ -287,6 +301,8 @@ def cache_clear(config: ConfigOpt = None) -> None:
     cache.close()
     typer.echo(f"removed {removed} cached page(s)")
 
+
+from . import cli_sources  # noqa: E402, F401 (registers ask and sources on app)
 
 add_door_commands(app, _setup, _fail)
 

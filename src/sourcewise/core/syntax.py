@@ -11,7 +11,7 @@
 | ``type:X``     | (dropped)          | (dropped)            | ``resource_subtype: X`` (milestone ...) |
 
 The knowledge base gets a semantic ``descriptive_query`` or exact keyword phrases; the web gets
-plain terms, exact phrases and ``-negations``.
+plain terms, exact phrases and ``-negations``; so does code.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from .text import is_hangul
 
 __all__ = ["SOURCES", "render_sources"]
 
-SOURCES: tuple[SourceKind, ...] = ("chat", "email", "knowledge_base", "project_tracker", "web")
+SOURCES: tuple[SourceKind, ...] = ("chat", "code", "email", "knowledge_base", "project_tracker", "web")
 INTENT_NOUN = {
     "decision": "decision",
     "status": "status update",
@@ -132,8 +132,8 @@ def render_sources(
                 params["completed"] = False
             query = " ".join(f"{k}:{v}" for k, v in params.items())
             out.append(SourceQuery(source="project_tracker", mode="keyword", query=query, params=params))
-        elif source == "web":
+        elif source in ("web", "code"):
             out.append(
-                SourceQuery(source="web", mode="keyword", query=" ".join([*exact, text, *neg]).strip())
+                SourceQuery(source=source, mode="keyword", query=" ".join([*exact, text, *neg]).strip())
             )
     return out
