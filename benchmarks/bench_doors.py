@@ -14,7 +14,6 @@ the server's processes.
 from __future__ import annotations
 
 import asyncio
-import http.server
 import os
 import signal
 import statistics
@@ -35,8 +34,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from sourcewise import load_settings  # noqa: E402
 from sourcewise.engine import Engine  # noqa: E402
 
-from doorkit import SMALL, free_port, wait_for  # noqa: E402
-from servers import LocalServer, Reply, local_server  # noqa: E402
+from doorkit import free_port, wait_for  # noqa: E402
 
 CONCURRENCY = int(os.environ.get("SOURCEWISE_BENCH_CONCURRENCY", "200"))
 WORKERS = (1, 2)
@@ -100,7 +98,7 @@ async def _timed(calls: list[Callable[[], Awaitable[bool]]]) -> Outcome:
     return Outcome(latencies, errors, time.perf_counter() - start)
 
 
-async def _library(provider: LocalServer, state: Path, n: int) -> Outcome:
+async def _library(provider: _Provider, state: Path, n: int) -> Outcome:
     settings = load_settings(
         providers=["searxng"], searxng_url=f"{provider.url}/sx", state_dir=state, timeout=30
     )
@@ -189,8 +187,32 @@ def _serve(scenario: Scenario, workers: int, env: dict[str, str]) -> Outcome:
         proc.wait(30)
 
 
+# The provider runs in a process of its own, so that it does not share a GIL with the load.
+PROVIDER = """
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+body = open(sys.argv[2], 'rb').read()
+class H(BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+    def log_message(self, *a): pass
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+ThreadingHTTPServer.request_queue_size = 1024
+ThreadingHTTPServer.daemon_threads = True
+ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
+"""
+
+
+class _Provider:
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+
 def run() -> str:
-    http.server.ThreadingHTTPServer.request_queue_size = 1024  # 200 connections at once
     lines = [
         f"{CONCURRENCY} concurrent requests per round (one warm-up round first); provider: SearXNG JSON "
         "served on 127.0.0.1; ratio: requests/s against the library in-process.",
@@ -198,8 +220,20 @@ def run() -> str:
         "| door | errors | p50 | p99 | requests/s | ratio to library | peak memory (server) |",
         "|---|---|---|---|---|---|---|",
     ]
-    with local_server() as provider, tempfile.TemporaryDirectory() as tmp:
-        provider.route("/sx/search", Reply(200, SMALL, content_type="application/json"))
+    port = free_port()
+    fixture = ROOT / "tests" / "fixtures" / "searxng_small.json"
+    served = subprocess.Popen([sys.executable, "-c", PROVIDER, str(port), str(fixture)])
+    provider = _Provider(f"http://127.0.0.1:{port}")
+    try:
+        wait_for(f"{provider.url}/sx/search")
+        return _rounds(provider, lines)
+    finally:
+        served.terminate()
+        served.wait(10)
+
+
+def _rounds(provider: _Provider, lines: list[str]) -> str:
+    with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "state"
         asyncio.run(_library(provider, state, CONCURRENCY))  # warm-up
         reference = asyncio.run(_library(provider, state, CONCURRENCY))
