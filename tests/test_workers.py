@@ -39,7 +39,7 @@ async def _workers_seen(base: str, tries: int = 5) -> set[int]:
 async def test_two_workers_share_cache_and_suspensions(server: LocalServer, tmp_path: Path) -> None:
     state = tmp_path / "state"
     server.route("/article", Reply(200, ARTICLE))
-    env = provider_env(server, state, SOURCEWISE_ALLOW_PRIVATE="true")
+    env = provider_env(server, state, SOURCEWISE_ALLOW_PRIVATE="true", SOURCEWISE_RATE_LIMIT="0")
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     with spawn(["serve", "--port", str(port), "--workers", "2"], env, f"{base}/health"):
