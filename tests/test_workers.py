@@ -1,5 +1,5 @@
 """``sourcewise serve --workers 2``: real worker processes share the page cache and provider
-suspensions through the SQLite files in WAL mode."""
+suspensions through the SQLite files in state_dir."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ The MCP server (``mcp_server.py``) and the HTTP API (``server.py``) are thin: ea
 endpoint validates its arguments, calls one method here and renders the result. Long-lived
 resources (the provider state, the page fetcher and its cache) live here so that concurrent
 requests share them, and so that several worker processes share them through the state files
-(SQLite in WAL mode) or Redis (``SOURCEWISE_REDIS_URL``).
+(SQLite) or Redis (``SOURCEWISE_REDIS_URL``).
 
 Adding a capability (``search``, ``ask``, ``retrieve`` as they land): one method on ``Service``
 in the section marked below, then one tool in ``mcp_server.py`` and one endpoint in ``server.py``.
