@@ -19,6 +19,7 @@ SUITES = {
 SUITES = {"pipeline": "bench_pipeline", "extraction": "bench_extraction", "kb": "bench_kb"}
     "retrieve": "bench_retrieve",
     "citations": "bench_citations",
+    "doors": "bench_doors",
 }
 
 

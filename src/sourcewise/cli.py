@@ -16,6 +16,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from . import api, pages, routing
+from .cli_doors import add_door_commands
 from .config import Settings, load_settings
 from .core.render import FORMATS, render
 from .errors import ConfigError, InvalidInput, InvalidOption, NoProviderAvailable, SourcewiseError
@@ -333,6 +334,8 @@ def cache_clear(config: ConfigOpt = None) -> None:
 
 
 from . import cli_sources  # noqa: E402, F401 (registers ask and sources on app)
+
+add_door_commands(app, _setup, _fail)
 
 
 def main() -> None:

@@ -139,6 +139,9 @@ def published_from(text: str | None) -> datetime | None:
     # Some engines send seven fractional digits ("2025-07-16T00:00:00.0000000").
     value = re.sub(r"(\.\d{6})\d+", r"\1", value)
     try:
-        return datetime.fromisoformat(value)
+        parsed = datetime.fromisoformat(value)
     except ValueError:
         return None
+    # A time without an offset is taken as UTC, so that every published value is a full RFC 3339
+    # date-time: MCP clients check structured output against the schema's "date-time" format.
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)

@@ -1,0 +1,255 @@
+"""The doors under load: N concurrent requests to ``sourcewise serve`` (POST /search) and to
+``sourcewise mcp --http`` (tools/call web_search), with 1 and 2 workers, against a
+SearXNG-compatible provider served on 127.0.0.1.
+
+Reference, measured in the same run: the same N searches through the library in this process
+(``Engine.asearch`` with ``asyncio.gather``), which pays for the provider and the pipeline but for
+no door. Figures: errors, p50/p99 latency, requests/s, and the peak memory (VmHWM, summed) of
+the server's processes.
+
+``SCENARIOS`` is the table to extend when ``ask`` lands: 50 concurrent ``POST /ask`` and
+``tools/call ask``, with a payload of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from sourcewise import load_settings  # noqa: E402
+from sourcewise.engine import Engine  # noqa: E402
+
+from doorkit import free_port, wait_for  # noqa: E402
+
+CONCURRENCY = int(os.environ.get("SOURCEWISE_BENCH_CONCURRENCY", "200"))
+WORKERS = (1, 2)
+MCP_SESSIONS = 10  # client sessions the MCP calls are spread over (each sends its share at once)
+
+
+@dataclass
+class Scenario:
+    name: str
+    command: str  # "serve" or "mcp"
+    tool: str  # endpoint path for serve, tool name for mcp
+    payload: dict[str, Any]
+    concurrency: int
+
+
+SCENARIOS = [
+    Scenario("HTTP POST /search", "serve", "/search", {"query": "react server components"}, CONCURRENCY),
+    Scenario("MCP web_search", "mcp", "web_search", {"query": "react server components"}, CONCURRENCY),
+    # When ask lands: Scenario("HTTP POST /ask", "serve", "/ask", {"question": "..."}, 50) and the MCP twin.
+]
+
+
+@dataclass
+class Outcome:
+    latencies: list[float]
+    errors: int
+    wall: float
+    peak_mb: float = 0.0
+
+    def row(self, label: str, reference: Outcome | None) -> str:
+        lat = sorted(self.latencies) or [float("nan")]
+        p50 = statistics.median(lat) * 1000
+        p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
+        rps = len(self.latencies) / self.wall if self.wall else 0.0
+        ratio = ""
+        if reference is not None:
+            ref_rps = len(reference.latencies) / reference.wall
+            ratio = f"{rps / ref_rps:.2f}x"
+        memory = f"{self.peak_mb:.0f} MB" if self.peak_mb else "-"
+        return f"| {label} | {self.errors} | {p50:.0f} ms | {p99:.0f} ms | {rps:.0f} | {ratio or '1.00x'} | {memory} |"
+
+
+async def _timed(calls: list[Callable[[], Awaitable[bool]]]) -> Outcome:
+    latencies: list[float] = []
+    errors = 0
+
+    async def one(call: Callable[[], Awaitable[bool]]) -> None:
+        nonlocal errors
+        began = time.perf_counter()
+        try:
+            ok = await call()
+        except Exception:
+            ok = False
+        if ok:
+            latencies.append(time.perf_counter() - began)
+        else:
+            errors += 1
+
+    start = time.perf_counter()
+    await asyncio.gather(*(one(c) for c in calls))
+    return Outcome(latencies, errors, time.perf_counter() - start)
+
+
+async def _library(provider: _Provider, state: Path, n: int) -> Outcome:
+    settings = load_settings(
+        providers=["searxng"], searxng_url=f"{provider.url}/sx", state_dir=state, timeout=30
+    )
+    engine = Engine(settings)
+
+    async def call() -> bool:
+        response = await engine.asearch("react server components")
+        return bool(response.results)
+
+    try:
+        return await _timed([call] * n)
+    finally:
+        engine.state.close()
+
+
+async def _http(base: str, scenario: Scenario) -> Outcome:
+    limits = httpx.Limits(max_connections=scenario.concurrency)
+    async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+
+        async def call() -> bool:
+            response = await client.post(f"{base}{scenario.tool}", json=scenario.payload)
+            return response.status_code == 200
+
+        return await _timed([call] * scenario.concurrency)
+
+
+async def _mcp(base: str, scenario: Scenario) -> Outcome:
+    from contextlib import AsyncExitStack
+
+    from mcp import Client
+
+    async with AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(Client(f"{base}/mcp")) for _ in range(MCP_SESSIONS)]
+
+        def caller(client: Client) -> Callable[[], Awaitable[bool]]:
+            async def call() -> bool:
+                result = await client.call_tool(scenario.tool, scenario.payload)
+                return not result.is_error
+
+            return call
+
+        return await _timed([caller(clients[i % MCP_SESSIONS]) for i in range(scenario.concurrency)])
+
+
+def _tree(pid: int) -> list[int]:
+    out = [pid]
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        children = (task / "children").read_text().split() if (task / "children").exists() else []
+        for child in children:
+            out += _tree(int(child))
+    return out
+
+
+def _peak_mb(pid: int) -> float:
+    total = 0
+    for p in _tree(pid):
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    total += int(line.split()[1])
+        except OSError:
+            continue
+    return total / 1024
+
+
+def _serve(scenario: Scenario, workers: int, env: dict[str, str]) -> Outcome:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    args = [scenario.command, "--port", str(port), "--workers", str(workers)]
+    args += ["--http"] if scenario.command == "mcp" else []
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sourcewise", *args],
+        env=env,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        wait_for(f"{base}/health" if scenario.command == "serve" else f"{base}/mcp", proc=None)
+        runner = _http if scenario.command == "serve" else _mcp
+        asyncio.run(runner(base, scenario))  # warm-up round: imports, connections, SQLite pages
+        outcome = asyncio.run(runner(base, scenario))
+        outcome.peak_mb = _peak_mb(proc.pid)
+        return outcome
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(30)
+
+
+# The provider runs in a process of its own, so that it does not share a GIL with the load.
+PROVIDER = """
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+body = open(sys.argv[2], 'rb').read()
+class H(BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+    def log_message(self, *a): pass
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+ThreadingHTTPServer.request_queue_size = 1024
+ThreadingHTTPServer.daemon_threads = True
+ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
+"""
+
+
+class _Provider:
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+
+def run() -> str:
+    lines = [
+        f"{CONCURRENCY} concurrent requests per round (one warm-up round first); provider: SearXNG JSON "
+        "served on 127.0.0.1; ratio: requests/s against the library in-process.",
+        "",
+        "| door | errors | p50 | p99 | requests/s | ratio to library | peak memory (server) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    port = free_port()
+    fixture = ROOT / "tests" / "fixtures" / "searxng_small.json"
+    served = subprocess.Popen([sys.executable, "-c", PROVIDER, str(port), str(fixture)])
+    provider = _Provider(f"http://127.0.0.1:{port}")
+    try:
+        wait_for(f"{provider.url}/sx/search")
+        return _rounds(provider, lines)
+    finally:
+        served.terminate()
+        served.wait(10)
+
+
+def _rounds(provider: _Provider, lines: list[str]) -> str:
+    with tempfile.TemporaryDirectory() as tmp:
+        state = Path(tmp) / "state"
+        asyncio.run(_library(provider, state, CONCURRENCY))  # warm-up
+        reference = asyncio.run(_library(provider, state, CONCURRENCY))
+        lines.append(reference.row(f"library `Engine.asearch` x{CONCURRENCY} (reference)", None))
+        env = dict(os.environ)
+        env.update(
+            SEARXNG_URL=f"{provider.url}/sx",
+            SOURCEWISE_PROVIDERS="searxng",
+            SOURCEWISE_STATE_DIR=str(state),
+            SOURCEWISE_TIMEOUT="30",
+            SOURCEWISE_RATE_LIMIT="0",
+            SOURCEWISE_REQUEST_TIMEOUT="120",
+        )
+        env.pop("SOURCEWISE_API_KEY", None)
+        for scenario in SCENARIOS:
+            for workers in WORKERS:
+                outcome = _serve(scenario, workers, env)
+                lines.append(outcome.row(f"{scenario.name}, {workers} worker(s)", reference))
+    return "\n".join(lines)

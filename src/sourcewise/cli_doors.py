@@ -1,0 +1,92 @@
+"""``sourcewise mcp`` and ``sourcewise serve``: the doors, started from the command line.
+
+Workers are separate processes that read their settings again from the environment and the
+config file (``--config`` is passed on as ``SOURCEWISE_CONFIG``); the API key is read from
+``SOURCEWISE_API_KEY`` only, so that it never shows in a process list.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from .config import Settings
+from .errors import ConfigError
+from .service import DoorSettings
+
+__all__ = ["add_door_commands"]
+
+HostOpt = Annotated[str, typer.Option("--host", help="Address to listen on (loopback unless you say so).")]
+WorkersOpt = Annotated[int, typer.Option("--workers", min=1, max=64, help="Worker processes.")]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="TOML config file.")]
+
+
+def _doors(host: str) -> DoorSettings:
+    try:
+        doors = DoorSettings()
+    except ValueError as exc:
+        raise ConfigError(f"Invalid SOURCEWISE_* server settings: {exc}") from exc
+    loopback = host == "localhost" or _is_loopback(host)
+    if not loopback and doors.api_key is None:
+        typer.echo(f"warning: listening on {host} without an API key (set SOURCEWISE_API_KEY)", err=True)
+    return doors
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _uvicorn(target: str, host: str, port: int, workers: int, config: Path | None) -> None:
+    import uvicorn
+
+    if config is not None:
+        os.environ["SOURCEWISE_CONFIG"] = str(config.resolve())
+    uvicorn.run(target, factory=True, host=host, port=port, workers=workers, log_level="warning")
+
+
+def add_door_commands(app: typer.Typer, setup: Callable[..., Settings], fail: Callable[..., Any]) -> None:
+    """Register ``mcp`` and ``serve`` on the CLI ``app``."""
+
+    @app.command("mcp")
+    def mcp_cmd(
+        http: Annotated[bool, typer.Option("--http", help="Streamable HTTP at /mcp, not stdio.")] = False,
+        host: HostOpt = "127.0.0.1",
+        port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8765,
+        workers: WorkersOpt = 1,
+        config: ConfigOpt = None,
+    ) -> None:
+        """Serve the tools to MCP clients: web_search, web_fetch, route (stdio unless --http)."""
+        settings = setup(False, config)
+        try:
+            _doors(host)
+        except ConfigError as exc:
+            fail(exc, 2)
+        if http:
+            _uvicorn("sourcewise.mcp_server:create_http_app", host, port, workers, config)
+            return
+        from .mcp_server import build_server
+
+        build_server(settings).run("stdio")
+
+    @app.command("serve")
+    def serve_cmd(
+        host: HostOpt = "127.0.0.1",
+        port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8080,
+        workers: WorkersOpt = 1,
+        config: ConfigOpt = None,
+    ) -> None:
+        """Serve the HTTP API (OpenAPI at /docs and /openapi.json)."""
+        setup(False, config)
+        try:
+            _doors(host)
+        except ConfigError as exc:
+            fail(exc, 2)
+        _uvicorn("sourcewise.server:create_app", host, port, workers, config)

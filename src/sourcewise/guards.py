@@ -1,0 +1,146 @@
+"""What stands in front of both network doors (the HTTP API and MCP over HTTP), as one ASGI
+wrapper: the API key, the per-client rate limit and the request body limit.
+
+The key is compared in constant time and never logged. The rate limit is a token bucket per
+client address, per worker process (with N workers a client gets up to N times the rate; put a
+proxy in front for a global limit). Bodies are read up to the limit before the app sees them.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .service import DoorSettings
+
+__all__ = ["RateLimiter", "guarded", "send_error"]
+
+MAX_CLIENTS = 10_000  # buckets kept; the least recently seen client is forgotten first
+
+
+class RateLimiter:
+    """Token buckets: ``rate`` per minute, ``burst`` at once. ``allow`` returns the seconds to
+    wait, 0 when the request may go."""
+
+    def __init__(self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_second = rate / 60.0
+        self.burst = float(burst)
+        self.clock = clock
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def allow(self, client: str) -> float:
+        if self.per_second <= 0:
+            return 0.0
+        now = self.clock()
+        tokens, seen = self._buckets.pop(client, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - seen) * self.per_second)
+        wait = 0.0 if tokens >= 1 else (1 - tokens) / self.per_second
+        self._buckets[client] = (tokens - 1 if wait == 0 else tokens, now)
+        while len(self._buckets) > MAX_CLIENTS:
+            self._buckets.popitem(last=False)
+        return wait
+
+
+async def send_error(
+    send: Send, status: int, kind: str, message: str, headers: Iterable[tuple[str, str]] = ()
+) -> None:
+    """The one error body both doors use: ``{"error": {"type", "message", "status"}}``."""
+    body = json.dumps({"error": {"type": kind, "message": message, "status": status}}).encode()
+    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    raw += [(k.encode(), v.encode()) for k, v in headers]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def _presented_key(scope: Scope) -> str | None:
+    auth = _header(scope, b"authorization")
+    if auth and auth[:7].lower() == "bearer ":
+        return auth[7:].strip()
+    return _header(scope, b"x-api-key")
+
+
+def guarded(app: ASGIApp, doors: DoorSettings, *, open_paths: Iterable[str] = ("/health",)) -> ASGIApp:
+    """``app`` behind the key, the rate limit and the body limit; ``open_paths`` need no key."""
+    key = doors.api_key.get_secret_value().encode() if doors.api_key else None
+    limiter = RateLimiter(doors.rate_limit, doors.rate_burst)
+    free = frozenset(open_paths)
+
+    async def guard(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        if key is not None and path not in free:
+            given = (_presented_key(scope) or "").encode()
+            if not hmac.compare_digest(given, key):
+                await send_error(
+                    send,
+                    401,
+                    "Unauthorized",
+                    "missing or wrong API key: send 'Authorization: Bearer KEY' or 'X-API-Key: KEY'",
+                    [("www-authenticate", "Bearer")],
+                )
+                return
+        client = (scope.get("client") or ("unknown", 0))[0]
+        wait = limiter.allow(str(client))
+        if wait > 0:
+            await send_error(
+                send,
+                429,
+                "RateLimited",
+                f"more than {doors.rate_limit:g} requests a minute from {client}; retry in {wait:.1f} s",
+                [("retry-after", str(math.ceil(wait)))],
+            )
+            return
+        await _limited_body(app, scope, receive, send, doors.max_body_bytes)
+
+    return guard
+
+
+async def _limited_body(app: ASGIApp, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
+    """Read the body up to ``limit`` bytes, answer 413 past it, else replay it to ``app``."""
+    declared = _header(scope, b"content-length")
+    too_big = f"the request body is larger than {limit} bytes"
+    if declared and declared.isdigit() and int(declared) > limit:
+        await send_error(send, 413, "PayloadTooLarge", too_big)
+        return
+    if scope.get("method") in ("GET", "HEAD", "DELETE", "OPTIONS"):
+        await app(scope, receive, send)
+        return
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            await send_error(send, 413, "PayloadTooLarge", too_big)
+            return
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+        return await receive()
+
+    await app(scope, replay, send)

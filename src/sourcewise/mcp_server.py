@@ -1,0 +1,237 @@
+"""The MCP server: sourcewise's capabilities as tools for agents (official ``mcp`` SDK, 2.x).
+
+``sourcewise mcp`` serves stdio (Claude Code, Gemini CLI, Cursor ...); ``sourcewise mcp --http``
+serves Streamable HTTP at ``/mcp``. Each tool is a few lines over one ``Service`` method and
+answers twice: structured content (with the model's JSON schema) and a compact text rendering
+that fits an agent's context. A failure is a tool error whose text names the error type and
+what to do; the server itself never stops on a bad call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field
+from starlette.types import ASGIApp
+
+from ._version import __version__
+from .config import Settings, load_settings
+from .errors import SourcewiseError
+from .models import Page, Route, SearchResponse
+from .service import DOOR_MAX_CHARS, DoorSettings, Progress, Service, classify
+
+__all__ = ["SEARCH_BUDGET", "build_server", "create_http_app", "render_page", "render_search"]
+
+log = logging.getLogger("sourcewise")
+SEARCH_BUDGET = 6_000  # characters of text for one search's results
+FETCH_DEFAULT = 8_000  # characters of page content per web_fetch call, unless asked otherwise
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=True)
+
+INSTRUCTIONS = """sourcewise finds sources on the web and says how far each can be trusted: tier 1
+official docs, 2 semi-official, 3 community, 4 blogs and media, with a 0-100 reliability score.
+Use `route` first when unsure whether a question needs the web; `web_search` to find pages;
+`web_fetch` to read one page (long pages come in slices: pass the `start` it gives you)."""
+
+Ctx = Context[Service, Any]
+
+
+def _service(ctx: Ctx) -> Service:
+    return ctx.request_context.lifespan_context
+
+
+def _progress(ctx: Ctx) -> Progress:
+    async def report(done: float, total: float, message: str) -> None:
+        await ctx.report_progress(done, total, message)
+
+    return report
+
+
+@asynccontextmanager
+async def _tool_call(ctx: Ctx) -> AsyncIterator[Service]:
+    """The service, under the request time limit. A library error becomes a tool error the model
+    can act on; anything else is logged and reported without its details (they may hold
+    internals), and the server carries on."""
+    service = _service(ctx)
+    limit = service.doors.request_timeout
+    try:
+        async with asyncio.timeout(limit):
+            yield service
+    except SourcewiseError as exc:
+        failure = classify(exc)
+        raise ToolError(f"{failure.kind}: {failure.message}") from exc
+    except ToolError:
+        raise
+    except TimeoutError as exc:
+        raise ToolError(f"Timeout: the call took longer than {limit:g} s; try again later") from exc
+    except Exception as exc:
+        log.exception("tool failed unexpectedly")
+        raise ToolError(f"internal error ({type(exc).__name__}); the server logged the details") from exc
+
+
+def _result(model: BaseModel, text: str) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=model.model_dump(mode="json")
+    )
+
+
+def render_search(response: SearchResponse, budget: int = SEARCH_BUDGET) -> str:
+    """Numbered results, one short block each, stopping before ``budget`` characters."""
+    head = f"{len(response.results)} results for {response.query!r} (via {response.provider})"
+    lines = [head, *(f"note: {w}" for w in response.warnings)]
+    used = sum(len(line) + 1 for line in lines)
+    for i, r in enumerate(response.results, start=1):
+        block = f"\n[{i}] {r.title}\n    {r.url}\n    tier {r.tier}, {r.reliability_score}/100: {r.reason}"
+        block += f"\n    {r.snippet}" if r.snippet else ""
+        if used + len(block) > budget:
+            lines.append(f"\n... {len(response.results) - i + 1} more in the structured result")
+            break
+        lines.append(block)
+        used += len(block)
+    return "\n".join(lines)
+
+
+def render_page(page: Page) -> str:
+    """The slice with a header, the passages for the prompt, and the handle for the next slice."""
+    end = page.start + len(page.content)
+    cached = ", from cache" if page.from_cache else ""
+    lines = [
+        f"# {page.title or page.url}",
+        f"{page.url} (tier {page.tier}, {page.reliability_score}/100{cached})",
+        f"characters {page.start}-{end} of {page.total_chars}",
+    ]
+    if page.passages:
+        lines.append("\n## Passages that answer the prompt")
+        lines += [f"[{p.start}-{p.end}] {p.text}" for p in page.passages]
+        lines.append("\n## Content")
+    lines.append(page.content)
+    if page.next_start is not None:
+        left = page.total_chars - page.next_start
+        lines.append(
+            f"\n[{left} more characters: call web_fetch with url={page.url!r} and start={page.next_start}]"
+        )
+    if page.truncated:
+        lines.append("[the page was larger than the size limit and was cut]")
+    return "\n".join(lines)
+
+
+def render_route(decision: Route) -> str:
+    lines = [f"{decision.action}: {decision.reason}"]
+    lines += [f"query: {decision.query}"] if decision.query else []
+    lines += [f"url: {u}" for u in decision.urls]
+    return "\n".join(lines)
+
+
+Query = Annotated[
+    str, Field(max_length=500, description="what to search for, as you would type it (3-500 characters)")
+]
+TierArg = Annotated[
+    int | None, Field(default=None, ge=1, le=4, description="only this tier: 1 official docs ... 4 blogs")
+]
+Strategy = Literal["default", "official", "comprehensive", "progressive"]
+
+
+async def web_search(
+    query: Query,
+    ctx: Ctx,
+    tier: TierArg = None,
+    max_results: Annotated[int, Field(ge=1, le=50, description="results wanted (1-50)")] = 10,
+    strategy: Annotated[
+        Strategy,
+        Field(
+            description="default: best first; official: official docs, widened while too few; "
+            "comprehensive: the best 3 of each tier; progressive: official first, then examples"
+        ),
+    ] = "default",
+) -> Annotated[CallToolResult, SearchResponse]:
+    """Search the web. Each result has its tier (1 official docs, 2 semi-official, 3 community,
+    4 blogs/media), a 0-100 reliability score and why; duplicates are merged. Use it to find
+    pages; then read one with web_fetch."""
+    async with _tool_call(ctx) as service:
+        response = await service.web_search(
+            query, tier=tier, max_results=max_results, strategy=strategy, progress=_progress(ctx)
+        )
+        return _result(response, render_search(response))
+
+
+async def web_fetch(
+    url: Annotated[str, Field(max_length=2048, description="the absolute http(s) URL of the page to read")],
+    ctx: Ctx,
+    prompt: Annotated[
+        str | None,
+        Field(max_length=1000, description="what you want from the page; its best passages come first"),
+    ] = None,
+    start: Annotated[
+        int, Field(ge=0, description="character offset to read from (a previous answer gives it)")
+    ] = 0,
+    max_chars: Annotated[
+        int, Field(ge=100, le=DOOR_MAX_CHARS, description="characters of content to return")
+    ] = FETCH_DEFAULT,
+) -> Annotated[CallToolResult, Page]:
+    """Read one web page: its main content as Markdown (HTML, PDF, JSON, text), its title, tier
+    and reliability score. Long pages come in slices of max_chars: the answer says which start
+    to pass for the next slice, served from a 15-minute cache rather than fetched again."""
+    async with _tool_call(ctx) as service:
+        page = await service.web_fetch(
+            url, prompt=prompt, start=start, max_chars=max_chars, progress=_progress(ctx)
+        )
+        return _result(page, render_page(page))
+
+
+async def route(
+    question: Annotated[str, Field(max_length=2000, description="the user's question, as asked")], ctx: Ctx
+) -> Annotated[CallToolResult, Route]:
+    """Decide whether a question needs the web: 'search' (recent or external facts, with the query
+    to run), 'fetch' (it names URLs: read them with web_fetch) or 'skip' (answer from private or
+    general knowledge). Costs no network request."""
+    async with _tool_call(ctx) as service:
+        decision = await service.route(question)
+        return _result(decision, render_route(decision))
+
+
+# Tools for capabilities landing on other branches go here, one function each like the above:
+# search(query, sources, filters), ask(question, sources, format) and retrieve(task, sources),
+# with ask and retrieve passing ``progress=_progress(ctx)`` so that clients see each step.
+TOOLS = (web_search, web_fetch, route)
+
+
+def build_server(settings: Settings | None = None, doors: DoorSettings | None = None) -> MCPServer[Service]:
+    """The MCP server with every tool; the ``Service`` lives as long as the server runs."""
+
+    @asynccontextmanager
+    async def lifespan(_server: MCPServer[Service]) -> AsyncIterator[Service]:
+        service = Service(settings or load_settings(), doors)
+        try:
+            yield service
+        finally:
+            await service.aclose()
+
+    server: MCPServer[Service] = MCPServer(
+        "sourcewise", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING"
+    )
+    for tool in TOOLS:
+        # One paragraph: clients show the description as it is, indentation and all.
+        summary = " ".join((tool.__doc__ or "").split())
+        server.add_tool(tool, description=summary, annotations=READ_ONLY)
+    return server
+
+
+def create_http_app(
+    settings: Settings | None = None, doors: DoorSettings | None = None, *, host: str = "127.0.0.1"
+) -> ASGIApp:
+    """The Streamable HTTP app at ``/mcp``, stateless so that any worker can answer any call,
+    behind the same key, rate limit and body limit as the HTTP API."""
+    from .guards import guarded
+
+    doors = doors or DoorSettings()
+    server = build_server(settings, doors)
+    app = server.streamable_http_app(
+        stateless_http=True, max_request_body_size=doors.max_body_bytes, host=host
+    )
+    return guarded(app, doors, open_paths=())

@@ -1,0 +1,131 @@
+"""The page cache and provider suspensions in Redis, for workers on several machines or many
+writers at once (``SOURCEWISE_REDIS_URL``). Same interface as the SQLite stores.
+
+A cached page expires with Redis' own clock after ``ttl`` and is also checked against the
+caller's clock, as the SQLite cache is. A suspension is one Lua script, so two workers that are
+rate-limited at the same moment count two strikes. Calls are synchronous, like SQLite's: a
+round trip to a Redis nearby takes well under a millisecond. A Redis that cannot be reached is
+a ``ConfigError`` at start-up; after that the cache degrades to no cache (a warning), as a broken
+SQLite cache does, while suspensions fail loudly.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from ..errors import ConfigError
+from .cache import CachedDocument, PageCache
+from .state import MAX_SUSPENSION, ProviderState, Suspension
+
+__all__ = ["RedisPageCache", "RedisProviderState"]
+
+log = logging.getLogger("sourcewise")
+PREFIX = "sourcewise:"
+
+_SUSPEND = """
+local strikes = tonumber(redis.call('HGET', KEYS[1], 'strikes') or '0') + 1
+local now, base, retry, cap = tonumber(ARGV[1]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local wait = math.min(cap, base * 2 ^ (strikes - 1))
+if retry >= 0 then wait = math.min(cap, math.max(wait, retry)) end
+local untl = now + wait
+redis.call('HSET', KEYS[1], 'until', tostring(untl), 'reason', ARGV[2], 'strikes', strikes)
+return {tostring(untl), strikes}
+"""
+
+
+def _connect(url: str) -> Any:
+    try:
+        import redis
+    except ImportError as exc:
+        missing = "SOURCEWISE_REDIS_URL is set but the redis client is missing: pip install redis"
+        raise ConfigError(missing) from exc
+    try:
+        client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+        client.ping()
+    except (redis.RedisError, ValueError) as exc:
+        # The URL may hold a password: name the failure, never the URL.
+        raise ConfigError(f"Redis at SOURCEWISE_REDIS_URL cannot be used: {type(exc).__name__}") from exc
+    return client
+
+
+class RedisPageCache(PageCache):
+    """Pages under ``sourcewise:page:<canonical URL>``. (The SQLite base is not opened.)"""
+
+    def __init__(self, url: str, ttl: float) -> None:
+        # Deliberately no super().__init__(): it would open a SQLite file.
+        self.ttl = ttl
+        self.path = None
+        self._db = None
+        self._redis = _connect(url)
+
+    def get(self, key: str, now: float) -> CachedDocument | None:
+        import redis
+
+        try:
+            raw = self._redis.get(PREFIX + "page:" + key)
+        except redis.RedisError as exc:
+            log.warning("page cache read failed (%s); fetching anew", type(exc).__name__)
+            return None
+        if raw is None:
+            return None
+        try:
+            doc = CachedDocument.from_json(raw.decode("utf-8"))
+        except (ValueError, KeyError, TypeError):
+            return None
+        return doc if now - doc.fetched_at < self.ttl else None
+
+    def put(self, keys: list[str], doc: CachedDocument) -> None:
+        import redis
+
+        if self.ttl <= 0:
+            return
+        text = doc.to_json()
+        try:
+            with self._redis.pipeline() as pipe:
+                for key in dict.fromkeys(keys):
+                    pipe.set(PREFIX + "page:" + key, text, px=max(1, int(self.ttl * 1000)))
+                pipe.execute()
+        except redis.RedisError as exc:
+            log.warning("page cache write failed (%s); the page is not cached", type(exc).__name__)
+
+    def clear(self) -> int:
+        removed = 0
+        for key in self._redis.scan_iter(match=PREFIX + "page:*", count=500):
+            removed += int(self._redis.delete(key))
+        return removed
+
+    def close(self) -> None:
+        self._redis.close()
+
+
+class RedisProviderState(ProviderState):
+    """Suspensions under ``sourcewise:suspension:<provider>``. (The SQLite base is not opened.)"""
+
+    def __init__(self, url: str) -> None:
+        # Deliberately no super().__init__(): it would open a SQLite file.
+        self._redis = _connect(url)
+        self._suspend = self._redis.register_script(_SUSPEND)
+
+    def _key(self, provider: str) -> str:
+        return PREFIX + "suspension:" + provider
+
+    def get(self, provider: str) -> Suspension | None:
+        row = self._redis.hgetall(self._key(provider))
+        if not row:
+            return None
+        return Suspension(float(row[b"until"]), row[b"reason"].decode("utf-8"), int(row[b"strikes"]))
+
+    def suspend(
+        self, provider: str, now: float, reason: str, base: float, retry_after: float | None = None
+    ) -> Suspension:
+        retry = -1.0 if retry_after is None else retry_after
+        args = [repr(now), reason, repr(base), repr(retry), repr(MAX_SUSPENSION)]
+        until, strikes = self._suspend(keys=[self._key(provider)], args=args)
+        return Suspension(float(until), reason, int(strikes))
+
+    def clear(self, provider: str) -> None:
+        self._redis.delete(self._key(provider))
+
+    def close(self) -> None:
+        self._redis.close()

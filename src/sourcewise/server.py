@@ -1,0 +1,201 @@
+"""The HTTP API: FastAPI over the same ``Service`` as the MCP server.
+
+``sourcewise serve`` runs it under uvicorn; ``uvicorn --factory sourcewise.server:create_app
+--workers N`` runs several workers (settings come from the environment and the config file).
+Every error is ``{"error": {"type", "message", "status"}}``: bad input 400/422, a missing key
+401, too many requests 429, too large a body 413, provider failures 502/503 with the typed
+reason, a page the guard refuses 403, a time-out 504. Never a stack trace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Mapping
+from contextlib import asynccontextmanager
+from http import HTTPStatus
+from typing import Annotated, Any, Literal, TypeVar
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp
+
+from ._version import __version__
+from .config import Settings, load_settings
+from .errors import SourcewiseError
+from .guards import guarded
+from .models import Page, Route, SearchResponse
+from .service import DOOR_MAX_CHARS, DoorSettings, Health, Service, classify
+
+__all__ = ["FetchRequest", "RouteRequest", "SearchRequest", "build_api", "create_app"]
+
+log = logging.getLogger("sourcewise")
+T = TypeVar("T")
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SearchRequest(_Request):
+    query: str = Field(min_length=1, max_length=500, description="what to search for (3-500 characters)")
+    tier: int | None = Field(default=None, ge=1, le=4, description="only this tier (1-4)")
+    max_results: int | None = Field(default=None, ge=1, le=50, description="results wanted (1-50)")
+    strategy: Literal["default", "official", "comprehensive", "progressive"] = "default"
+
+
+class FetchRequest(_Request):
+    url: str = Field(min_length=1, max_length=2048, description="absolute http(s) URL")
+    prompt: str | None = Field(default=None, max_length=1000, description="passages answering this first")
+    start: int = Field(default=0, ge=0, description="character offset of the slice (next_start)")
+    max_chars: int | None = Field(default=None, ge=1, le=DOOR_MAX_CHARS, description="slice length")
+
+
+class RouteRequest(_Request):
+    question: str = Field(min_length=1, max_length=2000, description="the user's question")
+
+
+class ErrorDetail(BaseModel):
+    type: str = Field(description="the error's type, e.g. InvalidQuery, NoProviderAvailable")
+    message: str
+    status: int
+    attempts: list[dict[str, str]] | None = None
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorBody, "description": why}
+    for code, why in {
+        400: "bad input",
+        401: "missing or wrong API key",
+        413: "request body too large",
+        422: "request does not match the schema",
+        429: "rate limited (see Retry-After)",
+        502: "a provider or the page failed",
+        503: "no provider could answer",
+        504: "time-out",
+    }.items()
+}
+
+
+def _error(
+    status: int, kind: str, message: str, headers: Mapping[str, str] | None = None, **extra: Any
+) -> JSONResponse:
+    body = {"error": {"type": kind, "message": message, "status": status, **extra}}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _service(request: Request) -> Service:
+    service: Service = request.app.state.service
+    return service
+
+
+ServiceDep = Annotated[Service, Depends(_service)]
+
+
+async def _limited(service: Service, work: Awaitable[T]) -> T:
+    async with asyncio.timeout(service.doors.request_timeout):
+        return await work
+
+
+def build_api(settings: Settings | None = None, doors: DoorSettings | None = None) -> FastAPI:
+    """The FastAPI app alone (no key, rate or body guard: ``create_app`` adds those)."""
+    doors = doors or DoorSettings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.service = Service(settings or load_settings(), doors)
+        try:
+            yield
+        finally:
+            await app.state.service.aclose()
+
+    api = FastAPI(
+        title="sourcewise",
+        version=__version__,
+        description="Web search with source tiers, page fetching and routing. "
+        "Send the API key as `Authorization: Bearer KEY` when the server has one.",
+        lifespan=lifespan,
+    )
+    _handlers(api)
+
+    @api.post("/search", response_model=SearchResponse, responses=ERRORS)
+    async def search(body: SearchRequest, service: ServiceDep) -> SearchResponse:
+        """Search the web: results rated by tier (1 official ... 4 blogs), de-duplicated, ranked."""
+        return await _limited(
+            service,
+            service.web_search(
+                body.query, tier=body.tier, max_results=body.max_results, strategy=body.strategy
+            ),
+        )
+
+    @api.post("/fetch", response_model=Page, responses={**ERRORS, 403: {"model": ErrorBody}})
+    async def fetch(body: FetchRequest, service: ServiceDep) -> Page:
+        """Read one page: main content as Markdown, rated; long pages in slices (``next_start``)."""
+        return await _limited(
+            service,
+            service.web_fetch(body.url, prompt=body.prompt, start=body.start, max_chars=body.max_chars),
+        )
+
+    @api.post("/route", response_model=Route, responses=ERRORS)
+    async def route(body: RouteRequest, service: ServiceDep) -> Route:
+        """Does the question need the web? search, fetch (its URLs) or skip, and why."""
+        return await _limited(service, service.route(body.question))
+
+    # Endpoints for capabilities landing on other branches go here, one function each like the
+    # above: POST /sources/search (query, sources, filters), /ask (question, sources, format) and
+    # /retrieve (task, sources).
+
+    @api.get("/health", response_model=Health)
+    async def health(service: ServiceDep) -> Health:
+        """Up, the version, and which providers could answer now (no key needed)."""
+        return service.health()
+
+    return api
+
+
+def _handlers(api: FastAPI) -> None:
+    @api.exception_handler(SourcewiseError)
+    async def library_error(_request: Request, exc: SourcewiseError) -> JSONResponse:
+        failure = classify(exc)
+        return _error(failure.status, failure.kind, failure.message, **failure.extra)
+
+    @api.exception_handler(RequestValidationError)
+    async def bad_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err.get('loc', ()) if p != 'body') or 'body'}: {err.get('msg')}"
+            for err in exc.errors()
+        )
+        return _error(422, "InvalidRequest", problems or "the request does not match the schema")
+
+    @api.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        kind = (
+            "InvalidRequest"
+            if exc.status_code == 400
+            else HTTPStatus(exc.status_code).phrase.replace(" ", "")
+        )
+        return _error(exc.status_code, kind, str(exc.detail), headers=exc.headers)
+
+    @api.exception_handler(TimeoutError)
+    async def timed_out(request: Request, _exc: TimeoutError) -> JSONResponse:
+        limit = request.app.state.service.doors.request_timeout
+        return _error(504, "Timeout", f"the request took longer than {limit:g} s; try again later")
+
+    @api.exception_handler(Exception)
+    async def crashed(_request: Request, exc: Exception) -> JSONResponse:
+        log.error("request failed unexpectedly", exc_info=exc)
+        return _error(500, "InternalError", "internal error; the server logged the details")
+
+
+def create_app(settings: Settings | None = None, doors: DoorSettings | None = None) -> ASGIApp:
+    """The app factory (``uvicorn --factory sourcewise.server:create_app``): the API behind the
+    key, the per-client rate limit and the body limit; /health, /docs and /openapi.json stay open."""
+    doors = doors or DoorSettings()
+    return guarded(build_api(settings, doors), doors, open_paths=("/health", "/docs", "/openapi.json"))
