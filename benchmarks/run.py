@@ -15,8 +15,7 @@ SUITES = {
     "ask": "bench_ask",
     "messages": "bench_messages",
     "code": "bench_code",
-}
-SUITES = {"pipeline": "bench_pipeline", "extraction": "bench_extraction", "kb": "bench_kb"}
+    "kb": "bench_kb",
     "retrieve": "bench_retrieve",
     "citations": "bench_citations",
     "doors": "bench_doors",
