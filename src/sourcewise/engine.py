@@ -16,11 +16,18 @@ from .config import Settings, load_settings
 from .core.rank import dedup, enrich, pick_per_tier, rank, widen_by_tier
 from .core.tiers import SourceTable, table_for
 from .core.validate import validate_max_results, validate_query, validate_strategy, validate_tier
-from .errors import InvalidOption, NoProviderAvailable, ProviderError, TransientError
+from .errors import (
+    InvalidOption,
+    NoProviderAvailable,
+    ParseError,
+    ProviderError,
+    SourcewiseError,
+    TransientError,
+)
 from .models import ProviderStatus, RawResult, SearchResponse, SearchResult
 from .net.http import make_client, send
 from .net.state import ProviderState
-from .providers import Provider, load_providers
+from .providers import HttpResponse, Provider, load_providers
 
 __all__ = ["Engine", "WebAnswer", "run_sync"]
 
@@ -45,6 +52,16 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run(coro)
     coro.close()
     raise RuntimeError("called the synchronous API inside an event loop: await the a* variant instead")
+
+
+def _parsed(provider: Provider, response: HttpResponse) -> list[RawResult]:
+    """``provider.parse``; anything but a typed error from it means the answer was garbage."""
+    try:
+        return provider.parse(response)
+    except SourcewiseError:
+        raise
+    except Exception as exc:  # a plug-in's parser tripping over a wrong shape must not stop the chain
+        raise ParseError(provider.name, f"the answer has an unexpected shape ({type(exc).__name__})") from exc
 
 
 class Engine:
@@ -135,8 +152,15 @@ class Engine:
         request = provider.build(query, min(max_results, provider.max_per_request), self.settings)
         for attempt in (1, 2):
             try:
-                response = await send(client, request, provider.name, self.settings.timeout, self.clock())
-                return provider.parse(response)
+                response = await send(
+                    client,
+                    request,
+                    provider.name,
+                    self.settings.timeout,
+                    self.clock(),
+                    max_bytes=self.settings.max_bytes,
+                )
+                return _parsed(provider, response)
             except TransientError as exc:
                 if attempt == 2:
                     raise

@@ -11,7 +11,7 @@ from typing import Literal, overload
 from .config import Settings, load_settings
 from .core.passages import top_passages
 from .core.tiers import builtin_table, rate, table_for
-from .core.urls import canonical_url
+from .core.urls import canonical_url, redact
 from .engine import run_sync
 from .errors import FetchError, InvalidOption
 from .models import Page
@@ -53,7 +53,7 @@ def build_page(
     end = start + max_chars
     return Page(
         url=doc.url,
-        requested_url=requested,
+        requested_url=redact(requested),
         title=doc.extracted.title,
         author=doc.extracted.author,
         published=doc.extracted.published,

@@ -7,6 +7,7 @@ import logging
 import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 from ..errors import InvalidURL
 from ..models import SNIPPET_MAX, ProviderHit, RawResult, SearchResult
@@ -17,6 +18,10 @@ __all__ = ["cut_snippet", "dedup", "enrich", "pick_per_tier", "rank", "widen_by_
 
 log = logging.getLogger("sourcewise")
 _SPACE = re.compile(r"\s+")
+_FRACTION = re.compile(r"(\.\d{6})\d+")
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_LETTER = re.compile(r"[^\W\d_]")
+_DATE_MAX = 100  # characters; a longer "date" is not one
 _TAG = re.compile(r"<[^>]+>")
 ELLIPSIS = "…"
 
@@ -131,14 +136,32 @@ def pick_per_tier(results: Sequence[SearchResult], per_tier: int, limit: int) ->
     return picked[:limit]
 
 
-def published_from(text: str | None) -> datetime | None:
-    """Parse an ISO-8601 date or timestamp from a provider; ``None`` when absent or unreadable."""
-    if not text:
+def published_from(text: Any, now: datetime | None = None) -> datetime | None:
+    """A provider's publication date: ISO-8601 first, then loose forms ("Jul 16, 2025",
+    "2 days ago", "3일 전") through dateparser. Relative forms count from ``now`` (when the
+    answer came) and are ``None`` without it; ``None`` as well when absent or unreadable."""
+    if not isinstance(text, str) or not text.strip() or len(text) > _DATE_MAX:
         return None
     value = text.strip().replace("Z", "+00:00")
     # Some engines send seven fractional digits ("2025-07-16T00:00:00.0000000").
-    value = re.sub(r"(\.\d{6})\d+", r"\1", value)
+    value = _FRACTION.sub(r"\1", value)
     try:
         return datetime.fromisoformat(value)
     except ValueError:
+        return _loose_date(text.strip(), now)
+
+
+def _loose_date(text: str, now: datetime | None) -> datetime | None:
+    year = _YEAR.search(text)
+    if not (year or (now is not None and _LETTER.search(text))):
+        return None  # a bare number ("12") is no date, and a relative one needs a base
+    import dateparser  # imported here: slow to load, and ISO dates are the rule
+
+    base = (now or datetime(2000, 1, 1, tzinfo=UTC)).astimezone(UTC).replace(tzinfo=None)
+    try:
+        found: datetime | None = dateparser.parse(text, settings={"RELATIVE_BASE": base, "PREFER_DATES_FROM": "past"})
+    except (ValueError, OverflowError, TypeError, LookupError):  # pragma: no cover - parser quirks
         return None
+    if found is None or (now is None and not (year and str(found.year) == year.group(0))):
+        return None
+    return found if found.tzinfo else found.replace(tzinfo=UTC)

@@ -19,12 +19,26 @@ __all__ = ["CachedDocument", "PageCache"]
 log = logging.getLogger("sourcewise")
 
 
+Hop = tuple[str, int, list[str]]
+
+
 class CachedDocument:
-    def __init__(self, url: str, extracted: Extracted, fetched_at: float, truncated: bool) -> None:
+    """A fetched page. ``hops`` are (host, port, addresses connected to) for every request that
+    led to it, so that a later caller is served it only if its own guard allows each of them."""
+
+    def __init__(
+        self,
+        url: str,
+        extracted: Extracted,
+        fetched_at: float,
+        truncated: bool,
+        hops: list[Hop] | None = None,
+    ) -> None:
         self.url = url
         self.extracted = extracted
         self.fetched_at = fetched_at
         self.truncated = truncated
+        self.hops: list[Hop] = hops or []
 
     def to_json(self) -> str:
         return json.dumps(
@@ -33,6 +47,7 @@ class CachedDocument:
                 "extracted": asdict(self.extracted),
                 "fetched_at": self.fetched_at,
                 "truncated": self.truncated,
+                "hops": self.hops,
             },
             ensure_ascii=False,
         )
@@ -40,7 +55,11 @@ class CachedDocument:
     @classmethod
     def from_json(cls, text: str) -> CachedDocument:
         data = json.loads(text)
-        return cls(data["url"], Extracted(**data["extracted"]), data["fetched_at"], data["truncated"])
+        # A row without hops (written by an older version) cannot be re-checked: a miss.
+        hops = [(str(h), int(p), [str(a) for a in addresses]) for h, p, addresses in data["hops"]]
+        if not hops:
+            raise ValueError("no hops")
+        return cls(data["url"], Extracted(**data["extracted"]), data["fetched_at"], data["truncated"], hops)
 
 
 class PageCache:
@@ -76,11 +95,13 @@ class PageCache:
         except (ValueError, KeyError, TypeError):
             return None
 
-    def put(self, keys: list[str], doc: CachedDocument) -> None:
+    def put(self, keys: list[str], doc: CachedDocument, now: float | None = None) -> None:
         if self._db is None:
             return
         try:
             with self._db:
+                if now is not None:  # expired rows are purged as new ones come in
+                    self._db.execute("DELETE FROM page WHERE fetched_at <= ?", (now - self.ttl,))
                 self._db.executemany(
                     "INSERT OR REPLACE INTO page VALUES (?, ?, ?)",
                     [(key, doc.fetched_at, doc.to_json()) for key in dict.fromkeys(keys)],
