@@ -23,8 +23,8 @@ from sourcewise import (
     load_settings,
 )
 from sourcewise.config import Settings
-from sourcewise.engine import Engine
 from sourcewise.core import urls
+from sourcewise.engine import Engine
 from sourcewise.net import fetch as fetch_module
 from sourcewise.net.fetch import Fetcher
 
@@ -116,7 +116,8 @@ async def test_user_info_never_appears_in_errors_or_pages(server: LocalServer, t
     settings = settings_for(tmp_path, allow_private=True)
     with pytest.raises(FetchHTTPError) as info:
         await afetch(f"http://alice:hunter2@127.0.0.1:{server.port}/missing", settings=settings)
-    assert "hunter2" not in str(info.value) and "hunter2" not in info.value.url
+    assert "hunter2" not in str(info.value)
+    assert "hunter2" not in info.value.url
     page = await afetch(f"http://alice:hunter2@127.0.0.1:{server.port}/page", settings=settings)
     assert "hunter2" not in page.model_dump_json()
     assert all("authorization" not in {k.lower() for k in s.headers} for s in server.seen)

@@ -7,17 +7,19 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
+from pydantic import BaseModel
 
 from . import api, pages, routing
 from .config import Settings, load_settings
 from .core.render import FORMATS, render
+from .core.text import json_safe, printable
 from .errors import ConfigError, InvalidInput, InvalidOption, NoProviderAvailable, SourcewiseError
 
 app = typer.Typer(
@@ -35,7 +37,7 @@ class _Format(logging.Formatter):
     """Info lines as they are (seed 001's 🔍 📚 🔗 lines); warnings and errors say so."""
 
     def format(self, record: logging.LogRecord) -> str:
-        message = record.getMessage()
+        message = printable(record.getMessage())
         return message if record.levelno < logging.WARNING else f"{record.levelname.lower()}: {message}"
 
 
@@ -51,8 +53,21 @@ def _setup(verbose: bool, config: Path | None, **overrides: object) -> Settings:
         _fail(exc, 2)
 
 
+def _echo(text: str = "", err: bool = False) -> None:
+    """Print text that may hold outside text (titles, snippets, pages): controls removed."""
+    typer.echo(printable(text), err=err)
+
+
+def _echo_json(value: BaseModel | Sequence[BaseModel], indent: int | None = 2) -> None:
+    """JSON as faithful as the data, with terminal-unsafe characters as ``\\uXXXX`` escapes."""
+    data = [v.model_dump(mode="json") for v in value] if isinstance(value, Sequence) else value.model_dump(
+        mode="json"
+    )
+    typer.echo(json_safe(json.dumps(data, ensure_ascii=False, indent=indent)))
+
+
 def _fail(exc: Exception, code: int) -> NoReturn:
-    typer.echo(f"error: {exc}", err=True)
+    _echo(f"error: {exc}", err=True)
     raise typer.Exit(code)
 
 
@@ -105,7 +120,7 @@ def search(
             providers=provider or None,
             settings=settings,
         )
-        typer.echo(render(response, fmt))
+        _echo(render(response, fmt))
     for name, why in response.attempts:
         log.info("%s was passed over: %s", name, why)
 
@@ -120,14 +135,14 @@ def providers(
     settings = _setup(verbose, config)
     rows = api.provider_status(settings)
     if as_json:
-        typer.echo(json.dumps([r.model_dump(mode="json") for r in rows], indent=2))
+        _echo_json(rows)
         return
     for row in rows:
         state = "ready" if row.configured else "not configured"
         if row.suspended_until:
             state = f"suspended until {row.suspended_until:%Y-%m-%d %H:%M:%S} UTC ({row.suspended_reason})"
         chain = "" if row.in_chain else " [not in chain]"
-        typer.echo(f"{row.name:<11} {state}{chain} - {row.detail}")
+        _echo(f"{row.name:<11} {state}{chain} - {row.detail}")
 
 
 @app.command()
@@ -140,7 +155,7 @@ def rate(
     settings = _setup(False, config)
     with _reported():
         rating = api.rate_source(url, query, settings=settings)
-    typer.echo(json.dumps(rating.model_dump(), ensure_ascii=False))
+    _echo_json(rating, indent=None)
 
 
 def _day(text: str | None) -> date | None:
@@ -167,14 +182,14 @@ def route_cmd(
     with _reported():
         decision = routing.route(question, today=_day(today), settings=settings)
     if as_json:
-        typer.echo(decision.model_dump_json(indent=2))
+        _echo_json(decision)
         return
     verb = {"search": "search", "fetch": "fetch", "skip": "skip"}[decision.action]
-    typer.echo(f"{verb}: {decision.reason}")
+    _echo(f"{verb}: {decision.reason}")
     if decision.query:
-        typer.echo(f"query: {decision.query}")
+        _echo(f"query: {decision.query}")
     for url in decision.urls:
-        typer.echo(f"url: {url}")
+        _echo(f"url: {url}")
 
 
 @app.command("plan")
@@ -196,14 +211,14 @@ def plan_cmd(
     for _ in range(max(0, broaden)):
         result = result.broaden() or result
     if as_json:
-        typer.echo(result.model_dump_json(indent=2))
+        _echo_json(result)
         return
-    typer.echo(f"type: {result.query_type.kind} ({', '.join(result.query_type.signals) or 'no signal'})")
-    typer.echo(f"keywords: {', '.join(result.keywords)}")
-    typer.echo(f"entities: {', '.join(result.entities)}")
-    typer.echo(f"mode: {result.mode} ({result.mode_reason})")
+    _echo(f"type: {result.query_type.kind} ({', '.join(result.query_type.signals) or 'no signal'})")
+    _echo(f"keywords: {', '.join(result.keywords)}")
+    _echo(f"entities: {', '.join(result.entities)}")
+    _echo(f"mode: {result.mode} ({result.mode_reason})")
     for q in result.sources:
-        typer.echo(f"{q.source} [{q.mode}]: {q.query}")
+        _echo(f"{q.source} [{q.mode}]: {q.query}")
 
 
 @app.command("context")
@@ -218,9 +233,9 @@ def context_cmd(
     with _reported():
         outcome = routing.conditional_web_search(question, today=_day(today), settings=settings)
     if as_json:
-        typer.echo(outcome.model_dump_json(indent=2))
+        _echo_json(outcome)
     elif outcome.context:
-        typer.echo(outcome.context)
+        _echo(outcome.context)
 
 
 @app.command("fetch")
@@ -252,23 +267,23 @@ def fetch_cmd(
             settings=settings,
         )
     if as_json:
-        typer.echo(page.model_dump_json(indent=2))
+        _echo_json(page)
         return
     cached = " (from cache)" if page.from_cache else ""
-    typer.echo(f"# {page.title or page.url}\n")
-    typer.echo(f"{page.url} - tier {page.tier}, reliability {page.reliability_score}/100{cached}")
+    _echo(f"# {page.title or page.url}\n")
+    _echo(f"{page.url} - tier {page.tier}, reliability {page.reliability_score}/100{cached}")
     if page.passages:
-        typer.echo("\n## Passages\n")
+        _echo("\n## Passages\n")
         for p in page.passages:
-            typer.echo(f"[chars {p.start}-{p.end}, score {p.score}]\n{p.text}\n")
-        typer.echo("## Content\n")
+            _echo(f"[chars {p.start}-{p.end}, score {p.score}]\n{p.text}\n")
+        _echo("## Content\n")
     else:
-        typer.echo("")
-    typer.echo(page.content)
+        _echo("")
+    _echo(page.content)
     if page.next_start is not None:
-        typer.echo(f"\n[{page.total_chars - page.next_start} more characters: --start {page.next_start}]")
+        _echo(f"\n[{page.total_chars - page.next_start} more characters: --start {page.next_start}]")
     if page.truncated:
-        typer.echo("[the page was larger than the size limit and was cut]", err=True)
+        _echo("[the page was larger than the size limit and was cut]", err=True)
 
 
 cache_app = typer.Typer(help="The page cache.", no_args_is_help=True)
@@ -284,7 +299,7 @@ def cache_clear(config: ConfigOpt = None) -> None:
     cache = PageCache(settings.state_dir / "pages.sqlite3", settings.cache_ttl)
     removed = cache.clear()
     cache.close()
-    typer.echo(f"removed {removed} cached page(s)")
+    _echo(f"removed {removed} cached page(s)")
 
 
 def main() -> None:

@@ -159,7 +159,9 @@ def _loose_date(text: str, now: datetime | None) -> datetime | None:
 
     base = (now or datetime(2000, 1, 1, tzinfo=UTC)).astimezone(UTC).replace(tzinfo=None)
     try:
-        found: datetime | None = dateparser.parse(text, settings={"RELATIVE_BASE": base, "PREFER_DATES_FROM": "past"})
+        found: datetime | None = dateparser.parse(
+            text, settings={"RELATIVE_BASE": base, "PREFER_DATES_FROM": "past"}
+        )
     except (ValueError, OverflowError, TypeError, LookupError):  # pragma: no cover - parser quirks
         return None
     if found is None or (now is None and not (year and str(found.year) == year.group(0))):

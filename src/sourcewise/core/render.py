@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from ..errors import InvalidOption
 from ..models import SearchResponse, SearchResult
+from .text import json_safe, printable
 
 __all__ = ["FORMATS", "render"]
 
@@ -106,7 +107,12 @@ def as_json(response: SearchResponse) -> str:
 
 
 def render(response: SearchResponse, fmt: str = "quick") -> str:
-    renderers = {"quick": quick, "deep": deep, "progressive": progressive, "json": as_json}
+    """``response`` as text in ``fmt``. Titles and snippets come from outside: the text formats
+    lose control characters and bidi overrides, JSON escapes them (same values), so either can
+    go to a terminal."""
+    renderers = {"quick": quick, "deep": deep, "progressive": progressive}
+    if fmt == "json":
+        return json_safe(as_json(response))
     if fmt not in renderers:
         raise InvalidOption(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}")
-    return renderers[fmt](response)
+    return printable(renderers[fmt](response))

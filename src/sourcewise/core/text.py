@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-__all__ = ["is_hangul", "strip_particle", "word_forms", "words"]
+__all__ = ["is_hangul", "json_safe", "printable", "strip_particle", "word_forms", "words"]
 
 # A word keeps inner dots, plus and sharp signs so that "next.js", "c++", "c#" and ".net" survive.
 _WORD = re.compile(r"[.]?[\w][\w.+#'-]*[\w+#]|[.]?\w", re.UNICODE)
@@ -75,6 +75,35 @@ PARTICLES: tuple[str, ...] = tuple(
         reverse=True,
     )
 )
+
+
+# What a terminal must never receive from outside text: C0 and C1 controls (escape sequences,
+# OSC titles, bells), bidi overrides and isolates (text that reads differently than it is), and
+# lone surrogates (which cannot even be encoded).
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_NEWLINES = re.compile("[\r\n\t\x0b\x0c\x85\u2028\u2029]+")
+
+
+def _replace_unsafe(match: re.Match[str]) -> str:
+    return "\ufffd" if "\ud800" <= match.group(0) <= "\udfff" else ""
+
+
+def printable(text: str, *, one_line: bool = False) -> str:
+    """``text`` safe for a terminal: controls and bidi overrides removed, lone surrogates
+    replaced; tabs and newlines kept unless ``one_line``."""
+    if one_line:
+        text = _NEWLINES.sub(" ", text)
+    return _UNSAFE.sub(_replace_unsafe, text)
+
+
+def _escape_json(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group(0)):04x}"
+
+
+def json_safe(text: str) -> str:
+    """JSON text with the characters ``printable`` removes written as ``\\uXXXX`` escapes
+    instead: the same JSON values, safe on a terminal. (JSON escapes C0 controls itself.)"""
+    return _UNSAFE.sub(_escape_json, text)
 
 
 def is_hangul(text: str) -> bool:
