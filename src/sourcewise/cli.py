@@ -127,12 +127,23 @@ def search(
 
 @app.command()
 def providers(
+    name: Annotated[
+        str | None, typer.Argument(help="With --reset: the provider to lift (default: all).")
+    ] = None,
+    reset: Annotated[bool, typer.Option("--reset", help="Lift the suspension of NAME (or of all).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="JSON for machines.")] = False,
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
     """List the web search providers: configured or not, suspended or not."""
     settings = _setup(verbose, config)
+    if name is not None and not reset:
+        _fail(InvalidOption(f"a provider name ({name!r}) is only taken with --reset"), 2)
+    if reset:
+        with _reported():
+            lifted = api.reset_providers(name, settings)
+        _echo(f"lifted {lifted} suspension(s)")
+        return
     rows = api.provider_status(settings)
     if as_json:
         _echo_json(rows)

@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import httpx
 
+from ._sync import run_sync
 from .config import Settings, load_settings
 from .core.rank import dedup, enrich, pick_per_tier, rank, widen_by_tier
 from .core.tiers import SourceTable, table_for
@@ -26,7 +27,7 @@ from .errors import (
 )
 from .models import ProviderStatus, RawResult, SearchResponse, SearchResult
 from .net.http import make_client, send
-from .net.state import ProviderState
+from .net.state import MAX_SUSPENSION, OWN_BASE, OWN_MAX, ProviderState
 from .providers import HttpResponse, Provider, load_providers
 
 __all__ = ["Engine", "WebAnswer", "run_sync"]
@@ -42,16 +43,6 @@ class WebAnswer:
     raw: list[RawResult]
     provider: str
     attempts: list[tuple[str, str]] = field(default_factory=list)
-
-
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` from synchronous code; a clear error inside a running event loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    coro.close()
-    raise RuntimeError("called the synchronous API inside an event loop: await the a* variant instead")
 
 
 def _parsed(provider: Provider, response: HttpResponse) -> list[RawResult]:
@@ -91,7 +82,11 @@ class Engine:
     def chain(self, names: Sequence[str] | None = None) -> list[str]:
         if isinstance(names, str):
             raise InvalidOption(f"providers must be a list of names, e.g. [{names!r}], not a string")
-        names = list(names or self.settings.providers)
+        if names is not None and (
+            not isinstance(names, Sequence) or not all(isinstance(n, str) for n in names)
+        ):
+            raise InvalidOption(f"providers must be a list of provider names, got {names!r}")
+        names = [n.strip().lower() for n in names or self.settings.providers]
         unknown = [n for n in names if n not in self.providers]
         if unknown:
             raise InvalidOption(
@@ -121,6 +116,12 @@ class Engine:
                 )
             )
         return out
+
+    def reset(self, name: str | None = None) -> int:
+        """Lift the suspension of provider ``name`` (of all when ``None``); how many were lifted."""
+        if name is not None and name.lower() not in self.providers:
+            raise InvalidOption(f"unknown provider {name!r}; known: {', '.join(sorted(self.providers))}")
+        return self.state.clear(name.lower() if name else None)
 
     async def web(self, query: str, max_results: int, names: Sequence[str] | None = None) -> WebAnswer:
         """Ask each provider in the chain in turn; the first that answers wins (even with [])."""
@@ -171,8 +172,15 @@ class Engine:
 
     def _handle(self, exc: ProviderError) -> str:
         if exc.policy == "suspend":
+            own = exc.provider in self.providers and self.providers[exc.provider].self_hosted
+            base = min(self.settings.suspend_seconds, OWN_BASE) if own else self.settings.suspend_seconds
             hold = self.state.suspend(
-                exc.provider, self.clock(), exc.detail, self.settings.suspend_seconds, exc.retry_after
+                exc.provider,
+                self.clock(),
+                exc.detail,
+                base,
+                exc.retry_after,
+                cap=OWN_MAX if own else MAX_SUSPENSION,
             )
             wait = hold.until - self.clock()
             log.warning("%s; suspended for %.0f s", exc, wait)

@@ -22,7 +22,7 @@ _FRACTION = re.compile(r"(\.\d{6})\d+")
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 _LETTER = re.compile(r"[^\W\d_]")
 _DATE_MAX = 100  # characters; a longer "date" is not one
-_TAG = re.compile(r"<[^>]+>")
+_TAG = re.compile(r"<[^<>]+>")  # not [^>]: "<<<<..." would rescan to the end from every "<"
 ELLIPSIS = "…"
 
 

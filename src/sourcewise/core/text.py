@@ -106,8 +106,13 @@ def json_safe(text: str) -> str:
     return _UNSAFE.sub(_escape_json, text)
 
 
+_PARTICLE_SET = frozenset(PARTICLES)
+_LONGEST_PARTICLE = max(map(len, PARTICLES))
+_HANGUL = re.compile("[\uac00-\ud7a3]")
+
+
 def is_hangul(text: str) -> bool:
-    return any("\uac00" <= ch <= "\ud7a3" for ch in text)
+    return _HANGUL.search(text) is not None
 
 
 def words(text: str) -> list[str]:
@@ -119,9 +124,9 @@ def strip_particle(word: str) -> str:
     """``"시장을"`` -> ``"시장"``; words that are not Hangul or have no particle come back as is."""
     if not is_hangul(word):
         return word
-    for particle in PARTICLES:
-        if word.endswith(particle) and len(word) > len(particle):
-            return word[: -len(particle)]
+    for size in range(min(_LONGEST_PARTICLE, len(word) - 1), 0, -1):  # longest particle first
+        if word[-size:] in _PARTICLE_SET:
+            return word[:-size]
     return word
 
 

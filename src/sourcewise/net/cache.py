@@ -1,7 +1,9 @@
 """The page cache: SQLite, keyed by canonical URL, 15 minutes by default (seed 000).
 
 Each write is one transaction, so a crash never leaves a half-written entry. A cache file that
-cannot be read (corrupt, wrong schema) is reported once and bypassed, never fatal to a fetch.
+cannot be opened (corrupt, read-only home) is reported once and replaced by an in-memory cache;
+a read or write that fails later is reported and bypassed, never fatal to a fetch. Expired
+rows are purged as new ones are written.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from ..core.extract import Extracted
+from .db import open_db
 
 __all__ = ["CachedDocument", "PageCache"]
 
@@ -62,23 +65,19 @@ class CachedDocument:
         return cls(data["url"], Extracted(**data["extracted"]), data["fetched_at"], data["truncated"], hops)
 
 
+def _setup(db: sqlite3.Connection) -> None:
+    with db:
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS page"
+            " (key TEXT PRIMARY KEY, fetched_at REAL NOT NULL, doc TEXT NOT NULL)"
+        )
+
+
 class PageCache:
     def __init__(self, path: Path | None, ttl: float) -> None:
         self.ttl = ttl
         self.path = path
-        self._db: sqlite3.Connection | None = None
-        try:
-            if path is not None:
-                path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(path) if path else ":memory:", timeout=10, check_same_thread=False)
-            with self._db:
-                self._db.execute(
-                    "CREATE TABLE IF NOT EXISTS page"
-                    " (key TEXT PRIMARY KEY, fetched_at REAL NOT NULL, doc TEXT NOT NULL)"
-                )
-        except sqlite3.DatabaseError as exc:
-            log.warning("page cache %s is unusable (%s); fetching without a cache", path, exc)
-            self._db = None
+        self._db: sqlite3.Connection | None = open_db(path, _setup, "page cache")
 
     def get(self, key: str, now: float) -> CachedDocument | None:
         if self._db is None:

@@ -61,6 +61,8 @@ class Provider:
     build: Callable[[str, int, Settings], HttpRequest]
     parse: Callable[[HttpResponse], list[RawResult]]
     max_per_request: int = 10
+    #: The user's own instance at a URL they configured (SearXNG): short back-offs after a 429.
+    self_hosted: bool = False
 
 
 def json_body(provider: str, response: HttpResponse) -> Any:

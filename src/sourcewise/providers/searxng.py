@@ -65,4 +65,5 @@ PROVIDER = Provider(
     build=build,
     parse=parse,
     max_per_request=20,
+    self_hosted=True,
 )
