@@ -14,6 +14,7 @@ import re
 from publicsuffixlist import PublicSuffixList
 
 from .text import is_hangul, strip_particle
+from .urls import is_http_url
 
 __all__ = ["extract_urls"]
 
@@ -27,6 +28,8 @@ _WEB_TLDS = frozenset(
     "com org net io dev app ai co kr jp cn uk de fr ca au in me info edu gov xyz tech site blog page".split()
 )
 _FILE_TLDS = frozenset("py rs sh md pl ts js go cc cs rb php sql txt yml yaml json toml lock zip".split())
+# Anchored at the start of the Hangul run, so a failed match is not retried from every syllable.
+_HANGUL_TAIL = re.compile(r"(?<![\uac00-\ud7a3])[\uac00-\ud7a3]+$")
 _TRAILING = ".,;:!?'\"»」』、。，"
 _PAIRS = {")": "(", "]": "[", "}": "{", ">": "<"}
 
@@ -39,7 +42,7 @@ def _trim(url: str) -> str:
         else:
             break
     # A Korean particle glued to the end of the URL ("https://x.com/page를") is not part of it.
-    match = re.search(r"[\uac00-\ud7a3]+$", url)
+    match = _HANGUL_TAIL.search(url)
     if match:
         before = url[match.start() - 1] if match.start() else ""
         if before not in "/=-_":  # ".html에서": Korean glued to an ASCII word is not the URL's
@@ -65,7 +68,8 @@ def _looks_like_site(host: str, path: str | None) -> bool:
 
 
 def extract_urls(text: str) -> list[str]:
-    """The URLs in ``text``, in order, without duplicates; scheme-less ones get ``https://``."""
+    """The URLs in ``text``, in order, without duplicates; scheme-less ones get ``https://``.
+    Only URLs that ``canonical_url`` accepts are returned."""
     found: list[tuple[int, str]] = []
     spans: list[tuple[int, int]] = []
     for match in _SCHEME.finditer(text):
@@ -80,4 +84,4 @@ def extract_urls(text: str) -> list[str]:
         if not _looks_like_site(host, path):
             continue
         found.append((match.start(), "https://" + _trim(match.group(0))))
-    return list(dict.fromkeys(url for _, url in sorted(found)))
+    return list(dict.fromkeys(url for _, url in sorted(found) if is_http_url(url)))
