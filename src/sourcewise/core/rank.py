@@ -18,6 +18,7 @@ __all__ = ["cut_snippet", "dedup", "enrich", "pick_per_tier", "rank", "widen_by_
 
 log = logging.getLogger("sourcewise")
 _SPACE = re.compile(r"\s+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _FRACTION = re.compile(r"(\.\d{6})\d+")
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 _LETTER = re.compile(r"[^\W\d_]")
@@ -27,8 +28,9 @@ ELLIPSIS = "…"
 
 
 def clean_text(text: str) -> str:
-    """Plain text on one line: tags removed, entities decoded, white space collapsed."""
-    return _SPACE.sub(" ", html.unescape(_TAG.sub("", text))).strip()
+    """Plain text on one line: tags removed, entities decoded, white space collapsed, lone
+    surrogates (which no encoder accepts) replaced by U+FFFD."""
+    return _SURROGATE.sub("\ufffd", _SPACE.sub(" ", html.unescape(_TAG.sub("", text))).strip())
 
 
 def cut_snippet(text: str, limit: int = SNIPPET_MAX) -> str:
