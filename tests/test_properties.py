@@ -85,7 +85,10 @@ url_grammar = st.builds(
     st.sampled_from(["://", ":/", ":", ":\\\\", "//", ":///", "://\t", ""]),
     st.one_of(st.just(""), st.text(st.sampled_from(HOSTILE_CHARS), max_size=8).map(lambda u: u + "@")),
     st.one_of(st.sampled_from(HOSTS), st.text(st.sampled_from(list("ab.-_1ⓐ．%")), max_size=12)),
-    st.one_of(st.just(""), st.integers(-1, 70_000).map(lambda p: f":{p}"), st.just(":abc"), st.just(":")),
+    st.one_of(
+        st.sampled_from(["", ":80", ":443", ":8080", ":", ":abc", ":0"]),
+        st.integers(-1, 70_000).map(lambda p: f":{p}"),
+    ),
     st.one_of(st.just(""), st.text(st.sampled_from(HOSTILE_CHARS), max_size=30).map(lambda p: "/" + p)),
     st.one_of(st.just(""), st.text(st.sampled_from(HOSTILE_CHARS), max_size=20).map(lambda q: "?" + q)),
     st.one_of(st.just(""), st.sampled_from(["#x", "#!/a", "#/b/../c", "#%zz"])),
