@@ -236,17 +236,28 @@ def plan_cmd(
 def context_cmd(
     question: Annotated[str, typer.Argument(help="The user's question.")],
     as_json: Annotated[bool, typer.Option("--json", help="JSON for machines.")] = False,
+    allow_private: Annotated[
+        bool, typer.Option("--allow-private", help="Allow private and loopback addresses (intranet).")
+    ] = False,
     today: TodayOpt = None,
     config: ConfigOpt = None,
 ) -> None:
-    """Seed 001: search or fetch only when the question needs the web; print the web context."""
-    settings = _setup(True, config)
+    """Search or fetch only when the question needs the web; print the web context.
+
+    Exits 0 with the context (or when the question needs no web), 3 when no provider answered,
+    1 when the URLs in the question could not be read.
+    """
+    settings = _setup(True, config, allow_private=allow_private or None)
     with _reported():
         outcome = routing.conditional_web_search(question, today=_day(today), settings=settings)
     if as_json:
         _echo_json(outcome)
     elif outcome.context:
         _echo(outcome.context)
+    if outcome.error is not None:  # zero results is no error: a warning was logged, exit 0
+        if not as_json:
+            _echo(f"error: {outcome.error}", err=True)
+        raise typer.Exit(3 if outcome.no_provider else 1)
 
 
 @app.command("fetch")
