@@ -127,9 +127,16 @@ INTERNAL: frozenset[str] = frozenset(
         "당사",
         "회사",
         # what users also say
+        # "our" alone is no signal ("the latest AI trends for our startup" is a web question);
+        # "our" with a word for the organisation or its own documents is.
         "our company",
         "our team",
-        "our",
+        "our org",
+        "our organization",
+        "our wiki",
+        "our docs",
+        "our codebase",
+        "our repo",
         "internal",
         "internally",
         "in-house",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, timedelta
 from typing import Literal
 
 from ..errors import InvalidOption
@@ -107,6 +107,13 @@ def _entities(question: str, words: list[str]) -> list[str]:
     return found
 
 
+def _next_day(day: date, days: int) -> date:
+    try:
+        return day + timedelta(days=days)
+    except OverflowError:
+        return day
+
+
 def _constraints(question: str, today: date) -> tuple[Constraints, str]:
     authors: list[str] = []
     channels: list[str] = []
@@ -121,13 +128,14 @@ def _constraints(question: str, today: date) -> tuple[Constraints, str]:
             channels.append(value.lstrip("#"))
         elif key == "type":
             types.append(value.lower())
-        elif key == "after":
-            after = parse_date(value, "after:")
+        elif key == "after":  # typed in chat syntax, so read as chat reads it: the day is excluded
+            after = _next_day(parse_date(value, "after:"), 1)
         else:
-            before = parse_date(value, "before:")
+            before = _next_day(parse_date(value, "before:"), -1)
     rest = _FILTER.sub(" ", question)
     for sign, name in _MENTION.findall(rest):
-        (authors if sign == "@" else channels).append(name)
+        # "@kim이": a Korean particle glued to the name is not part of it
+        (authors if sign == "@" else channels).append(strip_particle(name) if is_hangul(name) else name)
     rest = _MENTION.sub(" ", rest)
     said: list[str] = []
     if after is None and before is None:

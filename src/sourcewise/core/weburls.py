@@ -16,7 +16,7 @@ from publicsuffixlist import PublicSuffixList
 from .text import is_hangul, strip_particle
 from .urls import is_http_url
 
-__all__ = ["extract_urls"]
+__all__ = ["extract_urls", "find_urls"]
 
 _psl = PublicSuffixList()
 _SCHEME = re.compile(r"https?://[^\s<>\"'`]+", re.IGNORECASE)
@@ -70,7 +70,14 @@ def _looks_like_site(host: str, path: str | None) -> bool:
 def extract_urls(text: str) -> list[str]:
     """The URLs in ``text``, in order, without duplicates; scheme-less ones get ``https://``.
     Only URLs that ``canonical_url`` accepts are returned."""
+    return [url for url, _ in find_urls(text)]
+
+
+def find_urls(text: str) -> list[tuple[str, bool]]:
+    """``extract_urls`` with, for each URL, whether it is a bare site: a host written without
+    a scheme or a path ("docs.python.org에서 찾아줘"), which names a place to look, not a page."""
     found: list[tuple[int, str]] = []
+    bare: set[str] = set()
     spans: list[tuple[int, int]] = []
     for match in _SCHEME.finditer(text):
         url = _trim(match.group(0))
@@ -83,5 +90,9 @@ def extract_urls(text: str) -> list[str]:
         host, path = match.group(1), match.group(2)
         if not _looks_like_site(host, path):
             continue
-        found.append((match.start(), "https://" + _trim(match.group(0))))
-    return list(dict.fromkeys(url for _, url in sorted(found) if is_http_url(url)))
+        url = "https://" + _trim(match.group(0))
+        found.append((match.start(), url))
+        if not path or path == "/":
+            bare.add(url)
+    urls = dict.fromkeys(url for _, url in sorted(found) if is_http_url(url))
+    return [(url, url in bare) for url in urls]
