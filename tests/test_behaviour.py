@@ -132,3 +132,23 @@ async def test_provider_results_get_loose_dates(server: LocalServer, tmp_path: P
     hit = next(r for r in response.results if r.url == first_url)
     assert hit.published is not None
     assert hit.published.date() == date(2025, 7, 16)
+
+
+# -- item 16: expired cache rows are purged -------------------------------------------------
+
+
+def test_expired_cache_rows_are_purged(tmp_path: Path) -> None:
+    import sqlite3
+
+    from sourcewise.core.extract import Extracted
+    from sourcewise.net.cache import CachedDocument, PageCache
+
+    cache = PageCache(tmp_path / "pages.sqlite3", ttl=900)
+    hops = [("example.com", 443, ["93.184.215.14"])]
+    old = CachedDocument("https://a.example/", Extracted("a", "text/plain"), 0.0, False, hops)
+    new = CachedDocument("https://b.example/", Extracted("b", "text/plain"), 1000.0, False, hops)
+    cache.put(["https://a.example/"], old, now=0.0)
+    cache.put(["https://b.example/"], new, now=1000.0)
+    cache.close()
+    keys = [row[0] for row in sqlite3.connect(tmp_path / "pages.sqlite3").execute("SELECT key FROM page")]
+    assert keys == ["https://b.example/"]

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -17,8 +18,9 @@ import typer
 from pydantic import BaseModel
 
 from . import api, pages, routing
+from ._version import __version__
 from .config import Settings, load_settings
-from .core.render import FORMATS, render
+from .core.render import render
 from .core.text import json_safe, printable
 from .errors import ConfigError, InvalidInput, InvalidOption, NoProviderAvailable, SourcewiseError
 
@@ -26,15 +28,49 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     help="Search the web and say how far each source can be trusted.",
+    # Plain click help: flags show as flags (rich help prints "--json <bool>").
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"sourcewise {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit."),
+    ] = False,
+) -> None:
+    """Search the web and say how far each source can be trusted."""
 log = logging.getLogger("sourcewise")
+
+class Strategy(StrEnum):
+    default = "default"
+    official = "official"
+    comprehensive = "comprehensive"
+    progressive = "progressive"
+
+
+class Format(StrEnum):
+    quick = "quick"
+    deep = "deep"
+    progressive = "progressive"
+    json = "json"
+
 
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help="TOML config file.")]
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Say more on stderr.")]
 
 
 class _Format(logging.Formatter):
-    """Info lines as they are (seed 001's 🔍 📚 🔗 lines); warnings and errors say so."""
+    """Info lines as they are (the 🔍 📚 🔗 lines); warnings and errors say so."""
 
     def format(self, record: logging.LogRecord) -> str:
         message = printable(record.getMessage())
@@ -94,12 +130,13 @@ def search(
     tier: Annotated[int | None, typer.Option("--tier", "-t", help="Only this tier (1-4).")] = None,
     max_results: Annotated[int | None, typer.Option("--max-results", "-n", help="1-50.")] = None,
     strategy: Annotated[
-        str, typer.Option("--strategy", "-s", help="default, official, comprehensive or progressive.")
-    ] = "default",
-    fmt: Annotated[str, typer.Option("--format", "-f", help="quick, deep, progressive or json.")] = "quick",
+        Strategy, typer.Option("--strategy", "-s", help="Which results, in which order.")
+    ] = Strategy.default,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="How to print them.")] = Format.quick,
     as_json: Annotated[
-        bool, typer.Option("--json", help="JSON for machines (same as --format json).")
+        bool, typer.Option("--json", help="The whole response as JSON (same as --format json).")
     ] = False,
+    as_jsonl: Annotated[bool, typer.Option("--jsonl", help="One JSON result per line.")] = False,
     provider: Annotated[
         list[str] | None, typer.Option("--provider", "-p", help="Use these providers, in this order.")
     ] = None,
@@ -108,21 +145,25 @@ def search(
 ) -> None:
     """Search the web: results de-duplicated, rated by tier and ranked."""
     settings = _setup(verbose, config)
-    fmt = "json" if as_json else fmt
-    if fmt not in FORMATS:
-        _fail(InvalidOption(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}"), 2)
     with _reported():
         response = api.search(
             query,
             tier=tier,
             max_results=max_results,
-            strategy=strategy,
+            strategy=strategy.value,
             providers=provider or None,
             settings=settings,
         )
-        _echo(render(response, fmt))
     for name, why in response.attempts:
         log.info("%s was passed over: %s", name, why)
+    log.info("answered by %s", response.provider)
+    if as_jsonl:
+        for result in response.results:
+            _echo_json(result, indent=None)
+    elif as_json or fmt is Format.json:
+        _echo_json(response)
+    else:
+        _echo(render(response, fmt.value))
 
 
 @app.command()
@@ -188,7 +229,7 @@ def route_cmd(
     today: TodayOpt = None,
     config: ConfigOpt = None,
 ) -> None:
-    """Decide whether to search the web, fetch the URLs in the question, or skip (seed 001)."""
+    """Decide whether to search the web, fetch the URLs in the question, or skip."""
     settings = _setup(False, config)
     with _reported():
         decision = routing.route(question, today=_day(today), settings=settings)
@@ -215,7 +256,7 @@ def plan_cmd(
     today: TodayOpt = None,
     config: ConfigOpt = None,
 ) -> None:
-    """Query type, keywords, entities, filters and one query per source (seed 003)."""
+    """Query type, keywords, entities, filters and one query per source."""
     settings = _setup(False, config)
     with _reported():
         result = routing.plan(question, source or None, today=_day(today), settings=settings)

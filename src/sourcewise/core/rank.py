@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import InvalidURL
 from ..models import SNIPPET_MAX, ProviderHit, RawResult, SearchResult
 from .tiers import SourceTable, builtin_table, rate_key, wanted_projects
-from .urls import canonical_url
+from .urls import canonical_url, redact
 
 __all__ = ["cut_snippet", "dedup", "enrich", "pick_per_tier", "rank", "widen_by_tier"]
 
@@ -44,7 +44,8 @@ def cut_snippet(text: str, limit: int = SNIPPET_MAX) -> str:
 
 
 def enrich(raw: Iterable[RawResult], query: str, table: SourceTable | None = None) -> list[SearchResult]:
-    """Turn provider results into rated results; drop (and log) those with a bad URL or no title."""
+    """Turn provider results into rated results; drop (and log) those with a bad URL. A result
+    without a title is titled by its URL."""
     table = table or builtin_table()
     wanted = wanted_projects(table, query)
     out: list[SearchResult] = []
@@ -54,10 +55,7 @@ def enrich(raw: Iterable[RawResult], query: str, table: SourceTable | None = Non
         except InvalidURL as exc:
             log.warning("dropped a %s result with an invalid URL: %s", item.provider, exc)
             continue
-        title = clean_text(item.title) or clean_text(item.snippet)[:80]
-        if not title:
-            log.warning("dropped a %s result with no title: %s", item.provider, item.url)
-            continue
+        title = clean_text(item.title) or redact(clean_text(item.url))  # no title: titled by its URL
         rating = rate_key(key, wanted, table)
         # Every field was checked just above (URL, title, snippet length, score band).
         out.append(

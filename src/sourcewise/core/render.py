@@ -51,8 +51,10 @@ def quick(response: SearchResponse) -> str:
         else "The sources below match the query; their pages hold the answer."
     )
     lines += ["", "## References", ""]
+    # As the seed's layout: the references name each source and its rating; the links follow
+    # once, under Sources, in the same order.
     lines += [
-        f"- [{i}] [{TIER_LABELS[r.tier]}] {_link(r)} (tier {r.tier}, {r.reliability_score}/100)"
+        f"- [{i}] [{TIER_LABELS[r.tier]}] {_text(r.title)} (tier {r.tier}, {r.reliability_score}/100)"
         for i, r in enumerate(results, start=1)
     ]
     return "\n".join([*lines, "", *_sources(results)])
