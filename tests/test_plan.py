@@ -192,3 +192,14 @@ def test_bad_types_get_clear_errors() -> None:
         classify_query(None)  # type: ignore[arg-type]
     with pytest.raises(InvalidOption, match="not a string"):
         plan("valid question", sources="chat", today=TODAY)
+
+
+def test_broadening_always_ends() -> None:
+    # Found by tests/test_properties.py: two entities and a keyword kept three terms, and the
+    # "less important keywords" step repeated forever.
+    current: object = plan("Kafka Redis 장애 대응 방법 -draft", today=TODAY)
+    steps = 0
+    while current is not None:
+        current = current.broaden()  # type: ignore[attr-defined]
+        steps += 1
+        assert steps < 10

@@ -262,7 +262,9 @@ def broaden(current: Plan) -> Plan | None:
         update = {
             "constraints": c.model_copy(update={"authors": [], "channels": [], "types": [], "mine": False})
         }
-    elif len(terms) + len(current.phrases) > 2 or current.negations:
+    elif (len(terms) + len(current.phrases) > 2 or current.negations) and (
+        "less important keywords" not in current.dropped  # once: it may keep three terms
+    ):
         step = "less important keywords"
         head = next((k for k in terms if k not in current.entities), None)
         keep = {*current.entities[:2], *([head] if head else [])}

@@ -61,7 +61,7 @@ def enrich(raw: Iterable[RawResult], query: str, table: SourceTable | None = Non
         out.append(
             SearchResult.model_construct(
                 title=title,
-                url=item.url.strip(),
+                url=redact(item.url.strip()),
                 canonical_url=key,
                 snippet=cut_snippet(item.snippet),
                 tier=rating.tier,

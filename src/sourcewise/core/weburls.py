@@ -14,7 +14,7 @@ import re
 from publicsuffixlist import PublicSuffixList
 
 from .text import is_hangul, strip_particle
-from .urls import is_http_url
+from .urls import is_http_url, redact
 
 __all__ = ["extract_urls", "find_urls"]
 
@@ -93,6 +93,6 @@ def find_urls(text: str) -> list[tuple[str, bool]]:
         url = "https://" + _trim(match.group(0))
         found.append((match.start(), url))
         if not path or path == "/":
-            bare.add(url)
-    urls = dict.fromkeys(url for _, url in sorted(found) if is_http_url(url))
+            bare.add(redact(url))
+    urls = dict.fromkeys(redact(url) for _, url in sorted(found) if is_http_url(url))
     return [(url, url in bare) for url in urls]
