@@ -8,7 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-SUITES = {"pipeline": "bench_pipeline", "extraction": "bench_extraction"}
+SUITES = {"pipeline": "bench_pipeline", "extraction": "bench_extraction", "ask": "bench_ask"}
 
 
 def main(argv: list[str]) -> None:

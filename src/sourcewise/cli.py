@@ -140,11 +140,25 @@ def search(
     provider: Annotated[
         list[str] | None, typer.Option("--provider", "-p", help="Use these providers, in this order.")
     ] = None,
+    source: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--source",
+            "-S",
+            help="Search these sources instead of the web (repeatable): a configured name, kb, web, "
+            "code:PATH, slack:PATH, mail:PATH, github:PATH. The query may use their filters.",
+        ),
+    ] = None,
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
-    """Search the web: results de-duplicated, rated by tier and ranked."""
+    """Search the web (or, with --source, private sources): de-duplicated, rated and ranked."""
     settings = _setup(verbose, config)
+    if source:
+        from .cli_sources import search_sources_cmd
+
+        search_sources_cmd(query, source, "json" if as_json else fmt.value, max_results or 10, settings)
+        return
     with _reported():
         response = api.search(
             query,
@@ -363,6 +377,9 @@ def cache_clear(config: ConfigOpt = None) -> None:
     removed = cache.clear()
     cache.close()
     _echo(f"removed {removed} cached page(s)")
+
+
+from . import cli_sources  # noqa: E402, F401 (registers ask and sources on app)
 
 
 def main() -> None:

@@ -103,10 +103,22 @@ class Settings(BaseSettings):
     external_keywords: Annotated[list[str], NoDecode] = Field(default_factory=list)
     internal_keywords: Annotated[list[str], NoDecode] = Field(default_factory=list)
     variants: list[list[str]] = Field(default_factory=list, description="extra synonym groups")
-    sources: Annotated[list[str], NoDecode] = Field(
-        default_factory=lambda: ["chat", "knowledge_base", "project_tracker"],
-        description="the private sources a plan makes queries for",
+    sources: Annotated[dict[str, dict[str, Any]], NoDecode] = Field(
+        default_factory=dict,
+        description="[sources.NAME] sections: type (the plug-in, default NAME) and its options; "
+        "a comma-separated list of names is a section each with default options",
     )
+    model_url: str | None = Field(
+        default=None,
+        description="an OpenAI-compatible Chat Completions base URL (OpenAI, Ollama, vLLM, llama.cpp) "
+        "for written answers; unset: extractive answers, no model",
+    )
+    model_name: str = Field(default="gpt-4o-mini", description="the model to ask for")
+    model_api_key: SecretStr | None = Field(
+        default=None, validation_alias=_aliases("model_api_key", "OPENAI_API_KEY")
+    )
+    model_timeout: float = Field(default=30.0, gt=0, le=300, description="seconds for the model's answer")
+    source_timeout: float = Field(default=10.0, gt=0, le=300, description="seconds per source in ask")
 
     tiers: dict[str, int] = Field(
         default_factory=dict, description="host or domain -> tier (1-4), beats the built-in table"
@@ -121,13 +133,21 @@ class Settings(BaseSettings):
         "recency_keywords",
         "external_keywords",
         "internal_keywords",
-        "sources",
         mode="before",
     )
     @classmethod
     def _split(cls, value: Any) -> Any:
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _sections(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = [part.strip() for part in value.split(",") if part.strip()]
+        if isinstance(value, list | tuple):
+            return {str(name): {} for name in value}
         return value
 
     @field_validator("providers")

@@ -17,6 +17,13 @@
     │   ├── TransientError          retry     timeout, connection error, 5xx
     │   └── ParseError              skip      the answer did not look like results
     ├── NoProviderAvailable                   every provider in the chain failed or was skipped
+    ├── SourceError                           a private source failed; ``policy`` as for providers
+    │   ├── SourceUnavailable       skip      missing path, not indexed, not configured
+    │   ├── SourceFormatError       skip      a file or export of the wrong shape
+    │   ├── SourceRateLimited       suspend   the source asked us to slow down
+    │   └── IndexVersionError       skip      an index written by a newer sourcewise
+    ├── ModelError                            the answer model failed or answered garbage (ask
+    │                                         falls back to the extractive answer)
     └── FetchError                            a page could not be fetched or read
         ├── AddressNotAllowed                 private, loopback or metadata address (nothing sent)
         ├── FetchTimeout                      no answer within the timeout
@@ -46,16 +53,22 @@ __all__ = [
     "FetchError",
     "FetchHTTPError",
     "FetchTimeout",
+    "IndexVersionError",
     "InvalidInput",
     "InvalidOption",
     "InvalidQuery",
     "InvalidURL",
+    "ModelError",
     "NoProviderAvailable",
     "ParseError",
     "ProviderError",
     "ProviderNotConfigured",
     "QuotaExceeded",
     "RateLimited",
+    "SourceError",
+    "SourceFormatError",
+    "SourceRateLimited",
+    "SourceUnavailable",
     "SourcewiseError",
     "TooManyRedirects",
     "TransientError",
@@ -202,3 +215,37 @@ class UnsupportedContent(FetchError):
 
 class EmptyContent(FetchError):
     pass
+
+
+class SourceError(SourcewiseError):
+    """A private source failed. ``policy`` tells ``ask`` what to do next, as for providers."""
+
+    policy: ClassVar[Policy] = "skip"
+    kind: ClassVar[str] = "error"
+
+    def __init__(self, source: str, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(f"{source}: {message}")
+        self.source = source
+        self.detail = message
+        self.retry_after = retry_after
+
+
+class SourceUnavailable(SourceError):
+    kind = "unavailable"
+
+
+class SourceFormatError(SourceError):
+    kind = "bad format"
+
+
+class SourceRateLimited(SourceError):
+    policy = "suspend"
+    kind = "rate limited"
+
+
+class IndexVersionError(SourceError):
+    kind = "newer index"
+
+
+class ModelError(SourcewiseError):
+    """The configured answer model could not be reached or gave no usable answer."""

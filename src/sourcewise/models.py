@@ -8,19 +8,30 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
+    "Answer",
+    "Authority",
+    "Citation",
     "Constraints",
+    "Factor",
+    "Hit",
     "Page",
     "Passage",
     "Plan",
     "ProviderHit",
     "ProviderStatus",
     "QueryType",
+    "RankedHit",
     "RawResult",
+    "Reading",
     "Route",
     "SearchResponse",
     "SearchResult",
+    "SourceInfo",
+    "SourceKind",
     "SourceQuery",
     "SourceRating",
+    "SourceReport",
+    "SourceResult",
     "Tier",
 ]
 
@@ -118,7 +129,21 @@ class Route(_Model):
 
 
 QueryKind = Literal["decision", "status", "document", "person", "fact", "temporal", "exploration"]
-SourceKind = Literal["chat", "email", "knowledge_base", "project_tracker", "web"]
+SourceKind = Literal["chat", "code", "email", "knowledge_base", "project_tracker", "web"]
+Authority = Literal[
+    "official_doc",
+    "wiki",
+    "shared_doc",
+    "meeting_notes",
+    "thread_conclusion",
+    "status_doc",
+    "tracker_task",
+    "email",
+    "chat",
+    "code",
+    "web",
+]
+"""Seed 003's authority classes: what kind of record a hit is, for the per-query-type hierarchies."""
 
 
 class QueryType(_Model):
@@ -207,3 +232,124 @@ class Page(_Model):
     fetched_at: datetime
     from_cache: bool = False
     passages: list[Passage] = Field(default_factory=list)
+
+
+class Hit(_Model):
+    """One thing a source found, in the same shape for every source (web included)."""
+
+    title: str
+    location: str = Field(description="what to cite: a URL, ``path#L10-L24`` or a message permalink")
+    snippet: str = ""
+    text: str = Field(default="", description="the matched text: a chunk, message, section or issue")
+    source: str = Field(description="the configured name of the source that found it")
+    kind: SourceKind
+    authority: Authority
+    score: float = Field(description="the source's own relevance score; higher is better")
+    author: str | None = None
+    timestamp: datetime | None = None
+    path: str | None = Field(default=None, description="the file it came from, for file-backed sources")
+    heading_path: tuple[str, ...] = Field(default=(), description="headings above the text, outermost first")
+    start_line: int | None = None
+    end_line: int | None = None
+    tier: Tier | None = Field(default=None, description="web hits: the source tier")
+    reliability_score: int | None = Field(default=None, ge=0, le=100)
+    meta: dict[str, str] = Field(default_factory=dict, description="source-specific fields, e.g. channel")
+
+
+class SourceResult(_Model):
+    """What one source returned for one query: its hits and anything it could not honour."""
+
+    source: str
+    kind: SourceKind
+    query: str
+    hits: tuple[Hit, ...] = ()
+    warnings: tuple[str, ...] = Field(default=(), description="e.g. a filter this source cannot apply")
+
+
+class SourceInfo(_Model):
+    """What ``sourcewise sources`` shows for one source."""
+
+    name: str
+    type: str = Field(description="the plug-in that implements it: kb, code, slack, mail, github, web")
+    kind: SourceKind
+    location: str | None = Field(default=None, description="the path or URL it reads")
+    ready: bool
+    detail: str = ""
+    items: int | None = Field(default=None, description="documents, files, messages or issues indexed")
+    updated: datetime | None = None
+
+
+ReportStatus = Literal["ok", "empty", "failed", "unavailable", "rate_limited", "timeout"]
+
+
+class SourceReport(_Model):
+    """What one source did during an ``ask``: what it ran, what it found, or why it failed."""
+
+    source: str
+    kind: SourceKind
+    status: ReportStatus
+    queries: tuple[str, ...] = Field(default=(), description="every query run, broadened ones included")
+    hits: int = 0
+    broadened: tuple[str, ...] = Field(default=(), description="what broadening dropped, in order")
+    warnings: tuple[str, ...] = ()
+    error: str | None = None
+    retry_after: float | None = Field(default=None, description="seconds until a rate limit lifts")
+    elapsed_ms: float = 0.0
+
+
+class Factor(_Model):
+    """One factor of a hit's relevance: its value (0-1), its weight for this query type, and why."""
+
+    name: Literal["keyword", "recency", "authority", "completeness"]
+    value: float = Field(ge=0, le=1)
+    weight: float = Field(ge=0, le=1)
+    note: str
+
+
+class RankedHit(_Model):
+    """A hit with its relevance for this question and the factors that made it."""
+
+    hit: Hit
+    relevance: float = Field(ge=0, le=1)
+    factors: tuple[Factor, ...]
+    sources: tuple[str, ...] = Field(default=(), description="every source that returned this item")
+    reading: str | None = Field(default=None, description="the reading of an ambiguous question it fits")
+
+
+class Citation(_Model):
+    """An ``[n]`` marker in an answer: the sentence it closes and the hit it points to."""
+
+    marker: int = Field(ge=1, description="n in [n]; the n-th entry of ``Answer.sources``")
+    sentence: str
+    start: int = Field(description="character offset of the sentence in ``Answer.text``")
+    end: int
+    location: str
+    supported: bool = Field(default=True, description="the cited passage supports the sentence")
+
+
+class Reading(_Model):
+    """One interpretation of an ambiguous question, as found in the hits."""
+
+    label: str
+    hits: int
+    share: float
+
+
+class Answer(_Model):
+    """The answer to a question: cited text, the sources behind it, and how it was found."""
+
+    question: str
+    text: str = Field(description="the answer; every sentence ends with [n] markers")
+    citations: tuple[Citation, ...] = ()
+    sources: tuple[RankedHit, ...] = Field(default=(), description="numbered from 1, as cited")
+    hits: tuple[RankedHit, ...] = Field(default=(), description="everything found, best first")
+    route: Route
+    plan: Plan
+    reports: tuple[SourceReport, ...] = ()
+    writer: Literal["extractive", "model", "none"] = "extractive"
+    clarification: str | None = Field(default=None, description="a question back, when the hits split")
+    readings: tuple[Reading, ...] = ()
+    suggestions: tuple[str, ...] = Field(default=(), description="rewordings, when nothing was found")
+    dropped: tuple[str, ...] = Field(default=(), description="model sentences or citations refused")
+    warnings: tuple[str, ...] = ()
+    timings: dict[str, float] = Field(default_factory=dict, description="milliseconds per stage")

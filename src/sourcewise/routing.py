@@ -58,7 +58,7 @@ def plan(
 ) -> Plan:
     """Query type, keywords, entities, filters, variants and one query per source (seed 003)."""
     settings = settings or load_settings()
-    return _plan.plan(question, sources or settings.sources, today=today, variants=settings.variants)
+    return _plan.plan(question, sources or _plan.DEFAULT_SOURCES, today=today, variants=settings.variants)
 
 
 class WebContext(_Model):

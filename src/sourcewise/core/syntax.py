@@ -17,7 +17,7 @@ named, Gmail's ``after:`` includes it and ``before:`` excludes it, and the track
 before the first day wanted. The table above shows the shape; these shifts apply to it.
 
 The knowledge base gets a semantic ``descriptive_query`` or exact keyword phrases; the web gets
-plain terms, exact phrases and ``-negations``.
+plain terms, exact phrases and ``-negations``; so does code.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from .text import is_hangul
 
 __all__ = ["SOURCES", "render_sources"]
 
-SOURCES: tuple[SourceKind, ...] = ("chat", "email", "knowledge_base", "project_tracker", "web")
+SOURCES: tuple[SourceKind, ...] = ("chat", "code", "email", "knowledge_base", "project_tracker", "web")
 INTENT_NOUN = {
     "decision": "decision",
     "status": "status update",
@@ -146,8 +146,8 @@ def render_sources(
                 params["completed"] = False
             query = " ".join(f"{k}:{v}" for k, v in params.items())
             out.append(SourceQuery(source="project_tracker", mode="keyword", query=query, params=params))
-        elif source == "web":
+        elif source in ("web", "code"):
             out.append(
-                SourceQuery(source="web", mode="keyword", query=" ".join([*exact, text, *neg]).strip())
+                SourceQuery(source=source, mode="keyword", query=" ".join([*exact, text, *neg]).strip())
             )
     return out

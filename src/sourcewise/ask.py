@@ -1,0 +1,225 @@
+"""``ask``: route -> plan -> gather -> merge and rank -> (clarify) -> answer, with cited sentences.
+
+- **Route** (seed 001): internal questions never reach the web, recency and external ones do, and
+  URLs in the question are read.
+- **Plan** (seed 003): query type, keywords, filters and a sub-query per source kind.
+- **Gather**: every source at once under ``source_timeout`` each; fallbacks in ``gather.py``.
+- **Merge and rank**: cross-source dedup, seed 003's weighted relevance per query type.
+- **Clarify**: when the hits split into clearly different readings, one question back.
+- **Answer**: extractive by default; a configured model is checked sentence by sentence.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from datetime import date
+
+from . import routing
+from .answer import write_with_model
+from .core.ambiguity import readings
+from .core.analyze import analyze
+from .core.extractive import assemble, pick_sentences
+from .core.merge import merge_and_rank
+from .errors import InvalidOption, InvalidQuery, ModelError
+from .gather import Progress, gather
+from .models import Answer, Plan, RankedHit, Reading, Route
+from .session import Session
+from .sources import Source
+from .sources.web import PagesSource, WebSource
+
+__all__ = ["DEFAULT_SOURCES", "MAX_QUESTION", "aask"]
+
+MAX_QUESTION = 2_000
+"""Characters; a longer question is an ``InvalidQuery`` (it is a document, not a question)."""
+DEFAULT_SOURCES = ("kb",)
+MAX_SOURCES = 32
+CLARIFY_EN = "I found several readings. Which one do you mean?"
+CLARIFY_KO = "몇 가지 뜻으로 읽힙니다. 어느 쪽인가요?"
+
+
+def _choose(
+    session: Session, specs: Sequence[str | Source] | None, route: Route
+) -> tuple[list[Source], list[str]]:
+    warnings: list[str] = []
+    if specs is None:
+        names = list(session.settings.sources) or list(DEFAULT_SOURCES)
+        chosen = session.sources(names)
+        if route.action == "search":
+            chosen.append(session.source("web"))
+    else:
+        if isinstance(specs, str | Source):
+            specs = [specs]
+        if len(specs) > MAX_SOURCES:
+            raise InvalidOption(f"at most {MAX_SOURCES} sources in one ask, got {len(specs)}")
+        chosen = session.sources(specs)
+    if route.action == "skip" and route.signals.get("internal"):
+        if any(isinstance(s, WebSource) for s in chosen):
+            warnings.append("web left out: an internal question is answered from private sources only")
+        chosen = [s for s in chosen if not isinstance(s, WebSource)]
+    if route.action == "fetch":
+        chosen.append(PagesSource(route.urls, session.settings))
+    return chosen, warnings
+
+
+def _terms(plan: Plan) -> list[str]:
+    words = [*plan.phrases, *plan.entities, *plan.keywords] or [plan.question]
+    return list(dict.fromkeys(analyze(" ".join(words))))
+
+
+def _suggest(plan: Plan) -> tuple[str, ...]:
+    out: list[str] = []
+    wider = plan.broaden()
+    while wider is not None and len(out) < 3:
+        text = " ".join([*wider.phrases, *wider.keywords])
+        if text and text not in out:
+            out.append(text)
+        wider = wider.broaden()
+    for group in plan.variants.values():
+        out.extend(v for v in group[1:3] if v not in out)
+    return tuple(out[:5])
+
+
+def _clarification(found: list[Reading], language_ko: bool) -> str:
+    lines = [f"  {i}. {r.label} ({r.hits} results)" for i, r in enumerate(found, 1)]
+    head = CLARIFY_KO if language_ko else CLARIFY_EN
+    return "\n".join([head, *lines])
+
+
+def _by_reading(ranked: list[RankedHit], found: list[Reading]) -> list[RankedHit]:
+    """Minor ambiguity: the best hits of each reading first, each tagged with its reading."""
+    tagged: list[RankedHit] = []
+    for hit in ranked:
+        text = " ".join(analyze(f"{hit.hit.title} {hit.hit.text or hit.hit.snippet}"))
+        label = next((r.label for r in found if " ".join(analyze(r.label)) in text), None)
+        tagged.append(hit.model_copy(update={"reading": label}))
+    firsts = {r.label: next((h for h in tagged if h.reading == r.label), None) for r in found}
+    lead = [h for h in firsts.values() if h is not None]
+    return lead + [h for h in tagged if h not in lead]
+
+
+async def aask(
+    question: str,
+    *,
+    sources: Sequence[str | Source] | None = None,
+    reading: str | None = None,
+    use_model: bool | None = None,
+    limit: int = 10,
+    today: date | None = None,
+    session: Session | None = None,
+    progress: Progress | None = None,
+) -> Answer:
+    """Answer ``question`` from every source at once, with ``[n]`` citations.
+
+    ``sources``: configured names, specs (``kb``, ``code:PATH``, ``slack:PATH`` ...) or ``Source``
+    objects; default: the configured sources (or the embedded knowledge base), plus the web when
+    the question needs it. ``reading``: the chosen reading of an ambiguous question.
+    ``use_model``: ``False`` forces the extractive answer even when a model is configured.
+    """
+    if isinstance(question, str) and len(question) > MAX_QUESTION:
+        raise InvalidQuery(f"a question is at most {MAX_QUESTION} characters, got {len(question)}")
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 50:
+        raise InvalidOption(f"limit must be 1-50, got {limit!r}")
+    own = session is None
+    session = session or Session()
+    try:
+        return await _ask(session, question, sources, reading, use_model, limit, today, progress)
+    finally:
+        if own:
+            await session.aclose()
+
+
+async def _ask(
+    session: Session,
+    question: str,
+    specs: Sequence[str | Source] | None,
+    reading: str | None,
+    use_model: bool | None,
+    limit: int,
+    today: date | None,
+    progress: Progress | None,
+) -> Answer:
+    clock = time.perf_counter
+    t0 = clock()
+    settings = session.settings
+    route = routing.route(question, today=today, settings=settings)
+    chosen, warnings = _choose(session, specs, route)
+    kinds = list(dict.fromkeys(s.kind for s in chosen)) or ["knowledge_base"]
+    plan = routing.plan(question, kinds, today=today, settings=settings)
+    t1 = clock()
+    gathered = await gather(chosen, plan, deadline=settings.source_timeout, limit=limit, progress=progress)
+    t2 = clock()
+    terms = _terms(plan)
+    ranked = merge_and_rank(gathered.hits, terms=terms, kind=plan.query_type.kind, today=plan.today)
+    verdict, found = readings(ranked, terms) if reading is None else ("none", [])
+    if reading is not None:
+        wanted = " ".join(analyze(reading))
+        picked = [h for h in ranked if wanted in " ".join(analyze(f"{h.hit.title} {h.hit.text}"))]
+        ranked = picked or ranked
+    answer = Answer(
+        question=question,
+        text="",
+        hits=tuple(ranked),
+        route=route,
+        plan=plan,
+        reports=tuple(gathered.reports),
+        readings=tuple(found),
+        warnings=tuple(warnings),
+    )
+    if verdict == "ambiguous":
+        ko = any("\uac00" <= ch <= "\ud7a3" for ch in question)
+        text = _clarification(found, ko)
+        answer = answer.model_copy(update={"clarification": text, "text": text, "writer": "none"})
+    elif not ranked:
+        searched = ", ".join(r.source for r in gathered.reports) or "no source"
+        answer = answer.model_copy(
+            update={"text": f"Nothing found in {searched}.", "writer": "none", "suggestions": _suggest(plan)}
+        )
+    else:
+        if verdict == "minor":
+            ranked = _by_reading(ranked, found)
+        answer = await _write(answer, question, terms, ranked, use_model, session)
+    t3 = clock()
+    timings = {"plan": (t1 - t0) * 1000, "gather": (t2 - t1) * 1000, "answer": (t3 - t2) * 1000}
+    return answer.model_copy(update={"timings": {k: round(v, 1) for k, v in timings.items()}})
+
+
+async def _write(
+    answer: Answer,
+    question: str,
+    terms: list[str],
+    ranked: list[RankedHit],
+    use_model: bool | None,
+    session: Session,
+) -> Answer:
+    settings = session.settings
+    warnings = list(answer.warnings)
+    if settings.model_url and use_model is not False:
+        try:
+            parts, dropped = await write_with_model(question, ranked, settings)
+            text, citations, cited = assemble(parts, ranked)
+            return answer.model_copy(
+                update={
+                    "text": text,
+                    "citations": tuple(citations),
+                    "sources": tuple(cited),
+                    "writer": "model",
+                    "dropped": tuple(dropped),
+                }
+            )
+        except ModelError as exc:
+            warnings.append(f"model answer unavailable, extractive answer instead: {exc}")
+    picked = pick_sentences(terms, ranked)
+    if not picked:  # hits that match no term in any sentence: cite the best hit's opening
+        lead = ranked[0].hit
+        picked = [((lead.text or lead.snippet or lead.title)[:300], 0)]
+    text, citations, cited = assemble([(s, [i]) for s, i in picked], ranked)
+    return answer.model_copy(
+        update={
+            "text": text,
+            "citations": tuple(citations),
+            "sources": tuple(cited),
+            "writer": "extractive",
+            "warnings": tuple(warnings),
+        }
+    )

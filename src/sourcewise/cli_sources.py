@@ -1,0 +1,136 @@
+"""CLI commands over private sources and ``ask``: registered on the main app by ``cli.py``."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from . import sources_api
+from .ask import aask
+from .cli import ConfigOpt, VerboseOpt, _fail, _reported, _setup, app
+from .config import Settings
+from .core.extractive import strip_controls
+from .core.present import ANSWER_FORMATS, render_answer, render_results
+from .errors import InvalidOption
+from .models import Answer, SourceReport
+from .session import Session
+
+__all__ = ["search_sources_cmd"]
+
+SourceOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--source",
+        "-S",
+        help="A source to search (repeatable): a configured name, kb, web, code:PATH, slack:PATH, "
+        "mail:PATH or github:PATH.",
+    ),
+]
+ICON = {"ok": "✓", "empty": "·", "timeout": "⏱", "rate_limited": "⏸", "unavailable": "✗", "failed": "✗"}
+
+
+def search_sources_cmd(query: str, sources: list[str], fmt: str, limit: int, settings: Settings) -> None:
+    """``sourcewise search QUERY --source ...``: the query in each source's own syntax."""
+    if fmt not in ANSWER_FORMATS:
+        _fail(InvalidOption(f"format must be one of {', '.join(ANSWER_FORMATS)}; got {fmt!r}"), 2)
+    with _reported():
+        results = sources_api.search_sources(query, sources, limit=limit, settings=settings)
+    typer.echo(render_results(results, fmt))
+    if not any(r.hits for r in results):
+        typer.echo("warning: no results", err=True)
+
+
+def _progress(console: Console):  # type: ignore[no-untyped-def]
+    def show(report: SourceReport | str) -> None:
+        if isinstance(report, SourceReport):
+            detail = f"{report.hits} results" if report.status == "ok" else report.status.replace("_", " ")
+            name = strip_controls(report.source)
+            console.print(f"{ICON[report.status]} {name}: {detail} ({report.elapsed_ms:.0f} ms)")
+
+    return show
+
+
+async def _run(
+    question: str, sources: list[str] | None, reading: str | None, settings: Settings, live: bool
+) -> Answer:
+    console = Console(stderr=True, highlight=False)
+    progress = _progress(console) if live else None
+    async with Session(settings) as session:
+        if live:
+            with console.status("searching every source at once…"):
+                return await aask(
+                    question, sources=sources, reading=reading, session=session, progress=progress
+                )
+        return await aask(question, sources=sources, reading=reading, session=session)
+
+
+@app.command("ask")
+def ask_cmd(
+    question: Annotated[str, typer.Argument(help="The question, in any language.")],
+    source: SourceOpt = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="quick, deep, progressive or json.")] = "quick",
+    as_json: Annotated[bool, typer.Option("--json", help="The whole answer as JSON.")] = False,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Show each factor of each source's relevance.")
+    ] = False,
+    reading: Annotated[
+        str | None,
+        typer.Option("--reading", help="The reading of an ambiguous question, e.g. 'database migration'."),
+    ] = None,
+    config: ConfigOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Answer a question from every source at once, each sentence citing the source behind it."""
+    settings = _setup(verbose, config)
+    fmt = "json" if as_json else fmt
+    if fmt not in ANSWER_FORMATS:
+        _fail(InvalidOption(f"format must be one of {', '.join(ANSWER_FORMATS)}; got {fmt!r}"), 2)
+    live = sys.stderr.isatty() and fmt != "json"
+    with _reported():
+        try:
+            answer = asyncio.run(_run(question, source or None, reading, settings, live))
+        except KeyboardInterrupt:
+            typer.echo("interrupted: every source was stopped", err=True)
+            raise typer.Exit(130) from None
+        if answer.clarification and sys.stdin.isatty() and fmt != "json":
+            typer.echo(strip_controls(answer.clarification))
+            choice = typer.prompt("number", type=int, default=1)
+            if not 1 <= choice <= len(answer.readings):
+                _fail(InvalidOption(f"choose 1-{len(answer.readings)}"), 2)
+            answer = asyncio.run(
+                _run(question, source or None, answer.readings[choice - 1].label, settings, live)
+            )
+    typer.echo(render_answer(answer, fmt, explain=explain))
+    if not answer.hits and not answer.clarification:
+        failed = [r for r in answer.reports if r.status not in ("ok", "empty")]
+        if failed and len(failed) == len(answer.reports):
+            raise typer.Exit(3)
+
+
+@app.command("sources")
+def sources_cmd(
+    as_json: Annotated[bool, typer.Option("--json", help="JSON for machines.")] = False,
+    config: ConfigOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """List the sources: configured or built in, ready or not, how big and how fresh."""
+    settings = _setup(verbose, config)
+    with _reported():
+        infos = sources_api.source_info(settings=settings)
+    if as_json:
+        typer.echo("[" + ",\n".join(i.model_dump_json() for i in infos) + "]")
+        return
+    for info in infos:
+        state = "ready" if info.ready else "not ready"
+        size = f", {info.items} items" if info.items is not None else ""
+        fresh = f", updated {info.updated:%Y-%m-%d %H:%M}" if info.updated else ""
+        where = f" {strip_controls(info.location)}" if info.location else ""
+        detail = f" - {strip_controls(info.detail)}" if info.detail else ""
+        typer.echo(
+            f"{info.name} ({info.type}, {info.kind.replace('_', ' ')}){where}: {state}{size}{fresh}{detail}"
+        )
+

@@ -1,0 +1,75 @@
+"""Seed 003's ambiguity check: do the hits split into clearly different readings of the question?
+
+A reading is named by the word that qualifies a question term where the hits use it: "database
+migration", "cloud migration", "email migration" give the readings *database*, *cloud* and
+*email* of "migration". Only terms the question leaves unqualified count: a question that already
+says "database migration" has one reading.
+
+- two or more readings, none with 60% of the qualified hits or more, each with two hits or more:
+  **ambiguous**, the answer is one clarifying question;
+- one reading with 60% or more: **dominant**, no question;
+- otherwise: minor ambiguity, answered with the best hits of each reading.
+
+Pure and linear in the text of the hits it reads (the top ``window`` only).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Literal
+
+from ..models import RankedHit, Reading
+from .analyze import analyze
+
+__all__ = ["DOMINANT_SHARE", "readings"]
+
+DOMINANT_SHARE = 0.6
+MIN_HITS = 2
+STOP = frozenset(
+    "the a an of for to and or in on our we this that new old our its is are was be by with "
+    "이 그 저 및 또는 우리 새 이번 지난".split()
+)
+
+Verdict = Literal["none", "dominant", "minor", "ambiguous"]
+
+
+def _qualifier(words: list[str], term: str, question: set[str]) -> str | None:
+    for i, word in enumerate(words):
+        if word == term and i > 0:
+            prev = words[i - 1]
+            if prev not in STOP and prev not in question and not prev.isdigit() and len(prev) > 1:
+                return prev
+    return None
+
+
+def readings(
+    hits: Sequence[RankedHit], question_terms: Sequence[str], *, window: int = 20
+) -> tuple[Verdict, list[Reading]]:
+    """The verdict and the readings found, most common first."""
+    asked = set(question_terms)
+    best: tuple[Verdict, list[Reading]] = ("none", [])
+    texts = [analyze(f"{r.hit.title}. {r.hit.text or r.hit.snippet}") for r in hits[:window]]
+    for term in dict.fromkeys(question_terms):
+        labels: list[str] = []
+        for words in texts:
+            label = _qualifier(words, term, asked)
+            if label:
+                labels.append(f"{label} {term}")
+        counts = Counter(labels)
+        if len(counts) < 2:
+            continue
+        total = sum(counts.values())
+        found = [Reading(label=k, hits=v, share=round(v / total, 3)) for k, v in counts.most_common()]
+        strong = [r for r in found if r.hits >= MIN_HITS]
+        if found[0].share >= DOMINANT_SHARE:
+            verdict: Verdict = "dominant"
+        elif len(strong) >= 2:
+            verdict = "ambiguous"
+            found = strong
+        else:
+            verdict = "minor"
+        rank = {"none": 0, "dominant": 1, "minor": 2, "ambiguous": 3}
+        if rank[verdict] > rank[best[0]]:
+            best = (verdict, found)
+    return best

@@ -1,0 +1,91 @@
+"""Reading a source's own query syntax: ``aurora in:#eng after:2025-01-15 "exact phrase" -draft``.
+
+Every private source takes the query the planner wrote for it (or the user typed) in its own syntax.
+This module splits such a query into plain terms, exact phrases, negated terms and ``key:value``
+filters in one left-to-right pass (no regular expression, so its time is linear in the input).
+A source then keeps the filters it understands and reports the rest: a filter it cannot honour is
+said, never silently dropped.
+
+Only words of the shared filter vocabulary (``FILTER_KEYS``) count as filters, so ``http://x`` or
+``12:30`` stay plain terms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, field
+
+__all__ = ["FILTER_KEYS", "MAX_QUERY_CHARS", "ParsedQuery", "parse_query"]
+
+MAX_QUERY_CHARS = 4_000
+"""Longer source queries are cut here: no real filter query is longer, and scans stay cheap."""
+
+FILTER_KEYS = frozenset(
+    {
+        "from", "to", "in", "after", "before", "during", "on", "is", "has", "type", "subject",
+        "label", "assignee", "author", "milestone", "state", "path", "lang", "ext", "title",
+        "assignee_any", "created_by_any", "modified_on_after", "modified_on_before",
+        "resource_subtype", "completed", "text", "kind", "channel",
+    }
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    """A query split into its parts, in the order they were written."""
+
+    terms: list[str] = field(default_factory=list)
+    phrases: list[str] = field(default_factory=list)
+    negations: list[str] = field(default_factory=list)
+    filters: list[tuple[str, str]] = field(default_factory=list)
+
+    def values(self, key: str) -> list[str]:
+        """Every value given for ``key`` (``from:a from:b`` gives both)."""
+        return [v for k, v in self.filters if k == key]
+
+    def unsupported(self, keys: Collection[str]) -> list[str]:
+        """The filters not in ``keys``, written as they were, for a warning."""
+        return [f"{k}:{v}" for k, v in self.filters if k not in keys]
+
+    @property
+    def text(self) -> str:
+        """Terms and phrases as plain words, for a full-text index."""
+        return " ".join([*self.phrases, *self.terms])
+
+
+def _tokens(query: str) -> list[tuple[str, bool]]:
+    """Whitespace-separated tokens; a double-quoted run is one token. ``(token, was_quoted)``."""
+    out: list[tuple[str, bool]] = []
+    buf: list[str] = []
+    quoted = False
+    had_quote = False
+    for ch in query:
+        if ch == '"':
+            quoted = not quoted
+            had_quote = True
+            continue
+        if ch.isspace() and not quoted:
+            if buf:
+                out.append(("".join(buf), had_quote))
+            buf, had_quote = [], False
+            continue
+        buf.append(ch)
+    if buf:
+        out.append(("".join(buf), had_quote))
+    return out
+
+
+def parse_query(query: str) -> ParsedQuery:
+    """Split ``query`` into terms, phrases, negations and filters (linear time; cut at 4,000 chars)."""
+    parsed = ParsedQuery()
+    for token, was_quoted in _tokens(query[:MAX_QUERY_CHARS]):
+        key, sep, value = token.partition(":")
+        if sep and value and key.lower() in FILTER_KEYS:
+            parsed.filters.append((key.lower(), value))
+        elif token.startswith("-") and len(token) > 1:
+            parsed.negations.append(token[1:])
+        elif was_quoted:
+            parsed.phrases.append(token)
+        else:
+            parsed.terms.append(token)
+    return parsed

@@ -1,0 +1,50 @@
+"""Cross-source merge: one entry per item however many sources returned it, ranked for the question.
+
+The key is the canonical URL for anything with an http(s) location (so the web and a wiki page that
+links the same URL meet) and the location itself otherwise (``path#L10-L24``, ``mid:...``). The
+entry keeps the best-scoring hit and lists every source that returned it. Ranking is
+``relevance.score_hit`` per hit, then a stable order: relevance, then source name, then location.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+from ..errors import InvalidURL
+from ..models import Hit, QueryKind, RankedHit
+from .relevance import score_hit
+from .urls import canonical_url
+
+__all__ = ["hit_key", "merge_and_rank"]
+
+
+def hit_key(hit: Hit) -> str:
+    """The dedup key of a hit (canonical URL, or the location as given)."""
+    if hit.location.startswith(("http://", "https://")):
+        try:
+            return canonical_url(hit.location)
+        except InvalidURL:
+            return hit.location
+    return hit.location
+
+
+def merge_and_rank(
+    per_source: Sequence[Sequence[Hit]], *, terms: Sequence[str], kind: QueryKind, today: date
+) -> list[RankedHit]:
+    """Score every hit, merge duplicates across sources, best first."""
+    best: dict[str, RankedHit] = {}
+    seen_in: dict[str, list[str]] = {}
+    for hits in per_source:
+        for rank, hit in enumerate(hits):
+            relevance, factors = score_hit(hit, terms=terms, kind=kind, today=today, rank=rank)
+            key = hit_key(hit)
+            names = seen_in.setdefault(key, [])
+            if hit.source not in names:
+                names.append(hit.source)
+            current = best.get(key)
+            if current is None or relevance > current.relevance:
+                best[key] = RankedHit(hit=hit, relevance=min(1.0, relevance), factors=factors)
+    ranked = [r.model_copy(update={"sources": tuple(seen_in[k])}) for k, r in best.items()]
+    ranked.sort(key=lambda r: (-r.relevance, r.hit.source, r.hit.location))
+    return ranked

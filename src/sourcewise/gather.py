@@ -1,0 +1,144 @@
+"""Fan-out: every source at once, each under its own deadline, a ``SourceReport`` for each.
+
+Seed 003's fallbacks live here:
+
+1. a source that cannot answer (no path, not configured, no provider) is skipped and named;
+2. a source that answers nothing is asked again with the plan's next broader form
+   (``plan.broaden()``: dates, then source filters, then minor keywords), at most ``MAX_BROADEN``
+   times, within the same deadline;
+3. a rate-limited source is reported with when to retry, while the others carry on.
+
+A source that raises anything, even a bug, costs only its own results. Cancelling the caller's task
+(Ctrl-C) cancels every source's task and waits for them, so nothing is left running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+from .errors import (
+    NoProviderAvailable,
+    ProviderError,
+    ProviderNotConfigured,
+    RateLimited,
+    SourceError,
+    SourceRateLimited,
+    SourceUnavailable,
+    SourcewiseError,
+)
+from .models import Hit, Plan, ReportStatus, SourceQuery, SourceReport
+from .sources import Source
+
+__all__ = ["MAX_BROADEN", "Gathered", "gather"]
+
+MAX_BROADEN = 3
+Progress = Callable[[SourceReport | str], Awaitable[None] | None]
+
+
+@dataclass
+class Gathered:
+    reports: list[SourceReport] = field(default_factory=list)
+    hits: list[list[Hit]] = field(default_factory=list)
+
+
+@dataclass
+class _Run:
+    source: Source
+    queries: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    hits: list[Hit] = field(default_factory=list)
+
+
+def _status_for(exc: BaseException) -> tuple[ReportStatus, str, float | None]:
+    if isinstance(exc, TimeoutError):
+        return "timeout", "no answer within the deadline", None
+    if isinstance(exc, SourceRateLimited | RateLimited):
+        return "rate_limited", str(exc), exc.retry_after
+    if isinstance(exc, SourceUnavailable | ProviderNotConfigured | NoProviderAvailable):
+        return "unavailable", str(exc), None
+    if isinstance(exc, SourceError | ProviderError | SourcewiseError):
+        return "failed", str(exc), None
+    return "failed", f"unexpected error in the source: {type(exc).__name__}: {exc}", None
+
+
+async def _search(run: _Run, query: SourceQuery, limit: int) -> None:
+    run.queries.append(query.query)
+    result = await run.source.search(query, limit=limit)
+    run.warnings.extend(w for w in result.warnings if w not in run.warnings)
+    run.hits = list(result.hits)
+
+
+async def _one(run: _Run, plan: Plan, limit: int) -> None:
+    await _search(run, run.source.query_for(plan)[0], limit)
+    current: Plan | None = plan
+    for _ in range(MAX_BROADEN):
+        if run.hits or current is None:
+            return
+        current = current.broaden()
+        if current is None:
+            return
+        query = run.source.query_for(current)[0]
+        run.dropped = list(current.dropped)
+        if query.query not in run.queries:
+            await _search(run, query, limit)
+
+
+async def _report(
+    run: _Run, plan: Plan, limit: int, deadline: float, progress: Progress | None
+) -> SourceReport:
+    started = time.perf_counter()
+    status: ReportStatus = "ok"
+    error: str | None = None
+    retry_after: float | None = None
+    try:
+        async with asyncio.timeout(deadline):
+            await _one(run, plan, limit)
+        status = "ok" if run.hits else "empty"
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # any failure of one source is that source's report, never the ask's
+        status, error, retry_after = _status_for(exc)
+    report = SourceReport(
+        source=run.source.name,
+        kind=run.source.kind,
+        status=status,
+        queries=tuple(run.queries),
+        hits=len(run.hits) if status == "ok" else 0,
+        broadened=tuple(run.dropped),
+        warnings=tuple(run.warnings),
+        error=error,
+        retry_after=retry_after,
+        elapsed_ms=round((time.perf_counter() - started) * 1000, 1),
+    )
+    if status != "ok":
+        run.hits = []
+    if progress is not None:
+        maybe = progress(report)
+        if maybe is not None:
+            await maybe
+    return report
+
+
+async def gather(
+    sources: Sequence[Source],
+    plan: Plan,
+    *,
+    deadline: float,
+    limit: int = 10,
+    progress: Progress | None = None,
+) -> Gathered:
+    """Search every source in parallel, each within ``deadline`` seconds; reports in source order."""
+    runs = [_Run(source) for source in sources]
+    tasks = [asyncio.create_task(_report(run, plan, limit, deadline, progress)) for run in runs]
+    try:
+        reports = await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    return Gathered(reports=list(reports), hits=[run.hits for run in runs])

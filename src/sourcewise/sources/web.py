@@ -1,0 +1,119 @@
+"""The web as one source: the provider fallback chain, its results as hits with tiers."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ..config import Settings
+from ..engine import Engine
+from ..errors import FetchError, SourceUnavailable
+from ..models import Hit, SearchResult, SourceInfo, SourceQuery, SourceResult
+from .base import Source, SourceOptions
+
+__all__ = ["PagesSource", "WebSource", "hit_from_result"]
+
+
+def hit_from_result(result: SearchResult, source: str, position: int) -> Hit:
+    """A rated web result as a ``Hit``; its score falls with the rank the chain gave it."""
+    return Hit(
+        title=result.title,
+        location=result.url,
+        snippet=result.snippet,
+        text=result.snippet,
+        source=source,
+        kind="web",
+        authority="official_doc" if result.tier == 1 else "web",
+        score=1.0 / (1 + position),
+        timestamp=result.published,
+        tier=result.tier,
+        reliability_score=result.reliability_score,
+        meta={"reason": result.reason, "canonical_url": result.canonical_url},
+    )
+
+
+class WebSource(Source):
+    """Web search through the configured provider chain (first provider that answers wins)."""
+
+    type = "web"
+    kind = "web"
+    authority = "web"
+    filters: ClassVar[frozenset[str]] = frozenset()
+
+    _engine: Engine | None = None
+
+    @property
+    def engine(self) -> Engine:
+        if self._engine is None:
+            self._engine = Engine(self.settings)
+        return self._engine
+
+    @engine.setter
+    def engine(self, engine: Engine) -> None:
+        self._engine = engine
+
+    async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
+        response = await self.engine.asearch(query.query, max_results=min(limit or self.options.limit, 50))
+        hits = [hit_from_result(r, self.name, i) for i, r in enumerate(response.results)]
+        return self.result(query, hits, list(response.warnings))
+
+    async def info(self) -> SourceInfo:
+        ready = [s.name for s in self.engine.status() if s.configured and s.in_chain]
+        return SourceInfo(
+            name=self.name,
+            type=self.type,
+            kind=self.kind,
+            ready=bool(ready),
+            detail=f"providers: {', '.join(ready) or 'none configured'}",
+        )
+
+    async def aclose(self) -> None:
+        if self._engine is not None:
+            self._engine.state.close()
+            self._engine = None
+
+
+class PagesSource(Source):
+    """The URLs a question holds (seed 001's "fetch"), read through the guarded fetcher as hits.
+
+    Not a plug-in: ``ask`` makes one when the question names pages. Each page is one hit whose text
+    is the passages that best answer the question (or the start of the page).
+    """
+
+    type = "pages"
+    kind = "web"
+    authority = "web"
+
+    def __init__(self, urls: list[str], settings: Settings) -> None:
+        super().__init__("pages", SourceOptions(), settings)
+        self.urls = urls
+
+    async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
+        from ..pages import afetch  # pages pulls in the extractor: load it only when a URL is asked
+
+        hits: list[Hit] = []
+        warnings: list[str] = []
+        for i, url in enumerate(self.urls[: limit or self.options.limit]):
+            try:
+                page = await afetch(url, query.query, settings=self.settings)
+            except FetchError as exc:
+                warnings.append(f"{url}: {exc.detail}")
+                continue
+            text = "\n\n".join(p.text for p in page.passages) or page.content[:2000]
+            hits.append(
+                Hit(
+                    title=page.title or page.url,
+                    location=page.url,
+                    snippet=text[:200],
+                    text=text,
+                    source=self.name,
+                    kind="web",
+                    authority="official_doc" if page.tier == 1 else "web",
+                    score=1.0 / (1 + i),
+                    tier=page.tier,
+                    reliability_score=page.reliability_score,
+                    meta={"reason": page.reason},
+                )
+            )
+        if not hits and warnings:
+            raise SourceUnavailable(self.name, "; ".join(warnings))
+        return self.result(query, hits, warnings)

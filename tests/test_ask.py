@@ -1,0 +1,368 @@
+"""``ask``: fan-out, fallbacks, merge and rank, ambiguity, extractive and model-written answers.
+
+The private sources here are ``Source`` subclasses written by the test, as a user's plug-in would
+be: each holds documents in memory and can be told to be slow, to fail, to be rate-limited, or
+to find nothing until the query is broadened. The web is a SearXNG-shaped server on 127.0.0.1 and
+the answer model is a Chat Completions endpoint on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from sourcewise.ask import aask
+from sourcewise.config import Settings, load_settings
+from sourcewise.core.analyze import analyze
+from sourcewise.errors import InvalidOption, InvalidQuery, SourceRateLimited
+from sourcewise.models import Authority, Hit, SourceKind, SourceQuery, SourceResult
+from sourcewise.session import Session
+from sourcewise.sources import Source, SourceOptions
+
+from servers import LocalServer, Reply
+
+TODAY = date(2026, 11, 21)
+
+
+@dataclass
+class Doc:
+    title: str
+    text: str
+    authority: Authority = "wiki"
+    when: datetime | None = None
+
+
+class MemorySource(Source):
+    """Documents in memory, matched on analyzed terms; behaviour set per test."""
+
+    type = "memory"
+    kind: ClassVar[SourceKind] = "knowledge_base"  # type: ignore[misc]
+    authority = "wiki"
+    filters: ClassVar[frozenset[str]] = frozenset({"after", "before", "from", "in"})
+
+    def __init__(
+        self,
+        name: str,
+        docs: list[Doc],
+        *,
+        delay: float = 0.0,
+        fail: BaseException | None = None,
+        needs_at_most: int | None = None,
+    ) -> None:
+        super().__init__(name, SourceOptions(), Settings())
+        self.docs = docs
+        self.delay = delay
+        self.fail = fail
+        self.needs_at_most = needs_at_most  # find nothing while the query has more words than this
+        self.started: float | None = None
+        self.finished: float | None = None
+        self.cancelled = False
+
+    async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
+        loop = asyncio.get_running_loop()
+        self.started = loop.time()
+        try:
+            await asyncio.sleep(self.delay)
+        except asyncio.CancelledError:
+            self.cancelled = True
+            raise
+        self.finished = loop.time()
+        if self.fail is not None:
+            raise self.fail
+        parsed, warnings = self.parse(query)
+        words = set(analyze(parsed.text))
+        if self.needs_at_most is not None and len(parsed.text.split()) > self.needs_at_most:
+            return self.result(query, [], warnings)
+        hits = []
+        for i, doc in enumerate(self.docs):
+            have = set(analyze(f"{doc.title} {doc.text}"))
+            if words & have:
+                hits.append(
+                    Hit(
+                        title=doc.title,
+                        location=f"memory://{self.name}/{i}",
+                        text=doc.text,
+                        snippet=doc.text[:200],
+                        source=self.name,
+                        kind=self.kind,
+                        authority=doc.authority,
+                        score=len(words & have),
+                        timestamp=doc.when,
+                    )
+                )
+        hits.sort(key=lambda h: -h.score)
+        return self.result(query, hits[: limit or 10], warnings)
+
+
+WIKI = [
+    Doc(
+        "API migration timeline",
+        "We decided to finish the API migration by March 2026. The old API stays read-only.",
+    ),
+    Doc("Lunch menu", "Pizza on Fridays."),
+]
+CHAT = [
+    Doc("#eng", "The API migration moves to v2 endpoints; clients get six months.", "chat"),
+]
+
+
+@pytest.fixture
+def st(tmp_path: Path) -> Settings:
+    return load_settings(state_dir=tmp_path / "state", timeout=2.0, source_timeout=2.0)
+
+
+async def test_every_source_runs_at_once_and_results_merge(st: Settings) -> None:
+    a = MemorySource("wiki", WIKI, delay=0.2)
+    b = MemorySource("chat", CHAT, delay=0.2)
+    async with Session(st) as session:
+        answer = await aask(
+            "What did we decide about the API migration?", sources=[a, b], session=session, today=TODAY
+        )
+    assert a.started is not None
+    assert b.started is not None
+    assert a.finished is not None
+    assert b.finished is not None
+    assert max(a.started, b.started) < min(a.finished, b.finished), "the sources ran one after the other"
+    assert [r.status for r in answer.reports] == ["ok", "ok"]
+    assert {h.hit.source for h in answer.hits} == {"wiki", "chat"}
+    assert answer.text
+    assert answer.citations
+
+
+async def test_a_slow_or_failing_source_never_loses_the_others(tmp_path: Path) -> None:
+    st = load_settings(state_dir=tmp_path / "s", source_timeout=0.3)
+    good = MemorySource("wiki", WIKI)
+    slow = MemorySource("slow", CHAT, delay=5)
+    broken = MemorySource("broken", CHAT, fail=RuntimeError("disk on fire"))
+    limited = MemorySource(
+        "limited", CHAT, fail=SourceRateLimited("limited", "429 from the API", retry_after=42)
+    )
+    answer = await aask("API migration timeline", sources=[good, slow, broken, limited], session=Session(st))
+    by = {r.source: r for r in answer.reports}
+    assert by["wiki"].status == "ok"
+    assert by["slow"].status == "timeout"
+    assert by["broken"].status == "failed"
+    assert "disk on fire" in (by["broken"].error or "")
+    assert by["limited"].status == "rate_limited"
+    assert by["limited"].retry_after == 42
+    assert answer.hits
+    assert all(h.hit.source == "wiki" for h in answer.hits)
+
+
+async def test_an_empty_source_is_asked_again_with_the_broader_query(st: Settings) -> None:
+    picky = MemorySource("wiki", WIKI, needs_at_most=2)
+    answer = await aask(
+        "PostgreSQL API migration timeline decision after:2025-01-01",
+        sources=[picky],
+        session=Session(st),
+        today=TODAY,
+    )
+    report = answer.reports[0]
+    assert len(report.queries) >= 2, report
+    assert report.broadened, "the report says what broadening dropped"
+    assert report.status == "ok"
+    assert answer.hits
+
+
+async def test_nothing_anywhere_suggests_rewordings(st: Settings) -> None:
+    answer = await aask(
+        "Kubernetes cluster upgrade plan",
+        sources=[MemorySource("wiki", WIKI)],
+        session=Session(st),
+        today=TODAY,
+    )
+    assert answer.hits == ()
+    assert answer.text.startswith("Nothing found in wiki")
+    assert answer.suggestions, "rewordings are offered"
+    assert answer.reports[0].status == "empty"
+
+
+def _sentences_supported(answer_text: str, citations: list, sources: list) -> None:  # type: ignore[type-arg]
+    for c in citations:
+        cited = sources[c.marker - 1].hit
+        assert c.sentence in (cited.text or cited.snippet), (c.sentence, cited.text)
+        assert answer_text[c.start : c.end].startswith(c.sentence)
+
+
+async def test_extractive_answer_cites_every_sentence_from_its_source(st: Settings) -> None:
+    answer = await aask(
+        "When is the API migration finished?",
+        sources=[MemorySource("wiki", WIKI), MemorySource("chat", CHAT)],
+        session=Session(st),
+        today=TODAY,
+    )
+    assert answer.writer == "extractive"
+    assert "March 2026" in answer.text
+    _sentences_supported(answer.text, list(answer.citations), list(answer.sources))
+    for part in answer.text.split("] "):
+        assert "[" in part, f"a sentence without a citation: {part!r}"
+
+
+async def test_authority_follows_the_query_type(st: Settings) -> None:
+    docs = [
+        Doc("chat", "The expense policy limit is 100 dollars per dinner, someone said.", "chat"),
+        Doc("wiki", "Expense policy: the limit is 80 dollars per dinner.", "wiki"),
+    ]
+    answer = await aask(
+        "What is the expense policy limit?", sources=[MemorySource("m", docs)], session=Session(st)
+    )
+    assert answer.plan.query_type.kind == "fact"
+    assert answer.hits[0].hit.authority == "wiki"
+    factors = {f.name: f for f in answer.hits[0].factors}
+    assert factors["authority"].weight == 0.4
+    assert "level 1" in factors["authority"].note
+
+
+MIGRATIONS_SPLIT = [
+    Doc("Phoenix", "The database migration to PostgreSQL 16 starts in May."),
+    Doc("Phoenix 2", "Database migration dry run passed on staging."),
+    Doc("Cloud", "The cloud migration from AWS to GCP is halfway."),
+    Doc("Cloud 2", "Cloud migration budget was approved."),
+    Doc("Mail", "Email migration from Exchange to O365 finished."),
+    Doc("Mail 2", "Email migration left 3 mailboxes behind."),
+]
+
+
+async def test_clearly_different_readings_get_one_clarifying_question(st: Settings) -> None:
+    answer = await aask(
+        "migration 찾아줘", sources=[MemorySource("m", MIGRATIONS_SPLIT)], session=Session(st)
+    )
+    assert answer.clarification is not None
+    labels = {r.label for r in answer.readings}
+    assert labels == {"database migration", "cloud migration", "email migration"}
+    assert answer.writer == "none"
+    chosen = await aask(
+        "migration 찾아줘",
+        sources=[MemorySource("m", MIGRATIONS_SPLIT)],
+        reading="cloud migration",
+        session=Session(st),
+    )
+    assert chosen.clarification is None
+    assert all("cloud" in h.hit.text.lower() for h in chosen.hits)
+
+
+async def test_one_dominant_reading_asks_nothing(st: Settings) -> None:
+    docs = [
+        *MIGRATIONS_SPLIT[:2],
+        Doc("Phoenix 3", "Database migration rollback plan."),
+        Doc("Phoenix 4", "Database migration owners: Kim."),
+        Doc("Cloud", "Cloud migration is paused."),
+    ]
+    answer = await aask("migration status", sources=[MemorySource("m", docs)], session=Session(st))
+    assert answer.clarification is None
+    assert answer.readings
+    assert answer.readings[0].label == "database migration"
+    assert answer.text
+
+
+async def test_internal_questions_never_reach_the_web(st: Settings, server: LocalServer) -> None:
+    st = load_settings(state_dir=st.state_dir, searxng_url=f"{server.url}/sx", providers=["searxng"])
+    answer = await aask(
+        "우리 회사 휴가 규정 알려줘", sources=["web", MemorySource("wiki", WIKI)], session=Session(st)
+    )
+    assert server.hits("/sx") == 0
+    assert any("web left out" in w for w in answer.warnings)
+
+
+async def test_the_web_joins_through_the_provider_chain(st: Settings, server: LocalServer) -> None:
+    body = {
+        "query": "x",
+        "results": [
+            {"url": "https://react.dev/reference/rsc/server-components", "title": "Server Components",
+             "content": "React Server Components render ahead of time, before bundling."},
+        ],
+        "unresponsive_engines": [],
+    }  # fmt: skip
+    server.route("/sx/search", Reply(body=json.dumps(body), content_type="application/json"))
+    st = load_settings(state_dir=st.state_dir, searxng_url=f"{server.url}/sx", providers=["searxng"])
+    answer = await aask(
+        "React Server Components latest changes",
+        sources=["web", MemorySource("wiki", WIKI)],
+        session=Session(st),
+    )
+    web = [h for h in answer.hits if h.hit.kind == "web"]
+    assert web
+    assert web[0].hit.tier == 1
+    assert {r.source: r.status for r in answer.reports}["web"] == "ok"
+
+
+def _chat_reply(content: str) -> Reply:
+    body = {"id": "x", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]}  # fmt: skip
+    return Reply(body=json.dumps(body), content_type="application/json")
+
+
+async def test_model_answer_keeps_supported_citations_and_flags_the_rest(
+    st: Settings, server: LocalServer
+) -> None:
+    server.route(
+        "/v1/chat/completions",
+        _chat_reply(
+            "The API migration finishes by March 2026 [1]. "
+            "The old API stays read-only [1][2]. "
+            "Clients must pay a migration fee [1]."
+        ),
+    )
+    st = load_settings(state_dir=st.state_dir, model_url=f"{server.url}/v1", model_name="test")
+    sources = [MemorySource("wiki", WIKI), MemorySource("chat", CHAT)]
+    answer = await aask("When does the API migration finish?", sources=sources, session=Session(st))
+    assert answer.writer == "model"
+    assert "March 2026" in answer.text
+    assert "fee" not in answer.text
+    assert any("fee" in d for d in answer.dropped)
+    assert any("[2] does not support" in d for d in answer.dropped)
+    sent = json.loads(server.seen[-1].body)
+    assert sent["model"] == "test"
+    assert "[1]" in sent["messages"][1]["content"]
+
+
+@pytest.mark.parametrize(
+    "reply", [Reply(status=500, body="boom"), Reply(body="not json"), _chat_reply("Nothing cites here.")]
+)
+async def test_a_broken_model_falls_back_to_the_extractive_answer(
+    st: Settings, server: LocalServer, reply: Reply
+) -> None:
+    server.route("/v1/chat/completions", reply)
+    st = load_settings(state_dir=st.state_dir, model_url=f"{server.url}/v1")
+    answer = await aask("API migration timeline", sources=[MemorySource("wiki", WIKI)], session=Session(st))
+    assert answer.writer == "extractive"
+    assert any("model answer unavailable" in w for w in answer.warnings)
+
+
+async def test_a_model_that_is_down_falls_back(st: Settings) -> None:
+    st = load_settings(state_dir=st.state_dir, model_url="http://127.0.0.1:9/v1", model_timeout=1)
+    answer = await aask("API migration timeline", sources=[MemorySource("wiki", WIKI)], session=Session(st))
+    assert answer.writer == "extractive"
+    assert answer.citations
+
+
+async def test_cancelling_the_ask_cancels_every_source(st: Settings) -> None:
+    a = MemorySource("a", WIKI, delay=10)
+    b = MemorySource("b", CHAT, delay=10)
+    task = asyncio.create_task(aask("API migration timeline", sources=[a, b], session=Session(st)))
+    await asyncio.sleep(0.2)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert a.cancelled
+    assert b.cancelled
+
+
+@pytest.mark.parametrize(
+    ("question", "kwargs", "error"),
+    [
+        ("", {}, InvalidQuery),
+        ("x" * 5000, {}, InvalidQuery),
+        ("API migration", {"sources": ["nope"]}, InvalidOption),
+        ("API migration", {"limit": 0}, InvalidOption),
+        ("API migration", {"sources": ["code:"]}, InvalidOption),
+    ],
+)
+async def test_bad_input_is_a_clear_error(st: Settings, question: str, kwargs: dict, error: type) -> None:  # type: ignore[type-arg]
+    with pytest.raises(error):
+        await aask(question, session=Session(st), **kwargs)

@@ -1,0 +1,75 @@
+"""`sourcewise ask`, `search --source` and `sources` as a user runs them (real processes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from test_cli import SMALL, run
+
+from servers import LocalServer, Reply
+
+
+@pytest.fixture
+def searxng(server: LocalServer) -> LocalServer:
+    server.route("/search", Reply(200, SMALL, content_type="application/json"))
+    return server
+
+
+def test_ask_the_web_answers_with_cited_sentences(searxng: LocalServer, tmp_path: Path) -> None:
+    out = run(["ask", "React Server Components latest", "--source", "web"], tmp_path, SEARXNG_URL=searxng.url)
+    assert out.returncode == 0, out.stderr
+    assert "Sources:" in out.stdout
+    assert "[1]" in out.stdout
+    assert "Traceback" not in out.stderr
+
+
+def test_ask_json_is_the_whole_answer(searxng: LocalServer, tmp_path: Path) -> None:
+    out = run(
+        ["ask", "React Server Components latest", "-S", "web", "--json"], tmp_path, SEARXNG_URL=searxng.url
+    )
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert {"text", "citations", "sources", "reports", "plan", "route", "timings"} <= set(data)
+    assert data["reports"][0]["status"] == "ok"
+
+
+def test_ask_with_every_source_failing_exits_3_and_says_why(tmp_path: Path) -> None:
+    out = run(["ask", "React Server Components latest", "-S", "web"], tmp_path)
+    assert out.returncode == 3
+    assert "No search provider could answer" in out.stdout
+    assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["ask", "hi"], "at least 3 characters"),
+        (["ask", "API migration", "-S", "nope"], "unknown source 'nope'"),
+        (["ask", "API migration", "-S", "code:"], "no path after"),
+        (["ask", "API migration", "-f", "fancy"], "format must be one of"),
+        (["search", "API migration", "-S", "nope:x"], "unknown source"),
+    ],
+)
+def test_bad_input_exits_2_with_a_message(args: list[str], message: str, tmp_path: Path) -> None:
+    out = run(args, tmp_path)
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    assert message in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_search_source_web_prints_the_hits(searxng: LocalServer, tmp_path: Path) -> None:
+    out = run(["search", "react server components", "-S", "web"], tmp_path, SEARXNG_URL=searxng.url)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("web (web):")
+
+
+def test_sources_lists_configured_and_built_in(tmp_path: Path) -> None:
+    cfg = tmp_path / "cfg" / "sourcewise"
+    cfg.mkdir(parents=True)
+    (cfg / "config.toml").write_text('[sources.team-web]\ntype = "web"\nlimit = 3\n', "utf-8")
+    out = run(["sources"], tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "team-web (web, web)" in out.stdout
