@@ -1,16 +1,39 @@
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from sourcewise.config import Settings, load_settings
 
 from servers import LocalServer, local_server
+
+# Hypothesis budgets. "ci" is fixed and derandomised, so a CI run is reproducible and bounded
+# (tests/test_properties.py takes about a minute with it on 2 cores); "dev" is the default.
+# Select one with CI=1 or HYPOTHESIS_PROFILE=NAME.
+hypothesis_settings.register_profile(
+    "ci",
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+hypothesis_settings.register_profile(
+    "dev",
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+hypothesis_settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "data"

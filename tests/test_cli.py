@@ -58,12 +58,50 @@ def test_search_tier_1_json(searxng: LocalServer, tmp_path: Path) -> None:
         SOURCEWISE_PROVIDERS="searxng",
     )
     assert out.returncode == 0, out.stderr
-    results = json.loads(out.stdout)
+    response = json.loads(out.stdout)  # the whole response: results, provider, attempts, warnings
+    assert response["provider"] == "searxng"
+    assert {"query", "strategy", "attempts", "warnings"} <= set(response)
+    results = response["results"]
     assert [r["tier"] for r in results] == [1]
     first = results[0]
     assert first["reliability_score"] >= 95
     assert {"title", "url", "snippet", "tier", "reliability_score", "providers"} <= set(first)
     assert first["providers"][0]["provider"] == "searxng"
+
+
+def test_search_jsonl_and_verbose_provider(searxng: LocalServer, tmp_path: Path) -> None:
+    out = run(
+        ["search", "React Server Components", "--jsonl", "-v", "-p", "SearXNG"],
+        tmp_path,
+        SEARXNG_URL=searxng.url,
+    )
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) > 1
+    assert all(json.loads(line)["url"].startswith("http") for line in lines)
+    assert "answered by searxng" in out.stderr
+
+
+def test_help_version_and_choices(tmp_path: Path) -> None:
+    helped = run(["search", "-h"], tmp_path)
+    assert helped.returncode == 0
+    assert "<bool>" not in helped.stdout
+    assert "default|official|comprehensive|progressive" in helped.stdout
+    assert "quick|deep|progressive|json" in helped.stdout
+    assert "seed" not in run(["--help"], tmp_path).stdout.lower()
+    assert run(["--version"], tmp_path).stdout.startswith("sourcewise ")
+
+
+def test_quick_lists_each_link_once(searxng: LocalServer, tmp_path: Path) -> None:
+    out = run(
+        ["search", "React Server Components"],
+        tmp_path,
+        SEARXNG_URL=searxng.url,
+        SOURCEWISE_PROVIDERS="searxng",
+    )
+    assert out.returncode == 0, out.stderr
+    link = "(https://react.dev/reference/rsc/server-components)"
+    assert out.stdout.count(link) == 1
 
 
 @pytest.mark.parametrize("fmt", ["deep", "progressive"])
@@ -87,7 +125,7 @@ def test_no_results_prints_empty_list_and_warns(server: LocalServer, tmp_path: P
         ["search", "zzqxjvbnm", "--json"], tmp_path, SEARXNG_URL=server.url, SOURCEWISE_PROVIDERS="searxng"
     )
     assert out.returncode == 0
-    assert json.loads(out.stdout) == []
+    assert json.loads(out.stdout)["results"] == []
     assert "No results" in out.stderr
 
 
@@ -112,7 +150,7 @@ def test_no_provider_reachable(server: LocalServer, tmp_path: Path) -> None:
         (["search", "ab"], "at least 3 characters"),
         (["search", "react", "--tier", "7"], "tier must be"),
         (["search", "react", "-n", "0"], "at least 1"),
-        (["search", "react", "--format", "xml"], "format must"),
+        (["search", "react", "--format", "xml"], "is not one of"),
         (["search", "react", "-p", "bing"], "unknown provider"),
     ],
 )

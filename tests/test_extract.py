@@ -78,3 +78,29 @@ def test_empty_response_in_every_format() -> None:
     assert render(empty, "json") == "[]"
     for fmt in ("quick", "deep", "progressive"):
         assert "No results" in render(empty, fmt)
+
+
+# -- issue 7 item 14: WHATWG encoding rules and mojibake ------------------------------------
+
+CP1252_TEXT = "“Quoted” words — it’s the smart punctuation of windows-1252, café."
+
+
+@pytest.mark.parametrize("media", ["text/html", "text/plain"])
+def test_iso_8859_1_label_means_windows_1252(media: str) -> None:
+    body = f"<html><body><p>{CP1252_TEXT}</p></body></html>" if media == "text/html" else CP1252_TEXT
+    got = decode(body.encode("cp1252"), "iso-8859-1", html=media == "text/html")
+    assert "“Quoted” words — it’s" in got
+
+
+def test_meta_declared_latin1_is_windows_1252() -> None:
+    body = b'<html><head><meta charset="ISO-8859-1"></head><body>' + CP1252_TEXT.encode("cp1252")
+    assert "“Quoted”" in decode(body, None, html=True)
+
+
+@pytest.mark.parametrize(
+    ("declared", "html"), [("iso-8859-1", True), ("iso-8859-1", False), ("windows-1252", True)]
+)
+def test_utf8_labelled_as_latin1_is_not_mojibake(declared: str, html: bool) -> None:
+    got = decode("café “naïve” résumé — 한국어".encode(), declared, html=html)
+    assert got == "café “naïve” résumé — 한국어"
+    assert "Ã" not in got

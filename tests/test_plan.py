@@ -64,8 +64,8 @@ def test_filters_round_trip_to_each_source() -> None:
     assert (c.authors, c.channels, c.after, c.before, c.types) == (
         ["sarah"],
         ["engineering"],
-        date(2025, 1, 15),
-        date(2025, 2, 1),
+        date(2025, 1, 16),  # Slack's after:/before: exclude the day named
+        date(2025, 1, 31),
         ["thread"],
     )
     assert p.negations == ["draft"]
@@ -80,7 +80,8 @@ def test_filters_round_trip_to_each_source() -> None:
         "-draft",
     ):
         assert part in chat
-    assert "after:2025/01/15" in queries["email"].query
+    assert "after:2025/01/16" in queries["email"].query  # Gmail's after: includes the day
+    assert "before:2025/02/01" in queries["email"].query
     tracker = queries["project_tracker"].params
     assert tracker["assignee_any"] == "sarah"  # a status question: the assignee
     assert tracker["modified_on_after"] == "2025-01-15"
@@ -166,7 +167,8 @@ def test_broadening_order() -> None:
         chat.append(next(q.query for q in current.sources if q.source == "chat" and q.mode == "keyword"))
     assert steps == ["date filters", "source filters", "less important keywords", "all but the core entity"]
     assert chat == [
-        "PostgreSQL migration timeline in:#engineering from:sarah after:2026-04-01 before:2026-06-30",
+        # Q2 is April 1 - June 30; Slack's after:/before: exclude the day named
+        "PostgreSQL migration timeline in:#engineering from:sarah after:2026-03-31 before:2026-07-01",
         "PostgreSQL migration timeline in:#engineering from:sarah",
         "PostgreSQL migration timeline",
         "PostgreSQL migration",
@@ -190,3 +192,14 @@ def test_bad_types_get_clear_errors() -> None:
         classify_query(None)  # type: ignore[arg-type]
     with pytest.raises(InvalidOption, match="not a string"):
         plan("valid question", sources="chat", today=TODAY)
+
+
+def test_broadening_always_ends() -> None:
+    # Found by tests/test_properties.py: two entities and a keyword kept three terms, and the
+    # "less important keywords" step repeated forever.
+    current: object = plan("Kafka Redis 장애 대응 방법 -draft", today=TODAY)
+    steps = 0
+    while current is not None:
+        current = current.broaden()  # type: ignore[attr-defined]
+        steps += 1
+        assert steps < 10

@@ -62,13 +62,15 @@ def test_enrich_drops_and_logs_invalid_urls(caplog: pytest.LogCaptureFixture) ->
         )
     assert [r.url for r in out] == ["https://react.dev/", "https://x.example/"]
     assert "invalid URL" in caplog.text
-    assert out[1].title  # fell back to something, never empty
+    assert out[1].title == "https://x.example/"  # no title: titled by its URL
 
 
-def test_enrich_drops_results_with_no_title_or_snippet(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="sourcewise"):
-        assert enrich([raw("https://x.example/", title="  ", snippet="")], "q") == []
-    assert "no title" in caplog.text
+def test_enrich_titles_a_result_without_a_title_by_its_url() -> None:
+    # Issue 7: a result with a URL but no title was dropped; it is kept, titled by its URL.
+    out = enrich([raw("https://x.example/page", title="  ", snippet="Body text")], "q")
+    assert [r.title for r in out] == ["https://x.example/page"]
+    secret = enrich([raw("https://u:hunter2@x.example/", title="", snippet="")], "q")
+    assert "hunter2" not in secret[0].title
 
 
 def test_dedup_keeps_first_and_merges() -> None:

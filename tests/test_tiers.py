@@ -23,8 +23,8 @@ from sourcewise.core.tiers import BANDS, default_table, rate
         ("https://medium.com/@someone/post", 4),
         ("https://github.com/reactjs/rfcs/blob/main/text/0188-server-components.md", 1),
         # rules beyond the table
-        ("https://docs.some-unknown-tool.io/start", 1),  # docs.* subdomain
-        ("https://someproject.readthedocs.io/en/latest/", 1),
+        ("https://docs.some-unknown-tool.io/start", 4),  # docs.* alone vouches for nothing (issue 7)
+        ("https://someproject.readthedocs.io/en/latest/", 3),  # a Read the Docs project, not known
         ("https://github.com/randomuser/toy-project", 3),  # GitHub, but not an official org
         ("https://www.nasa.gov/missions", 2),  # government
         ("https://www.snu.ac.kr/research", 2),  # Korean academic

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ._sync import sync
 from .config import Settings, load_settings
 from .core.tiers import rate, table_for
-from .engine import Engine, run_sync
+from .engine import Engine
 from .models import ProviderStatus, SearchResponse, SourceRating
 
-__all__ = ["asearch", "provider_status", "rate_source", "search"]
+__all__ = ["asearch", "provider_status", "rate_source", "reset_providers", "search"]
 
 
 def rate_source(url: str, query: str | None = None, *, settings: Settings | None = None) -> SourceRating:
@@ -46,26 +47,7 @@ async def asearch(
         engine.state.close()
 
 
-def search(
-    query: str,
-    *,
-    tier: int | None = None,
-    max_results: int | None = None,
-    strategy: str = "default",
-    providers: Sequence[str] | None = None,
-    settings: Settings | None = None,
-) -> SearchResponse:
-    """Synchronous ``asearch``."""
-    return run_sync(
-        asearch(
-            query,
-            tier=tier,
-            max_results=max_results,
-            strategy=strategy,
-            providers=providers,
-            settings=settings,
-        )
-    )
+search = sync(asearch)
 
 
 def provider_status(settings: Settings | None = None) -> list[ProviderStatus]:
@@ -73,5 +55,14 @@ def provider_status(settings: Settings | None = None) -> list[ProviderStatus]:
     engine = Engine(settings)
     try:
         return engine.status()
+    finally:
+        engine.state.close()
+
+
+def reset_providers(name: str | None = None, settings: Settings | None = None) -> int:
+    """Lift the suspension of provider ``name`` (of every provider when ``None``): how many."""
+    engine = Engine(settings)
+    try:
+        return engine.reset(name)
     finally:
         engine.state.close()

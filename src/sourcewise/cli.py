@@ -7,36 +7,74 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
+from pydantic import BaseModel
 
 from . import api, pages, routing
+from ._version import __version__
 from .cli_doors import add_door_commands
 from .config import Settings, load_settings
-from .core.render import FORMATS, render
+from .core.render import render
+from .core.text import json_safe, printable
 from .errors import ConfigError, InvalidInput, InvalidOption, NoProviderAvailable, SourcewiseError
 
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     help="Search the web and say how far each source can be trusted.",
+    # Plain click help: flags show as flags (rich help prints "--json <bool>").
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"sourcewise {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit."),
+    ] = False,
+) -> None:
+    """Search the web and say how far each source can be trusted."""
 log = logging.getLogger("sourcewise")
+
+class Strategy(StrEnum):
+    default = "default"
+    official = "official"
+    comprehensive = "comprehensive"
+    progressive = "progressive"
+
+
+class Format(StrEnum):
+    quick = "quick"
+    deep = "deep"
+    progressive = "progressive"
+    json = "json"
+
 
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help="TOML config file.")]
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Say more on stderr.")]
 
 
 class _Format(logging.Formatter):
-    """Info lines as they are (seed 001's 🔍 📚 🔗 lines); warnings and errors say so."""
+    """Info lines as they are (the 🔍 📚 🔗 lines); warnings and errors say so."""
 
     def format(self, record: logging.LogRecord) -> str:
-        message = record.getMessage()
+        message = printable(record.getMessage())
         return message if record.levelno < logging.WARNING else f"{record.levelname.lower()}: {message}"
 
 
@@ -52,8 +90,21 @@ def _setup(verbose: bool, config: Path | None, **overrides: object) -> Settings:
         _fail(exc, 2)
 
 
+def _echo(text: str = "", err: bool = False) -> None:
+    """Print text that may hold outside text (titles, snippets, pages): controls removed."""
+    typer.echo(printable(text), err=err)
+
+
+def _echo_json(value: BaseModel | Sequence[BaseModel], indent: int | None = 2) -> None:
+    """JSON as faithful as the data, with terminal-unsafe characters as ``\\uXXXX`` escapes."""
+    data = [v.model_dump(mode="json") for v in value] if isinstance(value, Sequence) else value.model_dump(
+        mode="json"
+    )
+    typer.echo(json_safe(json.dumps(data, ensure_ascii=False, indent=indent)))
+
+
 def _fail(exc: Exception, code: int) -> NoReturn:
-    typer.echo(f"error: {exc}", err=True)
+    _echo(f"error: {exc}", err=True)
     raise typer.Exit(code)
 
 
@@ -80,12 +131,13 @@ def search(
     tier: Annotated[int | None, typer.Option("--tier", "-t", help="Only this tier (1-4).")] = None,
     max_results: Annotated[int | None, typer.Option("--max-results", "-n", help="1-50.")] = None,
     strategy: Annotated[
-        str, typer.Option("--strategy", "-s", help="default, official, comprehensive or progressive.")
-    ] = "default",
-    fmt: Annotated[str, typer.Option("--format", "-f", help="quick, deep, progressive or json.")] = "quick",
+        Strategy, typer.Option("--strategy", "-s", help="Which results, in which order.")
+    ] = Strategy.default,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="How to print them.")] = Format.quick,
     as_json: Annotated[
-        bool, typer.Option("--json", help="JSON for machines (same as --format json).")
+        bool, typer.Option("--json", help="The whole response as JSON (same as --format json).")
     ] = False,
+    as_jsonl: Annotated[bool, typer.Option("--jsonl", help="One JSON result per line.")] = False,
     provider: Annotated[
         list[str] | None, typer.Option("--provider", "-p", help="Use these providers, in this order.")
     ] = None,
@@ -103,46 +155,61 @@ def search(
 ) -> None:
     """Search the web (or, with --source, private sources): de-duplicated, rated and ranked."""
     settings = _setup(verbose, config)
-    fmt = "json" if as_json else fmt
     if source:
         from .cli_sources import search_sources_cmd
 
-        search_sources_cmd(query, source, fmt, max_results or 10, settings)
+        search_sources_cmd(query, source, "json" if as_json else fmt.value, max_results or 10, settings)
         return
-    if fmt not in FORMATS:
-        _fail(InvalidOption(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}"), 2)
     with _reported():
         response = api.search(
             query,
             tier=tier,
             max_results=max_results,
-            strategy=strategy,
+            strategy=strategy.value,
             providers=provider or None,
             settings=settings,
         )
-        typer.echo(render(response, fmt))
     for name, why in response.attempts:
         log.info("%s was passed over: %s", name, why)
+    log.info("answered by %s", response.provider)
+    if as_jsonl:
+        for result in response.results:
+            _echo_json(result, indent=None)
+    elif as_json or fmt is Format.json:
+        _echo_json(response)
+    else:
+        _echo(render(response, fmt.value))
 
 
 @app.command()
 def providers(
+    name: Annotated[
+        str | None, typer.Argument(help="With --reset: the provider to lift (default: all).")
+    ] = None,
+    reset: Annotated[bool, typer.Option("--reset", help="Lift the suspension of NAME (or of all).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="JSON for machines.")] = False,
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
     """List the web search providers: configured or not, suspended or not."""
     settings = _setup(verbose, config)
+    if name is not None and not reset:
+        _fail(InvalidOption(f"a provider name ({name!r}) is only taken with --reset"), 2)
+    if reset:
+        with _reported():
+            lifted = api.reset_providers(name, settings)
+        _echo(f"lifted {lifted} suspension(s)")
+        return
     rows = api.provider_status(settings)
     if as_json:
-        typer.echo(json.dumps([r.model_dump(mode="json") for r in rows], indent=2))
+        _echo_json(rows)
         return
     for row in rows:
         state = "ready" if row.configured else "not configured"
         if row.suspended_until:
             state = f"suspended until {row.suspended_until:%Y-%m-%d %H:%M:%S} UTC ({row.suspended_reason})"
         chain = "" if row.in_chain else " [not in chain]"
-        typer.echo(f"{row.name:<18} {state}{chain} - {row.detail}")
+        _echo(f"{row.name:<18} {state}{chain} - {row.detail}")
 
 
 @app.command()
@@ -155,7 +222,7 @@ def rate(
     settings = _setup(False, config)
     with _reported():
         rating = api.rate_source(url, query, settings=settings)
-    typer.echo(json.dumps(rating.model_dump(), ensure_ascii=False))
+    _echo_json(rating, indent=None)
 
 
 def _day(text: str | None) -> date | None:
@@ -177,19 +244,19 @@ def route_cmd(
     today: TodayOpt = None,
     config: ConfigOpt = None,
 ) -> None:
-    """Decide whether to search the web, fetch the URLs in the question, or skip (seed 001)."""
+    """Decide whether to search the web, fetch the URLs in the question, or skip."""
     settings = _setup(False, config)
     with _reported():
         decision = routing.route(question, today=_day(today), settings=settings)
     if as_json:
-        typer.echo(decision.model_dump_json(indent=2))
+        _echo_json(decision)
         return
     verb = {"search": "search", "fetch": "fetch", "skip": "skip"}[decision.action]
-    typer.echo(f"{verb}: {decision.reason}")
+    _echo(f"{verb}: {decision.reason}")
     if decision.query:
-        typer.echo(f"query: {decision.query}")
+        _echo(f"query: {decision.query}")
     for url in decision.urls:
-        typer.echo(f"url: {url}")
+        _echo(f"url: {url}")
 
 
 @app.command("plan")
@@ -204,38 +271,49 @@ def plan_cmd(
     today: TodayOpt = None,
     config: ConfigOpt = None,
 ) -> None:
-    """Query type, keywords, entities, filters and one query per source (seed 003)."""
+    """Query type, keywords, entities, filters and one query per source."""
     settings = _setup(False, config)
     with _reported():
         result = routing.plan(question, source or None, today=_day(today), settings=settings)
     for _ in range(max(0, broaden)):
         result = result.broaden() or result
     if as_json:
-        typer.echo(result.model_dump_json(indent=2))
+        _echo_json(result)
         return
-    typer.echo(f"type: {result.query_type.kind} ({', '.join(result.query_type.signals) or 'no signal'})")
-    typer.echo(f"keywords: {', '.join(result.keywords)}")
-    typer.echo(f"entities: {', '.join(result.entities)}")
-    typer.echo(f"mode: {result.mode} ({result.mode_reason})")
+    _echo(f"type: {result.query_type.kind} ({', '.join(result.query_type.signals) or 'no signal'})")
+    _echo(f"keywords: {', '.join(result.keywords)}")
+    _echo(f"entities: {', '.join(result.entities)}")
+    _echo(f"mode: {result.mode} ({result.mode_reason})")
     for q in result.sources:
-        typer.echo(f"{q.source} [{q.mode}]: {q.query}")
+        _echo(f"{q.source} [{q.mode}]: {q.query}")
 
 
 @app.command("context")
 def context_cmd(
     question: Annotated[str, typer.Argument(help="The user's question.")],
     as_json: Annotated[bool, typer.Option("--json", help="JSON for machines.")] = False,
+    allow_private: Annotated[
+        bool, typer.Option("--allow-private", help="Allow private and loopback addresses (intranet).")
+    ] = False,
     today: TodayOpt = None,
     config: ConfigOpt = None,
 ) -> None:
-    """Seed 001: search or fetch only when the question needs the web; print the web context."""
-    settings = _setup(True, config)
+    """Search or fetch only when the question needs the web; print the web context.
+
+    Exits 0 with the context (or when the question needs no web), 3 when no provider answered,
+    1 when the URLs in the question could not be read.
+    """
+    settings = _setup(True, config, allow_private=allow_private or None)
     with _reported():
         outcome = routing.conditional_web_search(question, today=_day(today), settings=settings)
     if as_json:
-        typer.echo(outcome.model_dump_json(indent=2))
+        _echo_json(outcome)
     elif outcome.context:
-        typer.echo(outcome.context)
+        _echo(outcome.context)
+    if outcome.error is not None:  # zero results is no error: a warning was logged, exit 0
+        if not as_json:
+            _echo(f"error: {outcome.error}", err=True)
+        raise typer.Exit(3 if outcome.no_provider else 1)
 
 
 @app.command("fetch")
@@ -267,23 +345,23 @@ def fetch_cmd(
             settings=settings,
         )
     if as_json:
-        typer.echo(page.model_dump_json(indent=2))
+        _echo_json(page)
         return
     cached = " (from cache)" if page.from_cache else ""
-    typer.echo(f"# {page.title or page.url}\n")
-    typer.echo(f"{page.url} - tier {page.tier}, reliability {page.reliability_score}/100{cached}")
+    _echo(f"# {page.title or page.url}\n")
+    _echo(f"{page.url} - tier {page.tier}, reliability {page.reliability_score}/100{cached}")
     if page.passages:
-        typer.echo("\n## Passages\n")
+        _echo("\n## Passages\n")
         for p in page.passages:
-            typer.echo(f"[chars {p.start}-{p.end}, score {p.score}]\n{p.text}\n")
-        typer.echo("## Content\n")
+            _echo(f"[chars {p.start}-{p.end}, score {p.score}]\n{p.text}\n")
+        _echo("## Content\n")
     else:
-        typer.echo("")
-    typer.echo(page.content)
+        _echo("")
+    _echo(page.content)
     if page.next_start is not None:
-        typer.echo(f"\n[{page.total_chars - page.next_start} more characters: --start {page.next_start}]")
+        _echo(f"\n[{page.total_chars - page.next_start} more characters: --start {page.next_start}]")
     if page.truncated:
-        typer.echo("[the page was larger than the size limit and was cut]", err=True)
+        _echo("[the page was larger than the size limit and was cut]", err=True)
 
 
 @app.command("index")
@@ -330,7 +408,7 @@ def cache_clear(config: ConfigOpt = None) -> None:
     cache = PageCache(settings.state_dir / "pages.sqlite3", settings.cache_ttl)
     removed = cache.clear()
     cache.close()
-    typer.echo(f"removed {removed} cached page(s)")
+    _echo(f"removed {removed} cached page(s)")
 
 
 from . import cli_sources  # noqa: E402, F401 (registers ask and sources on app)

@@ -236,11 +236,15 @@ def load_settings(config: str | Path | None = None, **overrides: Any) -> Setting
     token = _config_file.set(Path(config) if config else None)
     try:
         path = config_path()
-        if config and not path.is_file():
+        if (config or os.environ.get("SOURCEWISE_CONFIG")) and not path.is_file():
             raise ConfigError(f"Config file {path} does not exist")
-        return Settings(**clean)
+        settings = Settings(**clean)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"Config file {config_path()} is not valid TOML: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"Config file {config_path()} is not UTF-8 text ({exc.reason})") from exc
+    except OSError as exc:
+        raise ConfigError(f"Config file {config_path()} cannot be read ({exc.strerror or exc})") from exc
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or 'value'}: {err['msg']}" for err in exc.errors()
@@ -248,3 +252,17 @@ def load_settings(config: str | Path | None = None, **overrides: Any) -> Setting
         raise ConfigError(f"Invalid settings (from {config_path()} or environment): {problems}") from exc
     finally:
         _config_file.reset(token)
+    _check_providers(settings, path)
+    return settings
+
+
+def _check_providers(settings: Settings, path: Path) -> None:
+    from .providers import load_providers  # local: providers import this module
+
+    known = load_providers()
+    unknown = [name for name in settings.providers if name not in known]
+    if unknown:
+        raise ConfigError(
+            f"unknown provider(s) {', '.join(unknown)} in `providers` (from {path} or "
+            f"SOURCEWISE_PROVIDERS); known: {', '.join(sorted(known))}"
+        )

@@ -5,22 +5,30 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import httpx
 
+from ._sync import run_sync
 from .config import Settings, load_settings
 from .core.rank import dedup, enrich, pick_per_tier, rank, widen_by_tier
 from .core.tiers import SourceTable, table_for
 from .core.validate import validate_max_results, validate_query, validate_strategy, validate_tier
-from .errors import InvalidOption, NoProviderAvailable, ProviderError, TransientError
+from .errors import (
+    InvalidOption,
+    NoProviderAvailable,
+    ParseError,
+    ProviderError,
+    SourcewiseError,
+    TransientError,
+)
 from .models import ProviderStatus, RawResult, SearchResponse, SearchResult
 from .net.http import make_client, send
-from .net.state import ProviderState
-from .providers import Provider, load_providers
+from .net.state import MAX_SUSPENSION, OWN_BASE, OWN_MAX, ProviderState
+from .providers import HttpResponse, Provider, load_providers
 from .providers.base import ProviderCall, ProviderOutput
 
 __all__ = ["Engine", "WebAnswer", "run_sync"]
@@ -39,14 +47,14 @@ class WebAnswer:
     text: str | None = None  # a grounded provider's cited answer
 
 
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` from synchronous code; a clear error inside a running event loop."""
+def _parsed(provider: Provider, response: HttpResponse) -> list[RawResult]:
+    """``provider.parse``; anything but a typed error from it means the answer was garbage."""
     try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    coro.close()
-    raise RuntimeError("called the synchronous API inside an event loop: await the a* variant instead")
+        return provider.parse(response)
+    except SourcewiseError:
+        raise
+    except Exception as exc:  # a plug-in's parser tripping over a wrong shape must not stop the chain
+        raise ParseError(provider.name, f"the answer has an unexpected shape ({type(exc).__name__})") from exc
 
 
 class Engine:
@@ -76,7 +84,11 @@ class Engine:
     def chain(self, names: Sequence[str] | None = None) -> list[str]:
         if isinstance(names, str):
             raise InvalidOption(f"providers must be a list of names, e.g. [{names!r}], not a string")
-        names = list(names or self.settings.providers)
+        if names is not None and (
+            not isinstance(names, Sequence) or not all(isinstance(n, str) for n in names)
+        ):
+            raise InvalidOption(f"providers must be a list of provider names, got {names!r}")
+        names = [n.strip().lower() for n in names or self.settings.providers]
         unknown = [n for n in names if n not in self.providers]
         if unknown:
             raise InvalidOption(
@@ -106,6 +118,12 @@ class Engine:
                 )
             )
         return out
+
+    def reset(self, name: str | None = None) -> int:
+        """Lift the suspension of provider ``name`` (of all when ``None``); how many were lifted."""
+        if name is not None and name.lower() not in self.providers:
+            raise InvalidOption(f"unknown provider {name!r}; known: {', '.join(sorted(self.providers))}")
+        return self.state.clear(name.lower() if name else None)
 
     async def web(self, query: str, max_results: int, names: Sequence[str] | None = None) -> WebAnswer:
         """Ask each provider in the chain in turn; the first that answers wins (even with [])."""
@@ -143,8 +161,15 @@ class Engine:
                         ProviderCall(query, limit, self.settings, client, deadline, self.clock)
                     )
                 request = provider.build(query, limit, self.settings)
-                response = await send(client, request, provider.name, self.settings.timeout, self.clock())
-                return ProviderOutput(provider.parse(response))
+                response = await send(
+                    client,
+                    request,
+                    provider.name,
+                    self.settings.timeout,
+                    self.clock(),
+                    max_bytes=self.settings.max_bytes,
+                )
+                return ProviderOutput(_parsed(provider, response))
             except TransientError as exc:
                 if attempt == 2:
                     raise
@@ -155,8 +180,15 @@ class Engine:
 
     def _handle(self, exc: ProviderError) -> str:
         if exc.policy == "suspend":
+            own = exc.provider in self.providers and self.providers[exc.provider].self_hosted
+            base = min(self.settings.suspend_seconds, OWN_BASE) if own else self.settings.suspend_seconds
             hold = self.state.suspend(
-                exc.provider, self.clock(), exc.detail, self.settings.suspend_seconds, exc.retry_after
+                exc.provider,
+                self.clock(),
+                exc.detail,
+                base,
+                exc.retry_after,
+                cap=OWN_MAX if own else MAX_SUSPENSION,
             )
             wait = hold.until - self.clock()
             log.warning("%s; suspended for %.0f s", exc, wait)

@@ -169,6 +169,9 @@ class FetchError(SourcewiseError):
     transient: ClassVar[bool] = False
 
     def __init__(self, url: str, message: str) -> None:
+        from .core.urls import redact  # local: errors is a leaf module
+
+        url, message = redact(url), redact(message)
         super().__init__(f"{message} ({url})")
         self.url = url
         self.detail = message

@@ -8,11 +8,11 @@ import weakref
 from datetime import UTC, datetime
 from typing import Literal, overload
 
+from ._sync import on_loop_exit, sync
 from .config import Settings, load_settings
 from .core.passages import top_passages
 from .core.tiers import builtin_table, rate, table_for
-from .core.urls import canonical_url
-from .engine import run_sync
+from .core.urls import canonical_url, redact
 from .errors import FetchError, InvalidOption
 from .models import Page
 from .net.cache import CachedDocument
@@ -53,7 +53,7 @@ def build_page(
     end = start + max_chars
     return Page(
         url=doc.url,
-        requested_url=requested,
+        requested_url=redact(requested),
         title=doc.extracted.title,
         author=doc.extracted.author,
         published=doc.extracted.published,
@@ -126,7 +126,7 @@ async def afetch(
         doc, cached = await shared_fetcher(settings).document(url, allow_private=private, use_cache=use_cache)
     except FetchError as exc:
         if best_effort:
-            log.warning("⚠️ URL 조회 실패 (%s): %s", url, exc.detail)
+            log.warning("⚠️ could not read %s: %s", redact(url), exc.detail)
             return None
         raise
     return build_page(
@@ -134,31 +134,10 @@ async def afetch(
     )
 
 
-def fetch(
-    url: str,
-    prompt: str | None = None,
-    *,
-    allow_private: bool | None = None,
-    use_cache: bool = True,
-    max_chars: int | None = None,
-    start: int = 0,
-    settings: Settings | None = None,
-) -> Page:
-    """Synchronous ``afetch`` (raises ``FetchError`` subclasses on failure)."""
+async def _close_shared(loop: asyncio.AbstractEventLoop) -> None:
+    for fetcher in _shared.pop(loop, {}).values():
+        await fetcher.aclose()
 
-    async def once() -> Page:
-        try:
-            return await afetch(
-                url,
-                prompt,
-                allow_private=allow_private,
-                use_cache=use_cache,
-                max_chars=max_chars,
-                start=start,
-                settings=settings,
-            )
-        finally:
-            for fetcher in _shared.pop(asyncio.get_running_loop(), {}).values():
-                await fetcher.aclose()
 
-    return run_sync(once())
+on_loop_exit(_close_shared)
+fetch = sync(afetch)

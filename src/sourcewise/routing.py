@@ -8,13 +8,14 @@ from datetime import date
 
 from pydantic import Field
 
+from ._sync import sync
 from .config import Settings, load_settings
 from .core import plan as _plan
 from .core import route as _route
 from .core.classify import classify_query
-from .core.validate import validate_query
-from .engine import run_sync
-from .errors import SourcewiseError
+from .core.text import is_hangul
+from .core.validate import validate_question, validate_today
+from .errors import NoProviderAvailable, SourcewiseError
 from .models import Page, Plan, Route, SearchResult, _Model
 from .pages import afetch
 
@@ -31,8 +32,13 @@ log = logging.getLogger("sourcewise")
 
 
 def route(question: str, *, today: date | None = None, settings: Settings | None = None) -> Route:
-    """Search the web, fetch the URLs in the question, or skip (seed 001), and why."""
-    validate_query(question)
+    """Search the web, fetch the URLs in the question, or skip, and why.
+
+    Raises ``InvalidQuery`` for a question that is not text, under 3 or over ``MAX_QUESTION``
+    (10,000) characters, and ``InvalidOption`` for a ``today`` that is not a date.
+    """
+    question = validate_question(question)
+    today = validate_today(today)
     settings = settings or load_settings()
     return _route.route(
         question,
@@ -65,6 +71,7 @@ class WebContext(_Model):
     results: list[SearchResult] = Field(default_factory=list)
     pages: list[Page] = Field(default_factory=list)
     error: str | None = None
+    no_provider: bool = Field(default=False, description="the search failed because no provider answered")
 
 
 def _search_context(results: Sequence[SearchResult]) -> str:
@@ -78,6 +85,25 @@ def _page_context(pages: Sequence[Page]) -> str:
     return "\n\n".join(f"# {p.title or p.url}\n{p.url}\n\n{p.content}" for p in pages)
 
 
+def _say(question: str, korean: str, english: str) -> str:
+    """The console line in the question's language."""
+    return korean if is_hangul(question) else english
+
+
+async def _read_pages(question: str, urls: Sequence[str], settings: Settings) -> tuple[list[Page], list[str]]:
+    pages: list[Page] = []
+    problems: list[str] = []
+    for url in urls:
+        try:
+            page = await afetch(url, question, settings=settings)
+        except SourcewiseError as exc:  # a bad or unreachable URL is a web failure, never raised
+            log.warning(_say(question, "⚠️ URL 조회 실패: %s", "⚠️ could not read the URL: %s"), exc)
+            problems.append(str(exc))
+            continue
+        pages.append(page)
+    return pages, problems
+
+
 async def aconditional_web_search(
     question: str,
     rag_context: str | None = None,
@@ -85,28 +111,26 @@ async def aconditional_web_search(
     today: date | None = None,
     settings: Settings | None = None,
 ) -> WebContext:
-    """Seed 001's integration function. Never raises for a web failure: ``context`` is then
-    ``None`` and ``error`` says why (bad input still raises ``InvalidQuery``)."""
+    """Search or fetch only when the question needs the web. Never raises for a web failure
+    (a provider down, a URL refused or unreadable): ``context`` is then ``None`` and ``error``
+    says why. Bad input still raises ``InvalidQuery`` / ``InvalidOption``."""
     from .api import asearch
 
     settings = settings or load_settings()
     decision = route(question, today=today, settings=settings)
     if decision.action == "skip":
         where = "the private context given" if rag_context else "private sources"
-        log.info("📚 웹 검색 스킵: %s", decision.reason)
+        log.info(_say(question, "📚 웹 검색 스킵: %s", "📚 no web search: %s"), decision.reason)
         return WebContext(
             searched=False, reason=f"{decision.reason} (answer from {where})", route=decision, context=None
         )
     if decision.action == "fetch":
-        log.info("🔗 URL 직접 참조: %d개", len(decision.urls))
-        pages = [
-            p
-            for p in [await afetch(u, question, best_effort=True, settings=settings) for u in decision.urls]
-            if p
-        ]
-        error = None if pages else "none of the URLs could be read"
-        if error:
-            log.warning("⚠️ 웹 조회 실패: %s", error)
+        log.info(
+            _say(question, "🔗 URL 직접 참조: %d개", "🔗 reading %d URL(s) from the question"),
+            len(decision.urls),
+        )
+        pages, problems = await _read_pages(question, decision.urls, settings)
+        error = None if pages else "none of the URLs could be read: " + "; ".join(problems)
         return WebContext(
             searched=True,
             reason=decision.reason,
@@ -115,12 +139,19 @@ async def aconditional_web_search(
             pages=pages,
             error=error,
         )
-    log.info("🔍 웹 검색 수행: %s", decision.reason)
+    log.info(_say(question, "🔍 웹 검색 수행: %s", "🔍 searching the web: %s"), decision.reason)
     try:
         response = await asearch(decision.query or question, settings=settings)
     except SourcewiseError as exc:
-        log.warning("⚠️ 웹 검색 실패: %s", exc)
-        return WebContext(searched=True, reason=decision.reason, route=decision, context=None, error=str(exc))
+        log.warning(_say(question, "⚠️ 웹 검색 실패: %s", "⚠️ the web search failed: %s"), exc)
+        return WebContext(
+            searched=True,
+            reason=decision.reason,
+            route=decision,
+            context=None,
+            error=str(exc),
+            no_provider=isinstance(exc, NoProviderAvailable),
+        )
     return WebContext(
         searched=True,
         reason=decision.reason,
@@ -130,12 +161,4 @@ async def aconditional_web_search(
     )
 
 
-def conditional_web_search(
-    question: str,
-    rag_context: str | None = None,
-    *,
-    today: date | None = None,
-    settings: Settings | None = None,
-) -> WebContext:
-    """Synchronous ``aconditional_web_search``."""
-    return run_sync(aconditional_web_search(question, rag_context, today=today, settings=settings))
+conditional_web_search = sync(aconditional_web_search)

@@ -43,11 +43,20 @@ def _quarter(year: int, q: int) -> tuple[date, date]:
 
 
 def relative_dates(text: str, today: date) -> tuple[date | None, date | None, list[str]]:
-    """(after, before, the phrases used) for relative dates in ``text``; ``(None, None, [])`` if none.
+    """(after, before, the phrases used) for relative dates in ``text``; ``(None, None, [])`` if none
+    (also when the dates would fall outside the calendar, as "q4 9999" would).
 
     Ranges are inclusive; weeks start on Monday. Korean and English forms are understood.
     """
-    low = text.lower()
+    try:
+        return _relative_dates(text, today)
+    except (ValueError, OverflowError):
+        return None, None, []
+
+
+def _relative_dates(text: str, today: date) -> tuple[date | None, date | None, list[str]]:
+    # One space between words: a pattern's \s* then never rescans a long run of blanks.
+    low = " ".join(text.lower().split())
     rules: list[tuple[str, tuple[date, date]]] = [
         (r"\b(today)\b|오늘", (today, today)),
         (r"\b(yesterday)\b|어제", (today - timedelta(days=1), today - timedelta(days=1))),
@@ -67,7 +76,7 @@ def relative_dates(text: str, today: date) -> tuple[date | None, date | None, li
         if match:
             return after, before, [match.group(0)]
     match = re.search(
-        rf"\b(?:past|last)\s+{_N}\s+(day|week|month)s?\b|(?:지난|최근)\s*{_N}\s*(일|주|개월|달)", low
+        rf"\b(?:past|last)\s++{_N}\s++(day|week|month)s?\b|(?:지난|최근)\s*{_N}\s*(일|주|개월|달)", low
     )
     if match:
         count = int(match[1] or match[3])

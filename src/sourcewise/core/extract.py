@@ -12,12 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from charset_normalizer import from_bytes
+from w3lib.encoding import html_to_unicode, http_content_type_encoding, read_bom
 
 from ..errors import ChallengePage, EmptyContent, UnsupportedContent
 
 __all__ = ["Extracted", "decode", "extract", "is_challenge"]
 
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w-]+)""", re.IGNORECASE)
 _CHALLENGE = (
     "cf-chl-",
     "challenge-platform",
@@ -56,33 +56,44 @@ def _codec(name: str | None) -> str | None:
         return None
 
 
-def decode(body: bytes, declared: str | None, *, html: bool = False) -> str:
-    """Text from bytes: a BOM, then the declared charset, then a <meta> charset, then detection.
+# Single-byte Western codecs: a declared one over bytes that are valid UTF-8 with non-ASCII
+# characters is a mislabel (UTF-8 decoded as windows-1252 is mojibake: "cafÃ©", "â€™").
+_SINGLE_BYTE = frozenset({"cp1252", "latin-1", "iso8859-1", "iso8859-15", "ascii"})
 
-    A declared charset that does not decode the bytes cleanly is treated as wrong.
-    """
-    for bom, name in (
-        (codecs.BOM_UTF8, "utf-8"),
-        (codecs.BOM_UTF16_LE, "utf-16"),
-        (codecs.BOM_UTF16_BE, "utf-16"),
-    ):
-        if body.startswith(bom):
-            return body.decode(name, "replace").lstrip("\ufeff")
-    candidates: list[str | None] = [_codec(declared)]
+
+def decode(body: bytes, declared: str | None, *, html: bool = False) -> str:
+    """Text from bytes by the WHATWG encoding rules (w3lib): a BOM, then the declared charset
+    (the ``iso-8859-1`` label means windows-1252), then for HTML a ``<meta>`` charset, then
+    detection. Mojibake is caught: UTF-8 labelled as a single-byte charset is read as UTF-8,
+    and bytes that are not the UTF-8 they claim to be are detected instead."""
+    header = f"text/html; charset={declared}" if declared else None
     if html:
-        meta = _META_CHARSET.search(body[:4096])
-        candidates.append(_codec(meta.group(1).decode("ascii", "ignore")) if meta else None)
-    for candidate in candidates:
-        if candidate is not None:
-            try:
-                return body.decode(candidate)
-            except UnicodeDecodeError:
-                continue
+        encoding, text = html_to_unicode(header, body, auto_detect_fun=_detect)
+    else:
+        bom, mark = read_bom(body)
+        encoding = bom or http_content_type_encoding(header) or _detect(body) or "utf-8"
+        text = body[len(mark or b""):].decode(encoding, "replace")
+    name = _codec(encoding)
+    if name in _SINGLE_BYTE and not body.isascii():
+        with contextlib.suppress(UnicodeDecodeError):
+            return body.decode("utf-8").lstrip("\ufeff")
+    if name == "utf-8" and "\ufffd" in text:
+        try:
+            return body.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            best = from_bytes(body).best()
+            return str(best) if best is not None else text
+    return text.lstrip("\ufeff")
+
+
+def _detect(body: bytes) -> str | None:
+    """UTF-8 when the bytes are valid UTF-8, else charset-normalizer's guess."""
     try:
-        return body.decode("utf-8")
+        body.decode("utf-8")
     except UnicodeDecodeError:
-        best = from_bytes(body).best()
-        return str(best) if best is not None else body.decode("utf-8", "replace")
+        best = from_bytes(body[:200_000]).best()
+        return best.encoding if best is not None else None
+    return "utf-8"
 
 
 def is_challenge(text: str, headers: Mapping[str, str] | None = None) -> bool:

@@ -127,9 +127,16 @@ INTERNAL: frozenset[str] = frozenset(
         "당사",
         "회사",
         # what users also say
+        # "our" alone is no signal ("the latest AI trends for our startup" is a web question);
+        # "our" with a word for the organisation or its own documents is.
         "our company",
         "our team",
-        "our",
+        "our org",
+        "our organization",
+        "our wiki",
+        "our docs",
+        "our codebase",
+        "our repo",
         "internal",
         "internally",
         "in-house",
@@ -208,19 +215,23 @@ def tokens(text: str) -> list[str]:
 def find(text_or_tokens: str | Sequence[str], vocabulary: Iterable[str]) -> list[str]:
     """The vocabulary entries present in the text, as words or word sequences, in text order."""
     toks = tokens(text_or_tokens) if isinstance(text_or_tokens, str) else list(text_or_tokens)
-    vocab = {v.lower() for v in vocabulary}
-    longest = max((len(v.split()) for v in vocab), default=1)
+    by_size: dict[int, set[str]] = {}
+    for entry in {v.lower() for v in vocabulary}:
+        by_size.setdefault(len(entry.split()), set()).add(entry)
     found: list[tuple[int, str]] = []
     taken: set[int] = set()
-    for size in range(longest, 0, -1):
+    for size in sorted(by_size, reverse=True):  # longest entries first
+        entries = by_size[size]
+        firsts = {entry.split()[0] for entry in entries} if size > 1 else None
         for i in range(len(toks) - size + 1):
+            if firsts is not None and toks[i] not in firsts:
+                continue  # cheap test first: a phrase can only start with its first word
             if any(j in taken for j in range(i, i + size)):
                 continue
             span = toks[i : i + size]
-            last_forms = list(word_forms(span[-1]))
-            for last in last_forms:
+            for last in word_forms(span[-1]):
                 phrase = " ".join([*span[:-1], last])
-                if phrase in vocab:
+                if phrase in entries:
                     found.append((i, phrase))
                     taken.update(range(i, i + size))
                     break

@@ -7,25 +7,30 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, timedelta
 from typing import Literal
 
-from ..errors import InvalidOption, InvalidQuery
+from ..errors import InvalidOption
 from ..models import Constraints, Plan, SourceKind
 from .classify import SIGNALS, classify_query
 from .dates import parse_date, relative_dates
 from .syntax import SOURCES, render_sources
 from .text import is_hangul, strip_particle
 from .tiers import projects_in
+from .validate import validate_question, validate_today
 from .variants import variants_for
 
 __all__ = ["DEFAULT_SOURCES", "broaden", "plan", "replan"]
 
 DEFAULT_SOURCES: tuple[SourceKind, ...] = ("chat", "knowledge_base", "project_tracker")
 _FILTER = re.compile(r"(?<!\S)(from|in|after|before|type):(\"[^\"]+\"|\S+)", re.IGNORECASE)
-_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|「([^」]+)」")
+# Every pattern here reads outside text, so each runs in linear time: no quantifier can be
+# re-entered from many start positions (a lookbehind anchors runs at their start, and runs are
+# possessive where a failed match could otherwise retry every shorter length).
+_QUOTED = re.compile(r"\"([^\"]+)\"|“([^“”]+)”|「([^「」]+)」")
 _NEGATION = re.compile(
-    r"(?<!\S)-([\w.#+-]+)|\b(?:not|without|except|excluding)\s+([\w.#+-]+)|([\w.#+-]+)\s*(?:제외|빼고|말고)",
+    r"(?<!\S)-([\w.#+-]++)|\b(?:not|without|except|excluding)\s++([\w.#+-]++)"
+    r"|(?<![\w.#+-])([\w.#+-]++)\s*+(?:제외|빼고|말고)",
     re.IGNORECASE,
 )
 _MINE = re.compile(r"\b(my|mine|assigned to me)\b|내\s?(작업|업무|태스크|일)|나한테", re.IGNORECASE)
@@ -65,16 +70,17 @@ _VERB_ENDINGS = (
 
 def _content_words(text: str, skip: set[str]) -> list[str]:
     out: list[str] = []
+    seen: set[str] = set()
+    hangul_skip = tuple(s for s in skip if is_hangul(s))
     for raw in _WORD.findall(text):
         word = strip_particle(raw) if is_hangul(raw) else raw.rstrip(".'-")
         low = word.lower()
         if not word or low in STOP or low in skip or raw.lower() in STOP:
             continue
-        if is_hangul(word) and (
-            word.endswith(_VERB_ENDINGS) or any(word.startswith(s) for s in skip if is_hangul(s))
-        ):
+        if is_hangul(word) and (word.endswith(_VERB_ENDINGS) or word.startswith(hangul_skip)):
             continue
-        if low not in (w.lower() for w in out):
+        if low not in seen:
+            seen.add(low)
             out.append(word)
     return out
 
@@ -101,6 +107,13 @@ def _entities(question: str, words: list[str]) -> list[str]:
     return found
 
 
+def _next_day(day: date, days: int) -> date:
+    try:
+        return day + timedelta(days=days)
+    except OverflowError:
+        return day
+
+
 def _constraints(question: str, today: date) -> tuple[Constraints, str]:
     authors: list[str] = []
     channels: list[str] = []
@@ -115,13 +128,14 @@ def _constraints(question: str, today: date) -> tuple[Constraints, str]:
             channels.append(value.lstrip("#"))
         elif key == "type":
             types.append(value.lower())
-        elif key == "after":
-            after = parse_date(value, "after:")
+        elif key == "after":  # typed in chat syntax, so read as chat reads it: the day is excluded
+            after = _next_day(parse_date(value, "after:"), 1)
         else:
-            before = parse_date(value, "before:")
+            before = _next_day(parse_date(value, "before:"), -1)
     rest = _FILTER.sub(" ", question)
     for sign, name in _MENTION.findall(rest):
-        (authors if sign == "@" else channels).append(name)
+        # "@kim이": a Korean particle glued to the name is not part of it
+        (authors if sign == "@" else channels).append(strip_particle(name) if is_hangul(name) else name)
     rest = _MENTION.sub(" ", rest)
     said: list[str] = []
     if after is None and before is None:
@@ -173,15 +187,13 @@ def plan(
 
     Sources are kinds: ``chat``, ``email``, ``knowledge_base``, ``project_tracker``, ``web``.
     """
-    if not isinstance(question, str) or len(question.strip()) < 3:
-        raise InvalidQuery("Search query must be at least 3 characters")
-    if isinstance(sources, str):
+    question = validate_question(question)
+    if isinstance(sources, str) or not isinstance(sources, Sequence):
         raise InvalidOption(f"sources must be a list of source kinds, e.g. [{sources!r}], not a string")
-    unknown = [s for s in sources if s not in SOURCES]
+    unknown = [s for s in sources if not isinstance(s, str) or s not in SOURCES]
     if unknown or not sources:
         raise InvalidOption(f"sources must be some of {', '.join(SOURCES)}; got {list(sources)!r}")
-    today = today or date.today()
-    question = question.strip()
+    today = validate_today(today) or date.today()
     query_type = classify_query(question)
     constraints, rest = _constraints(question, today)
     phrases = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(rest)]
@@ -250,7 +262,9 @@ def broaden(current: Plan) -> Plan | None:
         update = {
             "constraints": c.model_copy(update={"authors": [], "channels": [], "types": [], "mine": False})
         }
-    elif len(terms) + len(current.phrases) > 2 or current.negations:
+    elif (len(terms) + len(current.phrases) > 2 or current.negations) and (
+        "less important keywords" not in current.dropped  # once: it may keep three terms
+    ):
         step = "less important keywords"
         head = next((k for k in terms if k not in current.entities), None)
         keep = {*current.entities[:2], *([head] if head else [])}

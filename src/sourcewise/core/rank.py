@@ -7,23 +7,30 @@ import logging
 import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 from ..errors import InvalidURL
 from ..models import SNIPPET_MAX, ProviderHit, RawResult, SearchResult
 from .tiers import SourceTable, builtin_table, rate_key, wanted_projects
-from .urls import canonical_url
+from .urls import canonical_url, redact
 
 __all__ = ["cut_snippet", "dedup", "enrich", "pick_per_tier", "rank", "widen_by_tier"]
 
 log = logging.getLogger("sourcewise")
 _SPACE = re.compile(r"\s+")
-_TAG = re.compile(r"<[^>]+>")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_FRACTION = re.compile(r"(\.\d{6})\d+")
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_LETTER = re.compile(r"[^\W\d_]")
+_DATE_MAX = 100  # characters; a longer "date" is not one
+_TAG = re.compile(r"<[^<>]+>")  # not [^>]: "<<<<..." would rescan to the end from every "<"
 ELLIPSIS = "…"
 
 
 def clean_text(text: str) -> str:
-    """Plain text on one line: tags removed, entities decoded, white space collapsed."""
-    return _SPACE.sub(" ", html.unescape(_TAG.sub("", text))).strip()
+    """Plain text on one line: tags removed, entities decoded, white space collapsed, lone
+    surrogates (which no encoder accepts) replaced by U+FFFD."""
+    return _SURROGATE.sub("\ufffd", _SPACE.sub(" ", html.unescape(_TAG.sub("", text))).strip())
 
 
 def cut_snippet(text: str, limit: int = SNIPPET_MAX) -> str:
@@ -37,7 +44,8 @@ def cut_snippet(text: str, limit: int = SNIPPET_MAX) -> str:
 
 
 def enrich(raw: Iterable[RawResult], query: str, table: SourceTable | None = None) -> list[SearchResult]:
-    """Turn provider results into rated results; drop (and log) those with a bad URL or no title."""
+    """Turn provider results into rated results; drop (and log) those with a bad URL. A result
+    without a title is titled by its URL."""
     table = table or builtin_table()
     wanted = wanted_projects(table, query)
     out: list[SearchResult] = []
@@ -47,16 +55,13 @@ def enrich(raw: Iterable[RawResult], query: str, table: SourceTable | None = Non
         except InvalidURL as exc:
             log.warning("dropped a %s result with an invalid URL: %s", item.provider, exc)
             continue
-        title = clean_text(item.title) or clean_text(item.snippet)[:80]
-        if not title:
-            log.warning("dropped a %s result with no title: %s", item.provider, item.url)
-            continue
+        title = clean_text(item.title) or redact(clean_text(item.url))  # no title: titled by its URL
         rating = rate_key(key, wanted, table)
         # Every field was checked just above (URL, title, snippet length, score band).
         out.append(
             SearchResult.model_construct(
                 title=title,
-                url=item.url.strip(),
+                url=redact(item.url.strip()),
                 canonical_url=key,
                 snippet=cut_snippet(item.snippet),
                 tier=rating.tier,
@@ -131,17 +136,37 @@ def pick_per_tier(results: Sequence[SearchResult], per_tier: int, limit: int) ->
     return picked[:limit]
 
 
-def published_from(text: str | None) -> datetime | None:
-    """Parse an ISO-8601 date or timestamp from a provider; ``None`` when absent or unreadable."""
-    if not text:
+def published_from(text: Any, now: datetime | None = None) -> datetime | None:
+    """A provider's publication date: ISO-8601 first, then loose forms ("Jul 16, 2025",
+    "2 days ago", "3일 전") through dateparser. Relative forms count from ``now`` (when the
+    answer came) and are ``None`` without it; ``None`` as well when absent or unreadable."""
+    if not isinstance(text, str) or not text.strip() or len(text) > _DATE_MAX:
         return None
     value = text.strip().replace("Z", "+00:00")
     # Some engines send seven fractional digits ("2025-07-16T00:00:00.0000000").
-    value = re.sub(r"(\.\d{6})\d+", r"\1", value)
+    value = _FRACTION.sub(r"\1", value)
     try:
         parsed = datetime.fromisoformat(value)
     except ValueError:
-        return None
+        return _loose_date(text.strip(), now)
     # A time without an offset is taken as UTC, so that every published value is a full RFC 3339
     # date-time: MCP clients check structured output against the schema's "date-time" format.
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _loose_date(text: str, now: datetime | None) -> datetime | None:
+    year = _YEAR.search(text)
+    if not (year or (now is not None and _LETTER.search(text))):
+        return None  # a bare number ("12") is no date, and a relative one needs a base
+    import dateparser  # imported here: slow to load, and ISO dates are the rule
+
+    base = (now or datetime(2000, 1, 1, tzinfo=UTC)).astimezone(UTC).replace(tzinfo=None)
+    try:
+        found: datetime | None = dateparser.parse(
+            text, settings={"RELATIVE_BASE": base, "PREFER_DATES_FROM": "past"}
+        )
+    except (ValueError, OverflowError, TypeError, LookupError):  # pragma: no cover - parser quirks
+        return None
+    if found is None or (now is None and not (year and str(found.year) == year.group(0))):
+        return None
+    return found if found.tzinfo else found.replace(tzinfo=UTC)

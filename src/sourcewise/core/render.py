@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from ..errors import InvalidOption
 from ..models import SearchResponse, SearchResult
+from .text import json_safe, printable
 
 __all__ = ["FORMATS", "render"]
 
@@ -65,8 +66,10 @@ def quick(response: SearchResponse) -> str:
         else "The sources below match the query; their pages hold the answer."
     )
     lines += ["", "## References", ""]
+    # As the seed's layout: the references name each source and its rating; the links follow
+    # once, under Sources, in the same order.
     lines += [
-        f"- [{i}] [{TIER_LABELS[r.tier]}] {_link(r)} (tier {r.tier}, {r.reliability_score}/100)"
+        f"- [{i}] [{TIER_LABELS[r.tier]}] {_text(r.title)} (tier {r.tier}, {r.reliability_score}/100)"
         for i, r in enumerate(results, start=1)
     ]
     return "\n".join([*lines, "", *_sources(results)])
@@ -121,7 +124,12 @@ def as_json(response: SearchResponse) -> str:
 
 
 def render(response: SearchResponse, fmt: str = "quick") -> str:
-    renderers = {"quick": quick, "deep": deep, "progressive": progressive, "json": as_json}
+    """``response`` as text in ``fmt``. Titles and snippets come from outside: the text formats
+    lose control characters and bidi overrides, JSON escapes them (same values), so either can
+    go to a terminal."""
+    renderers = {"quick": quick, "deep": deep, "progressive": progressive}
+    if fmt == "json":
+        return json_safe(as_json(response))
     if fmt not in renderers:
         raise InvalidOption(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}")
-    return renderers[fmt](response)
+    return printable(renderers[fmt](response))

@@ -20,11 +20,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from datetime import date
+from urllib.parse import urlsplit
 
 from ..models import Route
 from .keywords import EXTERNAL, HOT, INTERNAL, RECENCY, RECENCY_FILLER, REQUEST_FILLER, TREND_WORDS, find
 from .text import is_hangul, strip_particle
-from .weburls import extract_urls
+from .weburls import find_urls
 
 __all__ = ["build_web_query", "route"]
 
@@ -45,7 +46,9 @@ def route(
 ) -> Route:
     """Decide what to do with ``question``; extra keywords extend the built-in sets."""
     today = today or date.today()
-    urls = extract_urls(question)
+    found_urls = find_urls(question)
+    urls = [url for url, site in found_urls if not site]
+    sites = [url for url, site in found_urls if site]
     found = {
         "recency": find(question, RECENCY | {k.lower() for k in recency}),
         "external": find(question, EXTERNAL | {k.lower() for k in external}),
@@ -56,6 +59,8 @@ def route(
         return Route(
             action="fetch", reason=f"the question gives {len(urls)} URL(s) to read", urls=urls, signals=found
         )
+    if sites:
+        return _site_search(question, sites, found, today)
     if found["internal"]:
         why = _why("internal", found["internal"], question)
         return Route(action="skip", reason=f"{why}: answer from private sources", signals=found)
@@ -67,6 +72,31 @@ def route(
         query = build_web_query(question, today=today)
         return Route(action="search", reason=f"{why}: needs {need}", query=query, signals=found)
     return Route(action="skip", reason="a general request: no recency, external or URL signal", signals=found)
+
+
+def _site_search(question: str, sites: list[str], found: dict[str, list[str]], today: date) -> Route:
+    """A bare domain names a place to look: search it (``site:``) for the rest of the question;
+    with nothing else asked, read its home page."""
+    hosts = [urlsplit(url).hostname or "" for url in sites]
+    rest = question
+    for host in hosts:  # the host, and a Korean particle glued to it ("docs.python.org에서")
+        rest = re.sub(re.escape(host) + r"/?[\uac00-\ud7a3]*", " ", rest, flags=re.IGNORECASE)
+    if not _has_content(rest):
+        return Route(action="fetch", reason="the question names a site to read", urls=sites, signals=found)
+    terms = build_web_query(rest, today=today, add_year=bool(found["recency"]))
+    query = " ".join([*(f"site:{h}" for h in hosts), terms])
+    where = ", ".join(hosts)
+    return Route(
+        action="search", reason=f"the question names {where} as the place to look", query=query, signals=found
+    )
+
+
+def _has_content(text: str) -> bool:
+    for raw in text.split():
+        word = strip_particle(raw.strip("?!.,;:\"'()[]{}").lower())
+        if len(word) > 1 and word not in REQUEST_FILLER and word not in RECENCY_FILLER:
+            return True
+    return False
 
 
 def _surface(keyword: str, question: str) -> str:
@@ -81,8 +111,9 @@ def _why(kind: str, keywords: list[str], question: str) -> str:
     return f"{label} keyword{'s' if len(set(keywords)) > 1 else ''} {said}"
 
 
-def build_web_query(question: str, *, today: date | None = None) -> str:
-    """The question as a web query: filler dropped, a trend word for "hot", the year added."""
+def build_web_query(question: str, *, today: date | None = None, add_year: bool = True) -> str:
+    """The question as a web query: filler dropped, a trend word for "hot", the year added
+    (unless ``add_year`` is false)."""
     today = today or date.today()
     kept: list[str] = []
     hot = False
@@ -102,6 +133,6 @@ def build_web_query(question: str, *, today: date | None = None) -> str:
     lower = {strip_particle(w.lower()) for w in kept}
     if hot and not lower & TREND_WORDS:
         kept.append("트렌드" if is_hangul(question) else "trends")
-    if not _YEAR.search(" ".join(kept)):
+    if add_year and not _YEAR.search(" ".join(kept)):
         kept.append(str(today.year))
     return " ".join(kept)

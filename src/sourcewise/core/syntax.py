@@ -10,6 +10,12 @@
 | ``type:file``  | ``has:file``       | ``has:attachment``   | (dropped)                            |
 | ``type:X``     | (dropped)          | (dropped)            | ``resource_subtype: X`` (milestone ...) |
 
+Dates: a plan's ``after``/``before`` are the first and last day wanted (inclusive). Each source
+is written in its own documented semantics: Slack's ``after:``/``before:`` exclude the day
+named, Gmail's ``after:`` includes it and ``before:`` excludes it, and the tracker's
+``modified_on.after``/``.before`` (Asana search) exclude it; so ``after:D`` for chat is the day
+before the first day wanted. The table above shows the shape; these shifts apply to it.
+
 The knowledge base gets a semantic ``descriptive_query`` or exact keyword phrases; the web gets
 plain terms, exact phrases and ``-negations``; so does code.
 """
@@ -17,7 +23,7 @@ plain terms, exact phrases and ``-negations``; so does code.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, timedelta
 
 from ..models import Constraints, SourceKind, SourceQuery
 from .text import is_hangul
@@ -57,6 +63,14 @@ def _slash(day: date) -> str:
     return day.strftime("%Y/%m/%d")
 
 
+def _shift(day: date, days: int) -> date:
+    """``day`` moved by ``days``; at the ends of the calendar it stays (nothing lies beyond)."""
+    try:
+        return day + timedelta(days=days)
+    except OverflowError:
+        return day
+
+
 def render_sources(
     sources: Sequence[SourceKind],
     *,
@@ -77,8 +91,8 @@ def render_sources(
     for source in sources:
         if source == "chat":
             filters = [f"in:#{ch.lstrip('#')}" for ch in c.channels] + [f"from:{a}" for a in c.authors]
-            filters += [f"after:{c.after.isoformat()}"] if c.after else []
-            filters += [f"before:{c.before.isoformat()}"] if c.before else []
+            filters += [f"after:{_shift(c.after, -1).isoformat()}"] if c.after else []
+            filters += [f"before:{_shift(c.before, 1).isoformat()}"] if c.before else []
             filters += ["is:thread" for t in c.types if t == "thread"] + [
                 "has:file" for t in c.types if t == "file"
             ]
@@ -89,7 +103,7 @@ def render_sources(
         elif source == "email":
             filters = [f"from:{a}" for a in c.authors] + [f"label:{ch.lstrip('#')}" for ch in c.channels]
             filters += [f"after:{_slash(c.after)}"] if c.after else []
-            filters += [f"before:{_slash(c.before)}"] if c.before else []
+            filters += [f"before:{_slash(_shift(c.before, 1))}"] if c.before else []
             filters += ["has:attachment" for t in c.types if t == "file"]
             out.append(
                 SourceQuery(
@@ -122,9 +136,9 @@ def render_sources(
                     c.authors
                 )
             if c.after:
-                params["modified_on_after"] = c.after.isoformat()
+                params["modified_on_after"] = _shift(c.after, -1).isoformat()
             if c.before:
-                params["modified_on_before"] = c.before.isoformat()
+                params["modified_on_before"] = _shift(c.before, 1).isoformat()
             subtypes = [t for t in c.types if t not in ("thread", "file")]
             if subtypes:
                 params["resource_subtype"] = subtypes[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-__all__ = ["is_hangul", "strip_particle", "word_forms", "words"]
+__all__ = ["is_hangul", "json_safe", "printable", "strip_particle", "word_forms", "words"]
 
 # A word keeps inner dots, plus and sharp signs so that "next.js", "c++", "c#" and ".net" survive.
 _WORD = re.compile(r"[.]?[\w][\w.+#'-]*[\w+#]|[.]?\w", re.UNICODE)
@@ -77,8 +77,42 @@ PARTICLES: tuple[str, ...] = tuple(
 )
 
 
+# What a terminal must never receive from outside text: C0 and C1 controls (escape sequences,
+# OSC titles, bells), bidi overrides and isolates (text that reads differently than it is), and
+# lone surrogates (which cannot even be encoded).
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_NEWLINES = re.compile("[\r\n\t\x0b\x0c\x85\u2028\u2029]+")
+
+
+def _replace_unsafe(match: re.Match[str]) -> str:
+    return "\ufffd" if "\ud800" <= match.group(0) <= "\udfff" else ""
+
+
+def printable(text: str, *, one_line: bool = False) -> str:
+    """``text`` safe for a terminal: controls and bidi overrides removed, lone surrogates
+    replaced; tabs and newlines kept unless ``one_line``."""
+    if one_line:
+        text = _NEWLINES.sub(" ", text)
+    return _UNSAFE.sub(_replace_unsafe, text)
+
+
+def _escape_json(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group(0)):04x}"
+
+
+def json_safe(text: str) -> str:
+    """JSON text with the characters ``printable`` removes written as ``\\uXXXX`` escapes
+    instead: the same JSON values, safe on a terminal. (JSON escapes C0 controls itself.)"""
+    return _UNSAFE.sub(_escape_json, text)
+
+
+_PARTICLE_SET = frozenset(PARTICLES)
+_LONGEST_PARTICLE = max(map(len, PARTICLES))
+_HANGUL = re.compile("[\uac00-\ud7a3]")
+
+
 def is_hangul(text: str) -> bool:
-    return any("\uac00" <= ch <= "\ud7a3" for ch in text)
+    return _HANGUL.search(text) is not None
 
 
 def words(text: str) -> list[str]:
@@ -90,9 +124,9 @@ def strip_particle(word: str) -> str:
     """``"시장을"`` -> ``"시장"``; words that are not Hangul or have no particle come back as is."""
     if not is_hangul(word):
         return word
-    for particle in PARTICLES:
-        if word.endswith(particle) and len(word) > len(particle):
-            return word[: -len(particle)]
+    for size in range(min(_LONGEST_PARTICLE, len(word) - 1), 0, -1):  # longest particle first
+        if word[-size:] in _PARTICLE_SET:
+            return word[:-size]
     return word
 
 

@@ -2,18 +2,28 @@
 
 Tiers and score bands: 1 official docs 90-100, 2 semi-official 70-89, 3 community 50-69,
 4 personal blogs and media 30-49. A rating is query-aware: a page scores highest when it is
-official for the project the query is about. Rules, first match wins:
+official for the project the query is about. A tier cannot be bought with a subdomain: a name
+like ``docs.`` only strengthens a site that is already known or named by the query, and hosts
+where anyone can publish are rated for what they are. Rules, first match wins:
 
 1. the user's ``tiers`` config (host or domain -> tier);
-2. the curated table (``data/domains.toml`` plus the user's ``official`` config), most specific
+2. a curated table entry for this very host (``esbuild.github.io``, ``requests.readthedocs.io``);
+3. user-content hosts (``[user_content]`` in the table: Google Docs/Sites/Drive, Notion pages, Gists, GitHub
+   Pages, Read the Docs, page hosts ...): tier 4, or 3 for Read the Docs; tier 1 when the
+   project slug is the project the query names (``requests.readthedocs.io`` for "requests");
+4. the curated table (``data/domains.toml`` plus the user's ``official`` config), most specific
    entry first, so ``kubernetes.io/blog`` (tier 2) beats ``kubernetes.io`` (tier 1) and
-   ``github.com/facebook/react`` (tier 1) beats ``github.com`` (tier 3);
-3. ``docs.*``, ``developer(s).*`` subdomains and Read the Docs sites: tier 1;
-4. a domain whose name is a project named in the query (``svelte.dev`` for "Svelte stores"): tier 1;
-5. ``blog.``/``engineering.`` subdomains of a known official domain: tier 2;
-6. government and academic domains (``.gov``, ``.edu``, ``.ac.kr``, ``.go.jp`` ...): tier 2;
-7. ``forum.``, ``community.``, ``discuss.`` subdomains: tier 3;
-8. anything else: tier 4 (a personal blog, or a site nobody has vouched for).
+   ``github.com/facebook/react`` (tier 1) beats ``github.com`` (tier 3); forum and Q&A paths
+   on an official site (``/forums``, ``/answers/questions`` ...) are community, tier 3;
+5. ``docs.*``, ``developer(s).*``, ``learn.*`` subdomains of a site the table knows, or of a
+   domain named after a project the query names: tier 1;
+6. a domain whose name is a project named in the query and missing from the table
+   (``brandnewlib.dev`` for "BrandNewLib"): tier 1. A project the table knows is official only
+   on the domains listed for it, so ``react.io`` or ``react-dev.com`` are no React sites;
+7. ``blog.``/``engineering.`` subdomains of a known official domain: tier 2;
+8. government and academic domains (``.gov``, ``.edu``, ``.ac.kr``, ``.go.jp`` ...): tier 2;
+9. ``forum.``, ``community.``, ``discuss.`` subdomains: tier 3;
+10. anything else: tier 4 (a personal blog, or a site nobody has vouched for).
 """
 
 from __future__ import annotations
@@ -82,6 +92,12 @@ _INSTITUTION = (
     "gouv.fr",
     "bund.de",
 )
+#: Hosts where anyone can publish (``[user_content]`` in ``data/domains.toml``), by host suffix
+#: and optional path prefix: what is there is rated for what it is, whoever owns the domain.
+_LOCALE = re.compile(r"^/[a-z]{2}(?:[-_][a-z]{2,4})?(?=/)")
+_RTD = ("readthedocs.io", "readthedocs.org", "readthedocs-hosted.com")
+#: Forum and Q&A paths on an official site: community answers, not the docs.
+_COMMUNITY_PATHS = ("/forums", "/forum", "/answers/questions", "/community", "/discussions", "/thread")
 _psl = PublicSuffixList()
 # CamelCase or all-caps names of three or more letters: likely a product the query is about.
 _NAME = re.compile(r"\b(?:[A-Z]{3,}[a-z]*|[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+|[a-z]+[A-Z]\w*)\b")
@@ -251,26 +267,55 @@ def _in_path(name: str, path: str) -> bool:
     return name.replace(" ", "-") in segments
 
 
+def user_content() -> dict[str, str]:
+    """Hosts where anyone can publish -> what is published there."""
+    return _builtin()["user_content"]  # type: ignore[return-value]
+
+
+def _user_content(host: str, path: str) -> tuple[str, str, bool] | None:
+    """(the user-content suffix, what it is, whether a path said so) when anyone can publish
+    at this host and path."""
+    labels = host.split(".")
+    for i in range(len(labels)):
+        suffix = ".".join(labels[i:])
+        for spec, what in user_content().items():
+            spec_host, _, spec_path = spec.partition("/")
+            if suffix == spec_host and (not spec_path or path.lower().startswith("/" + spec_path)):
+                return suffix, what, bool(spec_path)
+    return None
+
+
+def _named(label: str, wanted: Mapping[str, str]) -> str | None:
+    """The wanted project whose name is ``label`` (a domain label or a project slug)."""
+    for project, said in wanted.items():
+        if label in {project.replace(" ", "").replace(".", ""), said.replace(" ", "").replace(".", "")}:
+            return project
+    return None
+
+
 def _classify(
     table: SourceTable, host: str, path: str, wanted: Mapping[str, str]
 ) -> tuple[Tier, int, str, str | None]:
     entry = table.lookup(host, path)
+    hosted = _user_content(host, path)
+    by_path = hosted is not None and hosted[2]  # huggingface.co/spaces beats huggingface.co
+    if entry is not None and (entry.source == "config" or (entry.host == host and not by_path)):
+        return _from_table(table, entry, host, path)
+    if hosted is not None:
+        return _hosted(host, hosted, wanted)
     if entry is not None:
-        project = entry.project or table.project_of(host)
-        where = entry.host + entry.path
-        if entry.source == "config":
-            return entry.tier, entry.score, f"{where} is set to tier {entry.tier} in your config", project
-        if entry.tier == 1:
-            return 1, entry.score + 1, f"{where} is an official site of {entry.project}", project
-        return entry.tier, entry.score, f"{where} is a known {_LABEL[entry.tier]} source", project
-    if host.startswith(_DOC_HOSTS) or host.endswith((".readthedocs.io", ".readthedocs.org")):
-        return 1, 90, f"{host} is a documentation site", table.project_of(host)
+        return _from_table(table, entry, host, path)
     registrable = _psl.privatesuffix(host) or host
     label = registrable.split(".")[0]
-    for project, said in wanted.items():
-        if label in {project.replace(" ", "").replace(".", ""), said.replace(" ", "").replace(".", "")}:
-            return 1, 90, f"the domain {registrable} is named after {said!r} in the query", project
+    named = _named(label, wanted)
     owner = table.project_of(registrable)
+    if host.startswith(_DOC_HOSTS) and host != registrable:
+        if owner or table.lookup(registrable, "/") is not None:
+            return 1, 90, f"{host} is the documentation site of {owner or registrable}", owner
+        if named:
+            return 1, 90, f"{host} documents {wanted[named]!r}, named in the query", named
+    if named and named not in table.names.values():
+        return 1, 90, f"the domain {registrable} is named after {wanted[named]!r} in the query", named
     if owner and host.startswith(_BLOG_HOSTS):
         return 2, 78, f"{host} is an official blog of {owner}", owner
     suffix = _psl.publicsuffix(host) or ""
@@ -280,7 +325,36 @@ def _classify(
         return 3, 55, f"{host} is a community forum", None
     if "blog" in host:
         return 4, 36, f"{host} looks like a personal blog", None
+    if host.startswith(_DOC_HOSTS):
+        return 4, 33, f"{host} calls itself documentation, but no one has vouched for {registrable}", None
     return 4, 33, f"{host} is not a source the table knows", None
+
+
+def _from_table(table: SourceTable, entry: _Entry, host: str, path: str) -> tuple[Tier, int, str, str | None]:
+    project = entry.project or table.project_of(host)
+    where = entry.host + entry.path
+    if entry.source == "config":
+        return entry.tier, entry.score, f"{where} is set to tier {entry.tier} in your config", project
+    if entry.tier == 1:
+        unlocalised = _LOCALE.sub("", path.lower())  # "/en-us/answers/..." is "/answers/..."
+        if unlocalised.startswith(_COMMUNITY_PATHS):
+            forum = "/" + unlocalised.split("/")[1]
+            return 3, 60, f"{host}{forum} is a community forum on an official site", project
+        return 1, entry.score + 1, f"{where} is an official site of {entry.project}", project
+    return entry.tier, entry.score, f"{where} is a known {_LABEL[entry.tier]} source", project
+
+
+def _hosted(
+    host: str, hosted: tuple[str, str, bool], wanted: Mapping[str, str]
+) -> tuple[Tier, int, str, str | None]:
+    suffix, what, _ = hosted
+    slug = host[: -len(suffix) - 1] if host != suffix else ""
+    if suffix in _RTD:
+        named = _named(slug, wanted) if slug else None
+        if named:
+            return 1, 90, f"{host} is the Read the Docs site of {wanted[named]!r}, named in the query", named
+        return 3, 55, f"{host} is {what}, not known to be the project's own", None
+    return 4, 35, f"{host} is {what}: rated for what it is, not for {suffix}", None
 
 
 def wanted_projects(table: SourceTable, query: str) -> dict[str, str]:

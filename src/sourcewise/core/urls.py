@@ -4,12 +4,18 @@ The seed's key (host + path, every query parameter dropped) merges pages that di
 their query string, such as ``/item?id=1`` and ``/item?id=2``. Ours keeps meaningful parameters
 and drops only tracking ones. The rules, in order:
 
-1. Surrounding white space is stripped; only absolute ``http``/``https`` URLs are accepted
-   (protocol-relative ``//host/path`` is read as https). Anything else raises ``InvalidURL``.
+1. Surrounding control characters and spaces are stripped, tabs and newlines inside are
+   removed, a backslash before the query is a slash (as browsers read it); only absolute
+   ``http``/``https`` URLs of at most ``MAX_URL`` characters are accepted (protocol-relative
+   ``//host/path`` is read as https). Anything else raises ``InvalidURL``.
 2. The scheme does not matter: the key always says ``https``.
 3. The host is lower-cased, IDN labels become punycode (UTS #46), a trailing dot and a leading
-   ``www.`` are dropped; the default port (80 for http, 443 for https) is dropped.
-4. User name and password are dropped (they never identify a different page).
+   ``www.`` are dropped; ports 80 and 443 are dropped (the key's scheme is always https, so
+   both are its default port, and a key is its own key: ``canonical_url`` is idempotent).
+   A host is read as WHATWG reads it: mapped to ASCII first, then a host ending in a number
+   is an IPv4 address (``0x7f.1`` is 127.0.0.1) or invalid (``a.2``).
+4. User name and password are dropped (they never identify a different page); they are never
+   sent, printed or stored either (``redact`` removes them from messages).
 5. Dot segments (``.``, ``..``) are resolved; percent-escapes of unreserved characters are
    decoded (``%7E`` -> ``~``), other escapes are upper-cased, and characters that need
    escaping (spaces, non-ASCII) are escaped as UTF-8. Bytes are never re-decoded, so ``%2F``
@@ -23,14 +29,26 @@ and drops only tracking ones. The rules, in order:
 
 from __future__ import annotations
 
+import ipaddress
 import re
+from typing import NamedTuple
 from urllib.parse import quote_from_bytes, unquote_to_bytes, urlsplit
 
 import idna
 
 from ..errors import InvalidURL
 
-__all__ = ["TRACKING_PARAMS", "canonical_url", "host_of", "is_http_url", "parse_ipv4"]
+__all__ = [
+    "MAX_URL",
+    "TRACKING_PARAMS",
+    "WebURL",
+    "canonical_url",
+    "host_of",
+    "is_http_url",
+    "parse_ipv4",
+    "parse_web_url",
+    "redact",
+]
 
 #: Query parameters that only track the visitor and never change the page. Any parameter whose
 #: name starts with ``utm_`` is dropped as well. Names are compared case-insensitively.
@@ -94,6 +112,41 @@ _HOST_OK = re.compile(r"^[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?$")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _NO_SLASHES = re.compile(r"^https?:/?(?!/)", re.IGNORECASE)
 _SLASHES = re.compile(r"/{2,}")
+_C0_SPACE = "".join(chr(i) for i in range(0x21))
+_TAB_NEWLINE = re.compile(r"[\t\n\r]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+# Scheme, then the authority up to its last "@" (WHATWG: the authority ends at / \ ? or #).
+_USERINFO = re.compile(r"^([\x00-\x20]*[A-Za-z][A-Za-z0-9+.-]*:[/\\]*)[^/\\?#]*@")
+_USERINFO_IN_TEXT = re.compile(r"(?<=://)[^\s/\\?#@]*@")
+MAX_URL = 8192  # characters; longer is refused (browsers and servers stop near here too)
+
+
+class WebURL(NamedTuple):
+    """One parser's view of an http(s) URL: what the key is made from and what is fetched."""
+
+    scheme: str  # "http" or "https"
+    host: str  # lower case, punycode, dotted IPv4, bare IPv6; no trailing dot
+    port: int | None  # as written, None when absent
+    path: str  # escaped, dot segments resolved, starts with "/"
+    query: str  # escaped, in the order given; "" when absent
+    fragment: str
+
+    @property
+    def netloc(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return host if self.port is None else f"{host}:{self.port}"
+
+    def request_url(self) -> str:
+        """The URL to send: no user info, no fragment, every part as this parser read it."""
+        query = f"?{self.query}" if self.query else ""
+        return f"{self.scheme}://{self.netloc}{self.path}{query}"
+
+
+def redact(url: str) -> str:
+    """``url`` without its user info (``user:password@``), for messages and logs."""
+    if not isinstance(url, str):
+        return repr(url)
+    return _USERINFO_IN_TEXT.sub("", _USERINFO.sub(r"\1", url[:MAX_URL]))
 
 
 def is_http_url(url: str) -> bool:
@@ -111,11 +164,23 @@ def host_of(url: str) -> str:
     return urlsplit(key).hostname or ""
 
 
-def canonical_url(url: str) -> str:
-    """Return the dedup key of ``url``; raise ``InvalidURL`` if it is not an http(s) URL."""
+def _bad(url: str, why: str) -> InvalidURL:
+    return InvalidURL(f"Invalid URL {redact(url)!r}: {why}")
+
+
+def parse_web_url(url: str) -> WebURL:
+    """Parse an absolute http(s) URL the way WHATWG does; ``InvalidURL`` for anything else.
+
+    Both the dedup key (``canonical_url``) and the fetcher's request are built from this, so
+    that the address that was checked and keyed is the address that is fetched.
+    """
     if not isinstance(url, str):
         raise InvalidURL(f"URL must be a string, not {type(url).__name__}")
-    text = url.strip()
+    if len(url) > MAX_URL:
+        raise InvalidURL(f"URL is longer than {MAX_URL} characters")
+    if _SURROGATE.search(url):
+        raise _bad(url, "it contains a lone surrogate (not valid Unicode text)")
+    text = _TAB_NEWLINE.sub("", url.strip(_C0_SPACE))
     if text.startswith("//"):
         text = "https:" + text
     cut = min((i for i in (text.find("?"), text.find("#")) if i >= 0), default=len(text))
@@ -126,18 +191,36 @@ def canonical_url(url: str) -> str:
         parts = urlsplit(text)
         port = parts.port
     except ValueError as exc:
-        raise InvalidURL(f"Invalid URL {url!r}: {exc}") from exc
+        raise _bad(url, str(exc)) from exc
     scheme = parts.scheme.lower()
     if scheme not in _DEFAULT_PORTS:
         hint = "add http:// or https://" if not scheme else f"scheme {scheme!r} is not supported"
-        raise InvalidURL(f"Invalid URL {url!r}: only absolute http(s) URLs are accepted ({hint})")
-    host = _normalise_host(parts.hostname, url)
+        raise _bad(url, f"only absolute http(s) URLs are accepted ({hint})")
+    if port is not None and port == _DEFAULT_PORTS[scheme]:
+        port = None
+    return WebURL(
+        scheme,
+        _normalise_host(parts.hostname, url),
+        port,
+        _normalise_path(parts.path),
+        _normalise_escapes(parts.query, _QUERY_SAFE + "&=+%"),
+        parts.fragment,
+    )
+
+
+def canonical_url(url: str) -> str:
+    """Return the dedup key of ``url``; raise ``InvalidURL`` if it is not an http(s) URL."""
+    parts = parse_web_url(url)
+    host = parts.host
+    if host.startswith("www.") and "." in host[4:]:
+        host = host[4:]
     netloc = f"[{host}]" if ":" in host else host
-    if port is not None and port != _DEFAULT_PORTS[scheme]:
-        netloc += f":{port}"
-    path = _normalise_path(parts.path)
-    query = _normalise_query(parts.query)
+    # The key says https whatever the scheme, so both default ports are the default port.
+    if parts.port is not None and parts.port not in _DEFAULT_PORTS.values():
+        netloc += f":{parts.port}"
+    path = _SLASHES.sub("/", parts.path).rstrip("/") or "/"
     key = f"https://{netloc}{path}"
+    query = _normalise_query(parts.query)
     if query:
         key += f"?{query}"
     fragment = parts.fragment
@@ -148,25 +231,32 @@ def canonical_url(url: str) -> str:
 
 def _normalise_host(hostname: str | None, original: str) -> str:
     if not hostname:
-        raise InvalidURL(f"Invalid URL {original!r}: it has no host")
-    host = hostname.rstrip(".")
-    if ":" in host:  # IPv6 literal; urlsplit has validated the brackets
-        return host.lower()
+        raise _bad(original, "it has no host")
+    host = hostname
+    if ":" in host:  # IPv6 literal; urlsplit has checked the brackets
+        try:
+            return str(ipaddress.IPv6Address(host))
+        except ValueError as exc:
+            raise _bad(original, f"{hostname!r} is not a valid IPv6 address") from exc
     if "%" in host:
         host = unquote_to_bytes(host).decode("utf-8", "replace")
-    ipv4 = parse_ipv4(host, original)
-    if ipv4 is not None:
-        return ipv4
+    # WHATWG order: map the domain to ASCII first, then read a host ending in a number as IPv4.
     if not host.isascii():
         try:
             host = idna.encode(host, uts46=True).decode("ascii")
-        except idna.IDNAError as exc:
-            raise InvalidURL(f"Invalid URL {original!r}: bad international host ({exc})") from exc
-    host = host.lower()
+        except (idna.IDNAError, UnicodeError, ValueError) as exc:
+            raise _bad(original, f"bad international host ({exc})") from exc
+    host = host.lower().rstrip(".")
+    ipv4 = parse_ipv4(host, original)
+    if ipv4 is not None:
+        return ipv4
     if not _HOST_OK.match(host) or ".." in host:
-        raise InvalidURL(f"Invalid URL {original!r}: {hostname!r} is not a valid host name")
-    if host.startswith("www.") and "." in host[4:]:
-        host = host[4:]
+        raise _bad(original, f"{hostname!r} is not a valid host name")
+    if "xn--" in host:
+        try:
+            idna.decode(host)
+        except (idna.IDNAError, UnicodeError, ValueError) as exc:
+            raise _bad(original, f"{hostname!r} is not a valid international host ({exc})") from exc
     return host
 
 
@@ -181,7 +271,7 @@ def parse_ipv4(host: str, original: str = "") -> str | None:
         labels.pop()
     if not labels or not re.fullmatch(r"\d+|0[xX][0-9A-Fa-f]*", labels[-1]):
         return None
-    bad = InvalidURL(f"Invalid URL {original or host!r}: {host!r} is not a valid IPv4 address")
+    bad = InvalidURL(f"Invalid URL {redact(original or host)!r}: {host!r} is not a valid IPv4 address")
     if len(labels) > 4:
         raise bad
     numbers = []
@@ -227,8 +317,7 @@ def _normalise_path(path: str) -> str:
                 segments.pop()
         elif segment != ".":
             segments.append(segment)
-    # Repeated slashes are collapsed: servers almost always map "//a" and "/a" to one page.
-    resolved = _SLASHES.sub("/", "/".join(segments)).rstrip("/")
+    resolved = "/".join(segments)
     return resolved if resolved.startswith("/") else "/" + resolved
 
 

@@ -2,33 +2,68 @@
 
 from __future__ import annotations
 
+import re
+from datetime import date, datetime
 from typing import Any
 
 from ..errors import InvalidOption, InvalidQuery
 from ..models import Tier
 
 __all__ = [
+    "MAX_QUERY",
+    "MAX_QUESTION",
     "MAX_RESULTS",
     "MIN_QUERY",
     "STRATEGIES",
     "validate_max_results",
     "validate_query",
+    "validate_question",
     "validate_tier",
+    "validate_today",
 ]
 
 MIN_QUERY = 3
+#: Longest search query, in characters: search engines stop reading near 2,000 (Google's limit
+#: is 2,048 characters of URL), so a longer one is a mistake, not a query.
+MAX_QUERY = 2000
+#: Longest question that ``route``, ``plan`` and ``conditional_web_search`` read.
+MAX_QUESTION = 10_000
 MAX_RESULTS = 50
+_SURROGATE = re.compile("[\ud800-\udfff]")
 STRATEGIES = ("default", "official", "comprehensive", "progressive")
 
 
-def validate_query(query: Any) -> str:
-    """The stripped query; ``InvalidQuery`` if it is not text or shorter than 3 characters."""
+def validate_query(query: Any, limit: int = MAX_QUERY, what: str = "Search query") -> str:
+    """The stripped query; ``InvalidQuery`` if it is not text, shorter than 3 characters,
+    longer than ``limit`` or not valid Unicode (a lone surrogate, from invalid UTF-8)."""
     if not isinstance(query, str):
-        raise InvalidQuery(f"Search query must be text, not {type(query).__name__}")
+        raise InvalidQuery(f"{what} must be text, not {type(query).__name__}")
     text = query.strip()
     if len(text) < MIN_QUERY:
-        raise InvalidQuery("Search query must be at least 3 characters")
+        raise InvalidQuery(f"{what} must be at least 3 characters")
+    if len(text) > limit:
+        raise InvalidQuery(f"{what} is {len(text)} characters long; the limit is {limit}")
+    if _SURROGATE.search(text):
+        raise InvalidQuery(f"{what} is not valid text (invalid UTF-8 or a lone surrogate)")
     return text
+
+
+def validate_question(question: Any) -> str:
+    """``validate_query`` for a question to route or plan (``MAX_QUESTION`` characters)."""
+    return validate_query(question, MAX_QUESTION, "Question")
+
+
+def validate_today(today: Any) -> date | None:
+    """``today`` as a date between the years 1000 and 9000; ``InvalidOption`` otherwise."""
+    if today is None:
+        return None
+    if isinstance(today, datetime):
+        today = today.date()
+    if not isinstance(today, date):
+        raise InvalidOption(f"today must be a datetime.date, got {type(today).__name__} {today!r}")
+    if not 1000 <= today.year <= 9000:
+        raise InvalidOption(f"today must be a date between the years 1000 and 9000, got {today}")
+    return today
 
 
 def validate_tier(tier: Any) -> Tier | None:

@@ -14,8 +14,9 @@ import re
 from publicsuffixlist import PublicSuffixList
 
 from .text import is_hangul, strip_particle
+from .urls import is_http_url, redact
 
-__all__ = ["extract_urls"]
+__all__ = ["extract_urls", "find_urls"]
 
 _psl = PublicSuffixList()
 _SCHEME = re.compile(r"https?://[^\s<>\"'`]+", re.IGNORECASE)
@@ -27,6 +28,8 @@ _WEB_TLDS = frozenset(
     "com org net io dev app ai co kr jp cn uk de fr ca au in me info edu gov xyz tech site blog page".split()
 )
 _FILE_TLDS = frozenset("py rs sh md pl ts js go cc cs rb php sql txt yml yaml json toml lock zip".split())
+# Anchored at the start of the Hangul run, so a failed match is not retried from every syllable.
+_HANGUL_TAIL = re.compile(r"(?<![\uac00-\ud7a3])[\uac00-\ud7a3]+$")
 _TRAILING = ".,;:!?'\"»」』、。，"
 _PAIRS = {")": "(", "]": "[", "}": "{", ">": "<"}
 
@@ -39,7 +42,7 @@ def _trim(url: str) -> str:
         else:
             break
     # A Korean particle glued to the end of the URL ("https://x.com/page를") is not part of it.
-    match = re.search(r"[\uac00-\ud7a3]+$", url)
+    match = _HANGUL_TAIL.search(url)
     if match:
         before = url[match.start() - 1] if match.start() else ""
         if before not in "/=-_":  # ".html에서": Korean glued to an ASCII word is not the URL's
@@ -65,8 +68,16 @@ def _looks_like_site(host: str, path: str | None) -> bool:
 
 
 def extract_urls(text: str) -> list[str]:
-    """The URLs in ``text``, in order, without duplicates; scheme-less ones get ``https://``."""
+    """The URLs in ``text``, in order, without duplicates; scheme-less ones get ``https://``.
+    Only URLs that ``canonical_url`` accepts are returned."""
+    return [url for url, _ in find_urls(text)]
+
+
+def find_urls(text: str) -> list[tuple[str, bool]]:
+    """``extract_urls`` with, for each URL, whether it is a bare site: a host written without
+    a scheme or a path ("docs.python.org에서 찾아줘"), which names a place to look, not a page."""
     found: list[tuple[int, str]] = []
+    bare: set[str] = set()
     spans: list[tuple[int, int]] = []
     for match in _SCHEME.finditer(text):
         url = _trim(match.group(0))
@@ -79,5 +90,9 @@ def extract_urls(text: str) -> list[str]:
         host, path = match.group(1), match.group(2)
         if not _looks_like_site(host, path):
             continue
-        found.append((match.start(), "https://" + _trim(match.group(0))))
-    return list(dict.fromkeys(url for _, url in sorted(found)))
+        url = "https://" + _trim(match.group(0))
+        found.append((match.start(), url))
+        if not path or path == "/":
+            bare.add(redact(url))
+    urls = dict.fromkeys(redact(url) for _, url in sorted(found) if is_http_url(url))
+    return [(url, url in bare) for url in urls]

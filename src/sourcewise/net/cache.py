@@ -1,7 +1,9 @@
 """The page cache: SQLite, keyed by canonical URL, 15 minutes by default (seed 000).
 
 Each write is one transaction, so a crash never leaves a half-written entry. A cache file that
-cannot be read (corrupt, wrong schema) is reported once and bypassed, never fatal to a fetch.
+cannot be opened (corrupt, read-only home) is reported once and replaced by an in-memory cache;
+a read or write that fails later is reported and bypassed, never fatal to a fetch. Expired
+rows are purged as new ones are written.
 """
 
 from __future__ import annotations
@@ -13,18 +15,33 @@ from dataclasses import asdict
 from pathlib import Path
 
 from ..core.extract import Extracted
+from .db import open_db
 
 __all__ = ["CachedDocument", "PageCache"]
 
 log = logging.getLogger("sourcewise")
 
 
+Hop = tuple[str, int, list[str]]
+
+
 class CachedDocument:
-    def __init__(self, url: str, extracted: Extracted, fetched_at: float, truncated: bool) -> None:
+    """A fetched page. ``hops`` are (host, port, addresses connected to) for every request that
+    led to it, so that a later caller is served it only if its own guard allows each of them."""
+
+    def __init__(
+        self,
+        url: str,
+        extracted: Extracted,
+        fetched_at: float,
+        truncated: bool,
+        hops: list[Hop] | None = None,
+    ) -> None:
         self.url = url
         self.extracted = extracted
         self.fetched_at = fetched_at
         self.truncated = truncated
+        self.hops: list[Hop] = hops or []
 
     def to_json(self) -> str:
         return json.dumps(
@@ -33,6 +50,7 @@ class CachedDocument:
                 "extracted": asdict(self.extracted),
                 "fetched_at": self.fetched_at,
                 "truncated": self.truncated,
+                "hops": self.hops,
             },
             ensure_ascii=False,
         )
@@ -40,26 +58,26 @@ class CachedDocument:
     @classmethod
     def from_json(cls, text: str) -> CachedDocument:
         data = json.loads(text)
-        return cls(data["url"], Extracted(**data["extracted"]), data["fetched_at"], data["truncated"])
+        # A row without hops (written by an older version) cannot be re-checked: a miss.
+        hops = [(str(h), int(p), [str(a) for a in addresses]) for h, p, addresses in data["hops"]]
+        if not hops:
+            raise ValueError("no hops")
+        return cls(data["url"], Extracted(**data["extracted"]), data["fetched_at"], data["truncated"], hops)
+
+
+def _setup(db: sqlite3.Connection) -> None:
+    with db:
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS page"
+            " (key TEXT PRIMARY KEY, fetched_at REAL NOT NULL, doc TEXT NOT NULL)"
+        )
 
 
 class PageCache:
     def __init__(self, path: Path | None, ttl: float) -> None:
         self.ttl = ttl
         self.path = path
-        self._db: sqlite3.Connection | None = None
-        try:
-            if path is not None:
-                path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(path) if path else ":memory:", timeout=10, check_same_thread=False)
-            with self._db:
-                self._db.execute(
-                    "CREATE TABLE IF NOT EXISTS page"
-                    " (key TEXT PRIMARY KEY, fetched_at REAL NOT NULL, doc TEXT NOT NULL)"
-                )
-        except sqlite3.DatabaseError as exc:
-            log.warning("page cache %s is unusable (%s); fetching without a cache", path, exc)
-            self._db = None
+        self._db: sqlite3.Connection | None = open_db(path, _setup, "page cache")
 
     def get(self, key: str, now: float) -> CachedDocument | None:
         if self._db is None:
@@ -76,11 +94,13 @@ class PageCache:
         except (ValueError, KeyError, TypeError):
             return None
 
-    def put(self, keys: list[str], doc: CachedDocument) -> None:
+    def put(self, keys: list[str], doc: CachedDocument, now: float | None = None) -> None:
         if self._db is None:
             return
         try:
             with self._db:
+                if now is not None:  # expired rows are purged as new ones come in
+                    self._db.execute("DELETE FROM page WHERE fetched_at <= ?", (now - self.ttl,))
                 self._db.executemany(
                     "INSERT OR REPLACE INTO page VALUES (?, ?, ?)",
                     [(key, doc.fetched_at, doc.to_json()) for key in dict.fromkeys(keys)],

@@ -8,14 +8,15 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import httpx
 
 from ..config import Settings
 from ..core.extract import extract, is_challenge
-from ..core.urls import canonical_url
+from ..core.urls import canonical_url, parse_web_url
 from ..errors import (
+    AddressNotAllowed,
     ChallengePage,
     FetchConnectionError,
     FetchError,
@@ -43,6 +44,21 @@ class _Raw:
     truncated: bool
 
 
+def request_url(url: str) -> str:
+    """The URL to send for ``url``: built from the parse that was validated and keyed, and
+    refused when httpx would read it differently (one parser's view end to end)."""
+    parts = parse_web_url(url)
+    target = parts.request_url()
+    try:
+        seen = httpx.URL(target)
+        same = seen.raw_host.decode("ascii").strip("[]").lower() == parts.host and seen.port == parts.port
+    except (httpx.InvalidURL, UnicodeError, ValueError) as exc:
+        raise InvalidURL(f"Invalid URL {target!r}: the HTTP client cannot read it ({exc})") from exc
+    if not same:
+        raise InvalidURL(f"Invalid URL {target!r}: the HTTP client reads its host differently")
+    return target
+
+
 class Fetcher:
     """Fetches pages. One per process is enough; ``aclose()`` when done.
 
@@ -63,15 +79,21 @@ class Fetcher:
         self.resolver = resolver
         self.cache = cache or PageCache(settings.state_dir / "pages.sqlite3", settings.cache_ttl)
         self._clients: dict[bool, httpx.AsyncClient] = {}
+        self._guards: dict[bool, AddressGuard] = {}
         self._inflight: dict[tuple[str, bool], asyncio.Future[CachedDocument]] = {}
         self._hosts: dict[str, asyncio.Semaphore] = {}
         self._last: dict[str, float] = {}
 
-    def _client(self, allow_private: bool) -> httpx.AsyncClient:
-        if allow_private not in self._clients:
-            guard = AddressGuard(
+    def _guard(self, allow_private: bool) -> AddressGuard:
+        if allow_private not in self._guards:
+            self._guards[allow_private] = AddressGuard(
                 allow_private=allow_private, allow_hosts=self.settings.allow_hosts, resolver=self.resolver
             )
+        return self._guards[allow_private]
+
+    def _client(self, allow_private: bool) -> httpx.AsyncClient:
+        if allow_private not in self._clients:
+            guard = self._guard(allow_private)
             self._clients[allow_private] = httpx.AsyncClient(
                 transport=GuardedTransport(guard),
                 timeout=httpx.Timeout(self.settings.timeout),
@@ -98,7 +120,7 @@ class Fetcher:
         key = canonical_url(url)
         if use_cache:
             cached = self.cache.get(key, self.clock())
-            if cached is not None:
+            if cached is not None and self._permitted(cached, allow_private):
                 return cached, True
         flight = (key, allow_private)
         if flight in self._inflight:  # single flight: join the fetch already under way
@@ -107,7 +129,8 @@ class Fetcher:
         self._inflight[flight] = future
         try:
             doc = await self._download(url, allow_private)
-            self.cache.put([key, canonical_url(doc.url)], doc)
+            if doc.hops:
+                self.cache.put([key, canonical_url(doc.url)], doc, self.clock())
             future.set_result(doc)
             return doc, False
         except BaseException as exc:
@@ -117,22 +140,41 @@ class Fetcher:
         finally:
             del self._inflight[flight]
 
+    def _permitted(self, doc: CachedDocument, allow_private: bool) -> bool:
+        """A cached page reaches only a caller whose own guard would have let every hop through."""
+        guard = self._guard(allow_private)
+        try:
+            for host, port, addresses in doc.hops:
+                guard.check(host, port, addresses)
+        except AddressNotAllowed as exc:
+            log.info("not serving %s from the cache: %s", doc.url, exc.detail)
+            return False
+        return True
+
     async def _download(self, url: str, allow_private: bool) -> CachedDocument:
         client = self._client(allow_private)
-        current = url
+        guard = self._guard(allow_private)
+        current = request_url(url)
+        hops: list[tuple[str, int, list[str]]] = []
         for _hop in range(self.settings.max_redirects + 1):
             raw = await self._with_retries(client, current)
+            target = httpx.URL(current)
+            port = target.port or (443 if target.scheme == "https" else 80)
+            host = target.raw_host.decode("ascii").strip("[]").lower()
+            hops.append((host, port, guard.approved.get((host, port), [])))
             if raw.status in (301, 302, 303, 307, 308) and "location" in raw.headers:
-                target = urljoin(current, raw.headers["location"])
+                location = urljoin(current, raw.headers["location"])
                 try:
-                    canonical_url(target)
+                    current = request_url(location)
                 except InvalidURL as exc:
                     raise FetchError(
-                        current, f"redirected to something that is not a web page: {target!r}"
+                        current, f"redirected to something that is not a web page: {location!r}"
                     ) from exc
-                current = target
                 continue
-            return self._read(raw)
+            doc = self._read(raw)
+            # Only a page whose every hop's addresses are known can be re-checked from the cache.
+            doc.hops = hops if all(addresses for _, _, addresses in hops) else []
+            return doc
         raise TooManyRedirects(url, f"more than {self.settings.max_redirects} redirects")
 
     def _read(self, raw: _Raw) -> CachedDocument:
@@ -179,7 +221,7 @@ class Fetcher:
         raise AssertionError("unreachable")
 
     async def _polite(self, client: httpx.AsyncClient, url: str) -> _Raw:
-        host = (urlsplit(url).hostname or "").lower()
+        host = httpx.URL(url).raw_host.decode("ascii").lower()
         gate = self._hosts.setdefault(host, asyncio.Semaphore(self.settings.host_concurrency))
         async with gate:
             # Reserve the next slot before sleeping, so that requests waiting together are spaced

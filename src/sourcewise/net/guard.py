@@ -103,6 +103,8 @@ class AddressGuard:
         self.allow_private = allow_private
         self.allow_hosts = frozenset(h.lower().rstrip(".") for h in allow_hosts)
         self.resolver = resolver or system_resolver
+        #: (host, port) -> the addresses last checked and connected to, for the page cache
+        self.approved: dict[tuple[str, int], list[str]] = {}
 
     def _literal(self, host: str) -> str | None:
         try:
@@ -117,16 +119,24 @@ class AddressGuard:
     async def addresses(self, host: str, port: int) -> list[str]:
         """The addresses to connect to for ``host``; ``AddressNotAllowed`` if any is refused."""
         name = host.lower().rstrip(".")
-        allowed = name in self.allow_hosts or f"{name}:{port}" in self.allow_hosts
         literal = self._literal(name)
-        if not allowed and name in METADATA_NAMES:
-            raise AddressNotAllowed(host, f"refused {host}: it is a cloud metadata host name", address=host)
+        self.check(host, port, [])  # a metadata host name is refused before any DNS query
         try:
             found = [literal] if literal else await self.resolver(name, port)
         except OSError as exc:
             raise FetchConnectionError(host, f"cannot resolve {host} ({exc})") from exc
+        self.check(host, port, found)
+        self.approved[(name, port)] = found
+        return found
+
+    def check(self, host: str, port: int, found: Iterable[str]) -> None:
+        """``AddressNotAllowed`` unless this policy lets ``host`` be reached at ``found``. Pure."""
+        name = host.lower().rstrip(".")
+        allowed = name in self.allow_hosts or f"{name}:{port}" in self.allow_hosts
+        if not allowed and name in METADATA_NAMES:
+            raise AddressNotAllowed(host, f"refused {host}: it is a cloud metadata host name", address=host)
         if allowed:
-            return found
+            return
         for address in found:
             why = refusal(address, allow_private=self.allow_private)
             if why:
@@ -136,7 +146,6 @@ class AddressGuard:
                     else "; pass allow_private=True (--allow-private) for intranet use"
                 )
                 raise AddressNotAllowed(host, f"refused {host} -> {address}: {why}{hint}", address=address)
-        return found
 
 
 class GuardedBackend(httpcore.AsyncNetworkBackend):

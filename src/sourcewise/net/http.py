@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import codecs
 import functools
 import ssl
 from collections.abc import Mapping
@@ -11,7 +12,7 @@ from email.utils import parsedate_to_datetime
 import httpx
 
 from ..config import Settings
-from ..errors import TransientError
+from ..errors import ParseError, TransientError
 from ..providers.base import HttpRequest, HttpResponse
 
 __all__ = ["make_client", "retry_after_seconds", "send"]
@@ -51,31 +52,64 @@ def retry_after_seconds(headers: Mapping[str, str], now: float) -> float | None:
 
 
 async def send(
-    client: httpx.AsyncClient, request: HttpRequest, provider: str, deadline: float, now: float
+    client: httpx.AsyncClient,
+    request: HttpRequest,
+    provider: str,
+    deadline: float,
+    now: float,
+    *,
+    max_bytes: int = 5_000_000,
 ) -> HttpResponse:
     """Send ``request``; a timeout or a connection failure becomes ``TransientError``.
 
+    The body is read as a stream and refused (``ParseError``) once it passes ``max_bytes``
+    counted after decompression, so a compressed bomb costs at most that much memory.
     Messages name the failure but never the URL, which may carry a key (Google's does).
     """
     try:
-        async with asyncio.timeout(deadline):
-            response = await client.request(
+        async with (
+            asyncio.timeout(deadline),
+            client.stream(
                 request.method,
                 request.url,
                 params=dict(request.params) or None,
                 headers=dict(request.headers),
                 json=request.json,
                 data=dict(request.data) if request.data is not None else None,
-            )
+            ) as response,
+        ):
+            body = await _capped(response, provider, max_bytes)
     except (TimeoutError, httpx.TimeoutException) as exc:
         raise TransientError(provider, f"no answer within {deadline:g} s") from exc
+    except httpx.DecodingError as exc:
+        raise ParseError(provider, f"the answer could not be decompressed ({type(exc).__name__})") from exc
     except httpx.TransportError as exc:
         raise TransientError(provider, f"connection failed ({type(exc).__name__})") from exc
     headers = {k.lower(): v for k, v in response.headers.items()}
     return HttpResponse(
         status=response.status_code,
-        text=response.text,
+        text=body.decode(_encoding(response), "replace"),
         headers=headers,
         url=str(response.url.copy_with(query=None)),
         retry_after=retry_after_seconds(headers, now),
+        received_at=now,
     )
+
+
+async def _capped(response: httpx.Response, provider: str, max_bytes: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > max_bytes:
+            raise ParseError(provider, f"the answer is larger than {max_bytes} bytes (max_bytes)")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _encoding(response: httpx.Response) -> str:
+    name = response.charset_encoding or "utf-8"
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return "utf-8"

@@ -27,7 +27,7 @@ _SUSPEND = """
 local strikes = tonumber(redis.call('HGET', KEYS[1], 'strikes') or '0') + 1
 local now, base, retry, cap = tonumber(ARGV[1]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local wait = math.min(cap, base * 2 ^ (strikes - 1))
-if retry >= 0 then wait = math.min(cap, math.max(wait, retry)) end
+if retry >= 0 then wait = math.min(cap, math.max(1, retry)) end
 local untl = now + wait
 redis.call('HSET', KEYS[1], 'until', tostring(untl), 'reason', ARGV[2], 'strikes', strikes)
 return {tostring(untl), strikes}
@@ -75,7 +75,8 @@ class RedisPageCache(PageCache):
             return None
         return doc if now - doc.fetched_at < self.ttl else None
 
-    def put(self, keys: list[str], doc: CachedDocument) -> None:
+    def put(self, keys: list[str], doc: CachedDocument, now: float | None = None) -> None:
+        # Redis expires rows by itself (px below); ``now`` is for the SQLite cache's purge.
         import redis
 
         if self.ttl <= 0:
@@ -117,15 +118,27 @@ class RedisProviderState(ProviderState):
         return Suspension(float(row[b"until"]), row[b"reason"].decode("utf-8"), int(row[b"strikes"]))
 
     def suspend(
-        self, provider: str, now: float, reason: str, base: float, retry_after: float | None = None
+        self,
+        provider: str,
+        now: float,
+        reason: str,
+        base: float,
+        retry_after: float | None = None,
+        *,
+        cap: float = MAX_SUSPENSION,
     ) -> Suspension:
         retry = -1.0 if retry_after is None else retry_after
-        args = [repr(now), reason, repr(base), repr(retry), repr(MAX_SUSPENSION)]
+        args = [repr(now), reason, repr(base), repr(retry), repr(cap)]
         until, strikes = self._suspend(keys=[self._key(provider)], args=args)
         return Suspension(float(until), reason, int(strikes))
 
-    def clear(self, provider: str) -> None:
-        self._redis.delete(self._key(provider))
+    def clear(self, provider: str | None = None) -> int:
+        if provider is not None:
+            return int(self._redis.delete(self._key(provider)))
+        removed = 0
+        for key in self._redis.scan_iter(match=PREFIX + "suspension:*", count=500):
+            removed += int(self._redis.delete(key))
+        return removed
 
     def close(self) -> None:
         self._redis.close()

@@ -1,8 +1,9 @@
 """Provider suspensions, persisted in SQLite so that every process honours a back-off.
 
-A provider that is rate-limited or blocked is suspended for ``base`` seconds, doubled for
-each consecutive strike (at most one hour), or for as long as its ``Retry-After`` asks.
-A successful answer clears the strikes.
+A provider that is rate-limited or blocked is suspended for as long as its ``Retry-After``
+asks, or else for ``base`` seconds doubled for each consecutive strike (at most one hour; a
+user's own instance gets short back-offs, see ``OWN_BASE``). A successful answer clears the
+strikes; ``sourcewise providers --reset [NAME]`` lifts a suspension by hand.
 """
 
 from __future__ import annotations
@@ -11,9 +12,14 @@ import sqlite3
 from pathlib import Path
 from typing import NamedTuple
 
-__all__ = ["MAX_SUSPENSION", "ProviderState", "Suspension"]
+from .db import open_db
+
+__all__ = ["MAX_SUSPENSION", "OWN_BASE", "OWN_MAX", "ProviderState", "Suspension"]
 
 MAX_SUSPENSION = 3600.0
+#: A user's own instance (SearXNG at a configured URL) is theirs to retry: short back-offs.
+OWN_BASE = 10.0
+OWN_MAX = 120.0
 
 
 class Suspension(NamedTuple):
@@ -22,20 +28,21 @@ class Suspension(NamedTuple):
     strikes: int
 
 
+def _setup(db: sqlite3.Connection) -> None:
+    db.isolation_level = None  # transactions are explicit: suspend() is one BEGIN IMMEDIATE
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS suspension ("
+        " provider TEXT PRIMARY KEY, until REAL NOT NULL, reason TEXT NOT NULL,"
+        " strikes INTEGER NOT NULL)"
+    )
+
+
 class ProviderState:
     """Suspension records; ``path=None`` keeps them in memory (for one process only)."""
 
     def __init__(self, path: Path | None = None) -> None:
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(path) if path else ":memory:", timeout=10, check_same_thread=False)
-        with self._db:
-            self._db.execute("PRAGMA journal_mode=WAL") if path else None
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS suspension ("
-                " provider TEXT PRIMARY KEY, until REAL NOT NULL, reason TEXT NOT NULL,"
-                " strikes INTEGER NOT NULL)"
-            )
+        self._db = open_db(path, _setup, "provider state")
 
     def get(self, provider: str) -> Suspension | None:
         row = self._db.execute(
@@ -49,21 +56,39 @@ class ProviderState:
         return record if record and record.until > now else None
 
     def suspend(
-        self, provider: str, now: float, reason: str, base: float, retry_after: float | None = None
+        self,
+        provider: str,
+        now: float,
+        reason: str,
+        base: float,
+        retry_after: float | None = None,
+        *,
+        cap: float = MAX_SUSPENSION,
     ) -> Suspension:
-        record = self.get(provider)
-        strikes = (record.strikes if record else 0) + 1
-        wait = min(MAX_SUSPENSION, base * 2 ** (strikes - 1))
-        if retry_after is not None:
-            wait = min(MAX_SUSPENSION, max(wait, retry_after))
-        suspension = Suspension(now + wait, reason, strikes)
-        with self._db:
+        """Add a strike and suspend: for ``retry_after`` when the provider said how long (never
+        longer than ``cap``), else ``base`` doubled per consecutive strike up to ``cap``.
+        Read and write are one transaction, so strikes from several processes all count."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            record = self.get(provider)
+            strikes = (record.strikes if record else 0) + 1
+            if retry_after is not None:
+                wait = min(cap, max(1.0, retry_after))
+            else:
+                wait = min(cap, base * 2 ** min(strikes - 1, 32))
+            suspension = Suspension(now + wait, reason, strikes)
             self._db.execute("INSERT OR REPLACE INTO suspension VALUES (?, ?, ?, ?)", (provider, *suspension))
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
         return suspension
 
-    def clear(self, provider: str) -> None:
-        with self._db:
-            self._db.execute("DELETE FROM suspension WHERE provider = ?", (provider,))
+    def clear(self, provider: str | None = None) -> int:
+        """Lift the suspension of ``provider`` (of every provider when ``None``); how many."""
+        if provider is None:
+            return self._db.execute("DELETE FROM suspension").rowcount
+        return self._db.execute("DELETE FROM suspension WHERE provider = ?", (provider,)).rowcount
 
     def close(self) -> None:
         self._db.close()

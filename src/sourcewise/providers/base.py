@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 
 from ..config import Settings
-from ..errors import AuthError, ParseError, ProviderError, QuotaExceeded, RateLimited, TransientError
+from ..core.extract import is_challenge
+from ..errors import AuthError, Blocked, ParseError, ProviderError, QuotaExceeded, RateLimited, TransientError
 from ..models import RawResult
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "key_detail",
     "no_parse",
     "no_request",
+    "received",
     "results_from",
 ]
 
@@ -50,6 +53,7 @@ class HttpResponse:
     headers: Mapping[str, str] = field(default_factory=dict)  # lower-case names
     url: str = ""
     retry_after: float | None = None  # seconds, from a Retry-After header
+    received_at: float | None = None  # POSIX time the answer came; relative dates count from it
 
 
 @dataclass(frozen=True)
@@ -89,14 +93,27 @@ class Provider:
     parse: Callable[[HttpResponse], list[RawResult]]
     max_per_request: int = 10
     run: Callable[[ProviderCall], Awaitable[ProviderOutput]] | None = None
+    #: The user's own instance at a URL they configured (SearXNG): short back-offs after a 429.
+    self_hosted: bool = False
 
 
 def json_body(provider: str, response: HttpResponse) -> Any:
-    """The decoded JSON body, or ``ParseError`` naming the provider."""
+    """The decoded JSON body; ``Blocked`` for a bot-challenge page, else ``ParseError``."""
     try:
         return json.loads(response.text)
     except ValueError as exc:
+        if is_challenge(response.text, response.headers):
+            raise Blocked(
+                provider, f"HTTP {response.status}: a bot challenge (CAPTCHA) instead of results"
+            ) from exc
         raise ParseError(provider, f"expected JSON, got {response.text[:80]!r}") from exc
+
+
+def received(response: HttpResponse) -> datetime | None:
+    """When the answer came, as the base for relative dates ("2 days ago") in it."""
+    if response.received_at is None:
+        return None
+    return datetime.fromtimestamp(response.received_at, UTC)
 
 
 def check_status(provider: str, response: HttpResponse, detail: str = "") -> None:
@@ -126,10 +143,14 @@ def results_from(
     title: str = "title",
     snippet: str,
     published: Callable[[dict[str, Any]], Any] = lambda item: None,
+    received: datetime | None = None,
 ) -> list[RawResult]:
-    """``RawResult``s from a list of JSON objects, in order; non-objects are skipped."""
+    """``RawResult``s from a list of JSON objects, in order; non-objects are skipped.
+    ``ParseError`` when ``items`` is not a list."""
     from ..core.rank import published_from
 
+    if not isinstance(items, list):
+        raise ParseError(provider, f"expected a list of results, got {type(items).__name__}")
     return [
         RawResult(
             title=str(item.get(title) or ""),
@@ -137,7 +158,7 @@ def results_from(
             snippet=str(item.get(snippet) or ""),
             provider=provider,
             position=i,
-            published=published_from(published(item)),
+            published=published_from(published(item), now=received),
         )
         for i, item in enumerate((x for x in items if isinstance(x, dict)), start=1)
     ]

@@ -7,7 +7,16 @@ from typing import Any
 from ..config import Settings
 from ..errors import AuthError, ParseError, ProviderNotConfigured, QuotaExceeded, RateLimited
 from ..models import RawResult
-from .base import HttpRequest, HttpResponse, Provider, check_status, json_body, key_detail, results_from
+from .base import (
+    HttpRequest,
+    HttpResponse,
+    Provider,
+    check_status,
+    json_body,
+    key_detail,
+    received,
+    results_from,
+)
 
 NAME = "brave"
 
@@ -60,7 +69,9 @@ def parse(response: HttpResponse) -> list[RawResult]:
         if "query" in body:  # a well-formed answer with no web section: no results
             return []
         raise ParseError(NAME, "the JSON has no 'web.results'")
-    return results_from(NAME, items, snippet="description", published=lambda i: i.get("page_age"))
+    return results_from(
+        NAME, items, snippet="description", published=lambda i: i.get("page_age"), received=received(response)
+    )
 
 
 PROVIDER = Provider(

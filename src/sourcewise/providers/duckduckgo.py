@@ -14,7 +14,7 @@ from ..config import Settings
 from ..core.rank import published_from
 from ..errors import Blocked, ParseError
 from ..models import RawResult
-from .base import HttpRequest, HttpResponse, Provider, check_status
+from .base import HttpRequest, HttpResponse, Provider, check_status, received
 
 NAME = "duckduckgo"
 _CHALLENGE = ("anomaly-modal", "challenge-form", "anomaly.js", "/anomaly?")
@@ -52,7 +52,7 @@ def parse(response: HttpResponse) -> list[RawResult]:
             continue
         snippet = node.xpath(f".//*[{_has_class('result__snippet')}]")
         stamps = node.xpath(f".//div[{_has_class('result__extras__url')}]/span/text()")
-        dates = [d for d in map(published_from, stamps) if d is not None]
+        dates = [d for d in (published_from(s, received(response)) for s in stamps) if d is not None]
         out.append(
             RawResult(
                 title=links[0].text_content(),

@@ -7,7 +7,7 @@ from typing import Any
 from ..config import Settings
 from ..errors import AuthError, ParseError, ProviderNotConfigured, QuotaExceeded, RateLimited
 from ..models import RawResult
-from .base import HttpRequest, HttpResponse, Provider, check_status, json_body, results_from
+from .base import HttpRequest, HttpResponse, Provider, check_status, json_body, received, results_from
 
 NAME = "google"
 _DATE_TAGS = ("article:published_time", "og:updated_time", "date", "dc.date")
@@ -64,7 +64,9 @@ def _error(response: HttpResponse) -> None:
 
 
 def _published(item: dict[str, Any]) -> str | None:
-    for tags in (item.get("pagemap") or {}).get("metatags") or []:
+    pagemap = item.get("pagemap")
+    metatags = pagemap.get("metatags") if isinstance(pagemap, dict) else None
+    for tags in metatags if isinstance(metatags, list) else []:
         for name in _DATE_TAGS:
             if isinstance(tags, dict) and tags.get(name):
                 return str(tags[name])
@@ -77,7 +79,14 @@ def parse(response: HttpResponse) -> list[RawResult]:
     body = json_body(NAME, response)
     if not isinstance(body, dict) or body.get("kind") != "customsearch#search":
         raise ParseError(NAME, "the JSON is not a customsearch#search answer")
-    return results_from(NAME, body.get("items") or [], url="link", snippet="snippet", published=_published)
+    return results_from(
+        NAME,
+        body.get("items") or [],
+        url="link",
+        snippet="snippet",
+        published=_published,
+        received=received(response),
+    )
 
 
 PROVIDER = Provider(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..config import Settings
 from ..errors import AuthError, Blocked, ParseError, ProviderNotConfigured, TransientError
 from ..models import RawResult
-from .base import HttpRequest, HttpResponse, Provider, check_status, json_body, results_from
+from .base import HttpRequest, HttpResponse, Provider, check_status, json_body, received, results_from
 
 NAME = "searxng"
 
@@ -38,8 +38,17 @@ def parse(response: HttpResponse) -> list[RawResult]:
     body = json_body(NAME, response)
     if not isinstance(body, dict) or not isinstance(body.get("results"), list):
         raise ParseError(NAME, "the JSON has no 'results' list")
-    out = results_from(NAME, body["results"], snippet="content", published=lambda i: i.get("publishedDate"))
-    broken = [(str(e[0]), str(e[1])) for e in body.get("unresponsive_engines") or [] if len(e) >= 2]
+    out = results_from(
+        NAME,
+        body["results"],
+        snippet="content",
+        published=lambda i: i.get("publishedDate"),
+        received=received(response),
+    )
+    engines = body.get("unresponsive_engines") or []
+    if not isinstance(engines, list):
+        raise ParseError(NAME, "'unresponsive_engines' is not a list")
+    broken = [(str(e[0]), str(e[1])) for e in engines if isinstance(e, list | tuple) and len(e) >= 2]
     if not out and broken:
         # Zero results because the engines behind the instance failed is not "no results".
         why = ", ".join(f"{engine} ({reason})" for engine, reason in broken)
@@ -56,4 +65,5 @@ PROVIDER = Provider(
     build=build,
     parse=parse,
     max_per_request=20,
+    self_hosted=True,
 )

@@ -7,7 +7,16 @@ from typing import Any
 from ..config import Settings
 from ..errors import AuthError, ParseError, ProviderNotConfigured, QuotaExceeded
 from ..models import RawResult
-from .base import HttpRequest, HttpResponse, Provider, check_status, json_body, key_detail, results_from
+from .base import (
+    HttpRequest,
+    HttpResponse,
+    Provider,
+    check_status,
+    json_body,
+    key_detail,
+    received,
+    results_from,
+)
 
 NAME = "tavily"
 
@@ -46,7 +55,13 @@ def parse(response: HttpResponse) -> list[RawResult]:
     items = body.get("results") if isinstance(body, dict) else None
     if not isinstance(items, list):
         raise ParseError(NAME, "the JSON has no 'results' list")
-    return results_from(NAME, items, snippet="content", published=lambda i: i.get("published_date"))
+    return results_from(
+        NAME,
+        items,
+        snippet="content",
+        published=lambda i: i.get("published_date"),
+        received=received(response),
+    )
 
 
 PROVIDER = Provider(

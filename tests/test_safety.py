@@ -1,0 +1,235 @@
+"""Issue 7, safety: the cache cannot bypass the guard, secrets stay out of messages, provider
+bodies are capped, challenge pages suspend, and the URL that was checked is the URL fetched."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from sourcewise import (
+    AddressNotAllowed,
+    FetchConnectionError,
+    FetchHTTPError,
+    InvalidURL,
+    NoProviderAvailable,
+    afetch,
+    canonical_url,
+    load_settings,
+)
+from sourcewise.config import Settings
+from sourcewise.core import urls
+from sourcewise.engine import Engine
+from sourcewise.net import fetch as fetch_module
+from sourcewise.net.fetch import Fetcher
+
+from servers import LocalServer, Reply
+
+PAGE = "<html><head><title>Secret</title></head><body><p>" + "internal numbers " * 30 + "</p></body></html>"
+JSON = "application/json"
+
+
+def settings_for(tmp_path: Path, **extra: object) -> Settings:
+    base: dict[str, object] = {"state_dir": tmp_path / "state", "timeout": 2.0, "fetch_retries": 0}
+    base.update(extra)
+    return load_settings(**base)
+
+
+# -- item 2: the page cache never serves a page to a caller whose guard refuses its address --
+
+
+async def test_cached_private_page_is_not_served_to_a_default_fetch(
+    server: LocalServer, tmp_path: Path
+) -> None:
+    server.route("/secret", Reply(200, PAGE))
+    settings = settings_for(tmp_path)
+    page = await afetch(f"{server.url}/secret", allow_private=True, settings=settings)
+    assert page.title == "Secret"
+    again = await afetch(f"{server.url}/secret", allow_private=True, settings=settings)
+    assert again.from_cache  # the cache works for a caller allowed the address
+    for url in (f"{server.url}/secret", f"http://2130706433:{server.port}/secret?utm_source=x"):
+        with pytest.raises(AddressNotAllowed):
+            await afetch(url, settings=settings)
+    assert server.hits("/secret") == 1  # refused before any connection
+
+
+def test_cached_private_page_is_not_served_in_another_process(server: LocalServer, tmp_path: Path) -> None:
+    server.route("/secret", Reply(200, PAGE))
+    state = tmp_path / "state"
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from sourcewise import fetch, load_settings, AddressNotAllowed
+        settings = load_settings(state_dir={str(state)!r}, timeout=2.0, fetch_retries=0)
+        private = sys.argv[1] == "private"
+        try:
+            page = fetch(sys.argv[2], allow_private=private, settings=settings)
+        except AddressNotAllowed:
+            print("refused")
+        else:
+            print("cache" if page.from_cache else "fetched")
+        """
+    )
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+
+    def run(mode: str, url: str) -> str:
+        out = subprocess.run(
+            [sys.executable, "-c", script, mode, url], capture_output=True, text=True, env=env, check=False
+        )
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    assert run("private", f"{server.url}/secret") == "fetched"
+    assert run("private", f"{server.url}/secret") == "cache"
+    assert run("default", f"http://2130706433:{server.port}/secret?utm_source=x") == "refused"
+    assert server.hits("/secret") == 1
+
+
+async def test_a_host_allowed_by_name_is_served_from_the_cache(server: LocalServer, tmp_path: Path) -> None:
+    server.route("/ok", Reply(200, PAGE))
+    await afetch(f"{server.url}/ok", allow_private=True, settings=settings_for(tmp_path))
+    named = settings_for(tmp_path, allow_hosts=["127.0.0.1"])
+    page = await afetch(f"{server.url}/ok", settings=named)
+    assert page.from_cache
+    assert server.hits("/ok") == 1
+
+
+async def test_a_redirect_hop_to_a_private_address_is_rechecked(server: LocalServer, tmp_path: Path) -> None:
+    server.route("/hop", Reply(302, b"", headers={"Location": "/secret"}))
+    server.route("/secret", Reply(200, PAGE))
+    settings = settings_for(tmp_path)
+    await afetch(f"{server.url}/hop", allow_private=True, settings=settings)
+    with pytest.raises(AddressNotAllowed):
+        await afetch(f"{server.url}/secret", settings=settings)
+
+
+# -- item 3: user info never printed, logged or stored --------------------------------------
+
+
+async def test_user_info_never_appears_in_errors_or_pages(server: LocalServer, tmp_path: Path) -> None:
+    server.route("/page", Reply(200, PAGE))
+    settings = settings_for(tmp_path, allow_private=True)
+    with pytest.raises(FetchHTTPError) as info:
+        await afetch(f"http://alice:hunter2@127.0.0.1:{server.port}/missing", settings=settings)
+    assert "hunter2" not in str(info.value)
+    assert "hunter2" not in info.value.url
+    page = await afetch(f"http://alice:hunter2@127.0.0.1:{server.port}/page", settings=settings)
+    assert "hunter2" not in page.model_dump_json()
+    assert all("authorization" not in {k.lower() for k in s.headers} for s in server.seen)
+    with pytest.raises(InvalidURL) as bad:
+        canonical_url("http://alice:hunter2@/x")
+    assert "hunter2" not in str(bad.value)
+
+
+def test_cli_never_prints_user_info(server: LocalServer, tmp_path: Path) -> None:
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "c"), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+    for url in (f"http://alice:hunter2@127.0.0.1:{server.port}/missing", "http://alice:hunter2@[::1/"):
+        out = subprocess.run(
+            [sys.executable, "-m", "sourcewise", "fetch", url, "--allow-private"],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        assert out.returncode in (1, 2)
+        assert "hunter2" not in out.stderr + out.stdout
+        assert out.stderr.startswith("error:")
+
+
+# -- item 5: provider bodies are capped after decompression ---------------------------------
+
+
+async def test_provider_gzip_bomb_is_refused_and_the_chain_moves_on(
+    server: LocalServer, tmp_path: Path
+) -> None:
+    bomb = gzip.compress(b'{"results": [' + b" " * 20_000_000 + b"]}")
+    assert len(bomb) < 100_000
+    server.route(
+        "/sx/search",
+        Reply(200, bomb, headers={"Content-Encoding": "gzip"}, content_type=JSON),
+    )
+    settings = load_settings(
+        providers=["searxng"], searxng_url=f"{server.url}/sx", state_dir=tmp_path / "s", max_bytes=1_000_000
+    )
+    with pytest.raises(NoProviderAvailable) as info:
+        await Engine(settings).asearch("react hooks")
+    assert "larger than 1000000 bytes" in str(info.value)
+
+
+# -- item 6: a challenge page with status 200 is Blocked and suspends -----------------------
+
+
+async def test_searxng_challenge_page_with_200_suspends(server: LocalServer, tmp_path: Path) -> None:
+    challenge = (
+        "<html><head><title>Just a moment...</title></head><body><div class='cf-chl-x'></div></body></html>"
+    )
+    server.route("/sx/search", Reply(200, challenge))
+    settings = load_settings(providers=["searxng"], searxng_url=f"{server.url}/sx", state_dir=tmp_path / "s")
+    engine = Engine(settings)
+    with pytest.raises(NoProviderAvailable) as info:
+        await engine.asearch("react hooks")
+    assert "blocked" in info.value.attempts[0][1]
+    assert engine.state.suspended("searxng", engine.clock()) is not None
+
+
+# -- item 7: the URL validated and keyed is the URL sent ------------------------------------
+
+
+async def test_backslash_userinfo_trick_connects_to_the_keyed_host(
+    server: LocalServer, tmp_path: Path
+) -> None:
+    asked: list[str] = []
+
+    async def resolver(host: str, port: int) -> list[str]:
+        asked.append(host)
+        raise OSError("no such host in this test")
+
+    fetcher = Fetcher(settings_for(tmp_path, allow_private=True), resolver=resolver)
+    url = f"http://evil.com\\@127.0.0.1:{server.port}/"
+    assert canonical_url(url).startswith("https://evil.com/")
+    with pytest.raises(FetchConnectionError):
+        await fetcher.document(url, allow_private=True)
+    await fetcher.aclose()
+    assert asked == ["evil.com"]
+    assert server.seen == []
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        "http:/127.0.0.1:{port}/p",
+        "http:127.0.0.1:{port}/p",
+        "http:\\\\127.0.0.1:{port}\\p",
+        " http://127.0.0.1:{port}/\tp\n",
+    ],
+)
+async def test_odd_forms_are_fetched_as_keyed(form: str, server: LocalServer, tmp_path: Path) -> None:
+    server.route("/p", Reply(200, PAGE))
+    url = form.format(port=server.port)
+    assert urls.parse_web_url(url).request_url() == f"http://127.0.0.1:{server.port}/p"
+    page = await afetch(url, settings=settings_for(tmp_path, allow_private=True))
+    assert page.title == "Secret"
+    assert server.hits("/p") == 1
+
+
+async def test_spaces_and_odd_hosts_are_sent_escaped_or_refused(server: LocalServer, tmp_path: Path) -> None:
+    server.route("/a%20b", Reply(200, PAGE))
+    settings = settings_for(tmp_path, allow_private=True)
+    page = await afetch(f"http://127.0.0.1:{server.port}/a b", settings=settings)
+    assert page.title == "Secret"
+    assert [s.path for s in server.seen] == ["/a%20b"]
+    for url in (f"http://0177.0.0.1:{server.port}/a b", f"http://127.000.000.001:{server.port}/a b"):
+        assert (await afetch(url, settings=settings, use_cache=False)).title == "Secret"
+    for bad in ("https://xn--.com/", "http://a b.com/"):
+        with pytest.raises(InvalidURL):
+            await afetch(bad, settings=settings)
+
+
+def test_protocol_relative_is_sent_as_https() -> None:
+    assert urls.parse_web_url("//example.com/x").request_url() == "https://example.com/x"
+    assert fetch_module.request_url("http://a.com:443/x") == "http://a.com:443/x"
