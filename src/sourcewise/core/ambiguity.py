@@ -34,13 +34,14 @@ STOP = frozenset(
 Verdict = Literal["none", "dominant", "minor", "ambiguous"]
 
 
-def _qualifier(words: list[str], term: str, question: set[str]) -> str | None:
+def _qualifiers(words: list[str], term: str, question: set[str]) -> set[str]:
+    found = set()
     for i, word in enumerate(words):
         if word == term and i > 0:
             prev = words[i - 1]
             if prev not in STOP and prev not in question and not prev.isdigit() and len(prev) > 1:
-                return prev
-    return None
+                found.add(prev)
+    return found
 
 
 def readings(
@@ -51,20 +52,25 @@ def readings(
     best: tuple[Verdict, list[Reading]] = ("none", [])
     texts = [analyze(f"{r.hit.title}. {r.hit.text or r.hit.snippet}") for r in hits[:window]]
     for term in dict.fromkeys(question_terms):
+        # A hit that uses two qualifiers ("sourcewise index", "default index") shows they are one
+        # subject, not two readings: only a qualifier seen alone in a hit counts for that hit.
         labels: list[str] = []
         for words in texts:
-            label = _qualifier(words, term, asked)
-            if label:
-                labels.append(f"{label} {term}")
+            quals = _qualifiers(words, term, asked)
+            if len(quals) == 1:
+                labels.append(f"{quals.pop()} {term}")
+            elif quals:
+                labels.append("")
         counts = Counter(labels)
-        if len(counts) < 2:
+        shared = counts.pop("", 0)
+        if len(counts) < 2 or shared >= sum(counts.values()):
             continue
-        total = sum(counts.values())
+        total = sum(counts.values()) + shared
         found = [Reading(label=k, hits=v, share=round(v / total, 3)) for k, v in counts.most_common()]
         strong = [r for r in found if r.hits >= MIN_HITS]
         if found[0].share >= DOMINANT_SHARE:
             verdict: Verdict = "dominant"
-        elif len(strong) >= 2:
+        elif len(strong) >= 2 and shared == 0:
             verdict = "ambiguous"
             found = strong
         else:

@@ -67,7 +67,7 @@ def render_answer(answer: Answer, fmt: str = "quick", *, explain: bool = False) 
     """The answer in ``quick``, ``deep``, ``progressive`` or ``json`` form."""
     if fmt == "json":
         return answer.model_dump_json(indent=2)
-    lines = [_clean(answer.text, 10_000)]
+    lines = [_clean(line, 10_000) for line in answer.text.split("\n")]
     if answer.suggestions:
         lines += ["", "Try: " + " | ".join(_clean(s, 80) for s in answer.suggestions)]
     if fmt == "progressive":

