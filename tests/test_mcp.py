@@ -54,7 +54,7 @@ async def connect(server: LocalServer, tmp_path: Path) -> AsyncIterator[Client]:
 async def test_tools_are_listed_with_schemas_and_descriptions(server: LocalServer, tmp_path: Path) -> None:
     async with connect(server, tmp_path) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
-        assert set(tools) == {"web_search", "web_fetch", "route"}
+        assert set(tools) == {"web_search", "web_fetch", "route", "search", "ask", "retrieve"}
         for tool in tools.values():
             assert tool.description
             assert "\n" not in tool.description

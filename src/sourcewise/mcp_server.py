@@ -23,8 +23,9 @@ from starlette.types import ASGIApp
 
 from ._version import __version__
 from .config import Settings, load_settings
+from .core.present import render_answer, render_results
 from .errors import SourcewiseError
-from .models import Page, Route, SearchResponse
+from .models import Answer, Page, Retrieval, Route, SearchResponse, SourceResult
 from .service import DOOR_MAX_CHARS, DoorSettings, Progress, Service, classify
 
 __all__ = ["SEARCH_BUDGET", "build_server", "create_http_app", "render_page", "render_search"]
@@ -195,10 +196,70 @@ async def route(
         return _result(decision, render_route(decision))
 
 
-# Tools for capabilities landing on other branches go here, one function each like the above:
-# search(query, sources, filters), ask(question, sources, format) and retrieve(task, sources),
-# with ask and retrieve passing ``progress=_progress(ctx)`` so that clients see each step.
-TOOLS = (web_search, web_fetch, route)
+class SourceResults(BaseModel):
+    """What each private source returned for the query."""
+
+    results: list[SourceResult]
+
+
+SourcesArg = Annotated[
+    list[str] | None,
+    Field(default=None, max_length=32, description="configured source names (e.g. kb, web); default: all"),
+]
+
+
+async def search(
+    query: Annotated[str, Field(max_length=4000, description="words plus filters (from:, in:, after: ...)")],
+    ctx: Ctx,
+    sources: SourcesArg = None,
+    limit: Annotated[int, Field(ge=1, le=50, description="results per source")] = 10,
+) -> Annotated[CallToolResult, SourceResults]:
+    """Search the team's private sources (knowledge base, code, chat, mail, issues) with a query in
+    their own filter syntax (from:, in:, after:, before:, path:, label: ...). Filters a source
+    cannot honour come back as warnings. Use ask for a cited answer instead of raw results."""
+    async with _tool_call(ctx) as service:
+        results = await service.search_sources(query, sources or ["kb"], limit=limit)
+        wrapped = SourceResults(results=results)
+        return _result(wrapped, _budget(render_results(results), SEARCH_BUDGET))
+
+
+async def ask(
+    question: Annotated[str, Field(max_length=2000, description="the user's question, as asked")],
+    ctx: Ctx,
+    sources: SourcesArg = None,
+) -> Annotated[CallToolResult, Answer]:
+    """Answer a question from every source at once (private sources, and the web when the question
+    needs it): sentences that each end with [n] citations, the sources behind them with their kind,
+    tier or authority and date, and what each source found or why it failed."""
+    async with _tool_call(ctx) as service:
+        answer = await service.ask(question, sources=sources, progress=_progress(ctx))
+        return _result(answer, _budget(render_answer(answer, "quick"), SEARCH_BUDGET))
+
+
+async def retrieve(
+    task: Annotated[str, Field(max_length=2000, description="the task, e.g. 'fix the token expiry bug'")],
+    ctx: Ctx,
+    sources: SourcesArg = None,
+    max_cycles: Annotated[int, Field(ge=1, le=5, description="search-evaluate-refine cycles")] = 3,
+) -> Annotated[CallToolResult, Retrieval]:
+    """Find the files or passages a task needs when you do not know what to look for: searches,
+    scores each candidate 0-1 with a reason and what is missing, learns the codebase's own words
+    and searches again (at most max_cycles). Returns the candidates scoring 0.7 or more."""
+    async with _tool_call(ctx) as service:
+        found = await service.retrieve(
+            task, sources=sources or ["kb"], max_cycles=max_cycles, progress=_progress(ctx)
+        )
+        rows = (f"{c.relevance:.2f} {c.hit.location}: {c.reason}" for c in found.candidates)
+        lines = [found.summary, *rows]
+        return _result(found, _budget("\n".join(lines), SEARCH_BUDGET))
+
+
+def _budget(text: str, budget: int) -> str:
+    cut = "\n[cut: see the structured result]"
+    return text if len(text) <= budget else text[: budget - 40].rstrip() + cut
+
+
+TOOLS = (web_search, web_fetch, route, search, ask, retrieve)
 
 
 def build_server(settings: Settings | None = None, doors: DoorSettings | None = None) -> MCPServer[Service]:

@@ -27,7 +27,7 @@ from ._version import __version__
 from .config import Settings, load_settings
 from .errors import SourcewiseError
 from .guards import guarded
-from .models import Page, Route, SearchResponse
+from .models import Answer, Page, Retrieval, Route, SearchResponse, SourceResult
 from .service import DOOR_MAX_CHARS, DoorSettings, Health, Service, classify
 
 __all__ = ["FetchRequest", "RouteRequest", "SearchRequest", "build_api", "create_app"]
@@ -56,6 +56,23 @@ class FetchRequest(_Request):
 
 class RouteRequest(_Request):
     question: str = Field(min_length=1, max_length=2000, description="the user's question")
+
+
+class SourcesSearchRequest(_Request):
+    query: str = Field(min_length=1, max_length=4000, description="words plus the sources' filters")
+    sources: list[str] = Field(default=["kb"], max_length=32, description="configured source names")
+    limit: int = Field(default=10, ge=1, le=50)
+
+
+class AskRequest(_Request):
+    question: str = Field(min_length=1, max_length=2000, description="the user's question")
+    sources: list[str] | None = Field(default=None, max_length=32, description="configured names, or all")
+
+
+class RetrieveRequest(_Request):
+    task: str = Field(min_length=1, max_length=2000, description="what the caller is trying to do")
+    sources: list[str] = Field(default=["kb"], max_length=32, description="configured source names")
+    max_cycles: int = Field(default=3, ge=1, le=5)
 
 
 class ErrorDetail(BaseModel):
@@ -148,9 +165,21 @@ def build_api(settings: Settings | None = None, doors: DoorSettings | None = Non
         """Does the question need the web? search, fetch (its URLs) or skip, and why."""
         return await _limited(service, service.route(body.question))
 
-    # Endpoints for capabilities landing on other branches go here, one function each like the
-    # above: POST /sources/search (query, sources, filters), /ask (question, sources, format) and
-    # /retrieve (task, sources).
+    @api.post("/sources/search", response_model=list[SourceResult], responses=ERRORS)
+    async def sources_search(body: SourcesSearchRequest, service: ServiceDep) -> list[SourceResult]:
+        """Search configured private sources with a query in their own filter syntax."""
+        return await _limited(service, service.search_sources(body.query, body.sources, limit=body.limit))
+
+    @api.post("/ask", response_model=Answer, responses=ERRORS)
+    async def ask(body: AskRequest, service: ServiceDep) -> Answer:
+        """One question across every source: cited sentences, the sources, each source's report."""
+        return await _limited(service, service.ask(body.question, sources=body.sources))
+
+    @api.post("/retrieve", response_model=Retrieval, responses=ERRORS)
+    async def retrieve(body: RetrieveRequest, service: ServiceDep) -> Retrieval:
+        """Iterative retrieval (seed 004): candidates scored 0-1 with reasons, and every cycle."""
+        work = service.retrieve(body.task, sources=body.sources, max_cycles=body.max_cycles)
+        return await _limited(service, work)
 
     @api.get("/health", response_model=Health)
     async def health(service: ServiceDep) -> Health:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,7 @@ from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ._version import __version__
+from .ask import aask
 from .config import Settings
 from .core.urls import canonical_url
 from .core.validate import validate_query
@@ -37,12 +38,15 @@ from .errors import (
     ProviderError,
     SourcewiseError,
 )
-from .models import Page, Route, SearchResponse, _Model
+from .models import Answer, Page, Retrieval, Route, SearchResponse, SourceReport, SourceResult, _Model
 from .net.cache import PageCache
 from .net.fetch import Fetcher
 from .net.state import ProviderState
 from .pages import build_page
+from .retrieve import aretrieve
 from .routing import route as _route
+from .session import Session
+from .sources_api import asearch_sources
 
 __all__ = ["DOOR_MAX_CHARS", "DoorSettings", "Failure", "Health", "Progress", "Service", "classify"]
 
@@ -194,7 +198,59 @@ class Service:
         """Search the web, fetch the URLs in the question, or skip it (seed 001)."""
         return _route(question, settings=self.settings)
 
-    # -- capabilities landing on other branches -------------------------------------------------
-    # search(query, sources, filters), ask(question, sources, format, progress) and
-    # retrieve(task, sources, progress): one method each here, over the library function, taking
-    # ``progress`` so that the MCP tool can report each step; then one tool and one endpoint.
+    # -- private sources, ask and retrieve -------------------------------------------------------
+    def door_sources(self, sources: Sequence[str] | None) -> list[str] | None:
+        """Only configured names, ``kb`` and ``web`` cross a network door: a spec such as
+        ``code:/etc`` would let a remote caller read the server's files."""
+        if sources is None:
+            return None
+        allowed = {*self.settings.sources, "kb", "web"}
+        bad = [s for s in sources if s not in allowed]
+        if bad:
+            raise InvalidOption(
+                f"unknown source(s) {', '.join(map(repr, bad[:5]))}: over this door only configured "
+                f"names are accepted ({', '.join(sorted(allowed))})"
+            )
+        return list(sources)
+
+    async def search_sources(
+        self, query: str, sources: Sequence[str], *, limit: int = 10
+    ) -> list[SourceResult]:
+        """Search private sources with a query in their own syntax (``sourcewise.search_sources``)."""
+        chosen = self.door_sources(sources) or ["kb"]
+        return await asearch_sources(query, chosen, limit=limit, settings=self.settings)
+
+    async def ask(
+        self, question: str, *, sources: Sequence[str] | None = None, progress: Progress = _no_progress
+    ) -> Answer:
+        """One question across every source, cited (``sourcewise.aask``)."""
+        chosen = self.door_sources(sources)
+        done = 0
+
+        async def report(item: SourceReport | str) -> None:
+            nonlocal done
+            done += 1
+            text = (
+                f"{item.source}: {item.status} ({item.hits} results)"
+                if isinstance(item, SourceReport)
+                else item
+            )
+            await progress(done, done + 1, text)
+
+        async with Session(self.settings) as session:
+            session._engine = self.engine  # share the long-lived provider state and clients
+            try:
+                return await aask(question, sources=chosen, session=session, progress=report)
+            finally:
+                session._engine = None
+
+    async def retrieve(
+        self, task: str, *, sources: Sequence[str], max_cycles: int = 3, progress: Progress = _no_progress
+    ) -> Retrieval:
+        """Iterative retrieval over private sources (``sourcewise.aretrieve``)."""
+        chosen = self.door_sources(sources) or ["kb"]
+        await progress(0, max_cycles, f"retrieving for {task[:80]!r}")
+        async with Session(self.settings) as session:
+            result = await aretrieve(task, sources=chosen, max_cycles=max_cycles, session=session)
+        await progress(max_cycles, max_cycles, f"{len(result.candidates)} candidates")
+        return result
