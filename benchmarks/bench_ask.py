@@ -87,5 +87,101 @@ def fanout() -> str:
     )
 
 
+QUESTIONS = [
+    "How do I index my notes?",
+    "How do I search a Slack export?",
+    "What does the knowledge base do with Korean words?",
+    "How do I configure a source in the config file?",
+    "Which filters does the mail source understand?",
+    "How do I search my code repository?",
+    "What happens when a source fails?",
+    "How do I run sourcewise without internet?",
+    "How are deleted files handled when re-indexing?",
+    "What is semantic search and how do I turn it on?",
+]
+
+
+def _quality() -> str:
+    import tempfile
+    from pathlib import Path
+
+    from sourcewise.core.extractive import support
+    from sourcewise.sources.kb import KnowledgeBase
+
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    state = Path(tempfile.mkdtemp(prefix="sourcewise-bench-answers-"))
+    KnowledgeBase(state / "kb.sqlite3", semantic=False).index([docs])
+    settings = Settings(state_dir=state, sources={"kb": {"type": "kb", "semantic": False}})
+
+    async def one(question: str) -> tuple[float, int, int, int]:
+        started = time.perf_counter()
+        async with Session(settings) as session:
+            answer = await aask(question, sources=["kb"], session=session, use_model=False)
+        took = time.perf_counter() - started
+        supported = verbatim = 0
+        for c in answer.citations:
+            hit = answer.sources[c.marker - 1].hit
+            body = hit.text or hit.snippet
+            supported += support(c.sentence, body) >= 0.5
+            verbatim += c.sentence in " ".join(body.split())
+        return took, len(answer.citations), supported, verbatim
+
+    rows = [asyncio.run(one(q)) for q in QUESTIONS]
+    rows = [asyncio.run(one(q)) for q in QUESTIONS]  # second pass: warm caches, as a session would be
+    web_p50 = _with_web(settings, state)
+    cited = sum(r[1] for r in rows)
+    supported = sum(r[2] for r in rows)
+    verbatim = sum(r[3] for r in rows)
+    p50 = statistics.median(r[0] for r in rows) * 1000
+    answered = sum(1 for r in rows if r[1])
+    return "\n".join(
+        [
+            f"{len(QUESTIONS)} questions about sourcewise over its own `docs/` (the sample corpus), "
+            "extractive answers, knowledge base only (no web), lexical index.",
+            "",
+            "| measure | value |",
+            "|---|---|",
+            f"| questions answered with at least one citation | {answered}/{len(QUESTIONS)} |",
+            f"| cited sentences whose passage supports them (>= half their content words) | "
+            f"{supported}/{cited} ({supported / max(1, cited):.0%}) |",
+            f"| cited sentences found word for word in the cited passage | {verbatim}/{cited} |",
+            f"| answer latency p50, knowledge base only (warm, in process) | {p50:.0f} ms |",
+            f"| answer latency p50, knowledge base + web (SearXNG-shaped server on 127.0.0.1) | {web_p50:.0f} ms |",
+        ]
+    )
+
+
+def _with_web(settings: Settings, state: object) -> float:
+    """The same questions with the web as a second source, served from 127.0.0.1."""
+    import json
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from servers import Reply, local_server
+
+    body = {
+        "query": "q",
+        "results": [
+            {"url": f"https://docs.example.org/guide/{i}", "title": f"Guide {i}",
+             "content": "How to index notes and search sources with filters, step by step."}
+            for i in range(10)
+        ],
+        "unresponsive_engines": [],
+    }  # fmt: skip
+    with local_server() as server:
+        server.route("/search", Reply(200, json.dumps(body), content_type="application/json"))
+        web = settings.model_copy(update={"searxng_url": server.url, "providers": ["searxng"]})
+
+        async def one(question: str) -> float:
+            started = time.perf_counter()
+            async with Session(web) as session:
+                await aask(question, sources=["kb", "web"], session=session, use_model=False)
+            return time.perf_counter() - started
+
+        [asyncio.run(one(q)) for q in QUESTIONS]
+        return statistics.median(asyncio.run(one(q)) for q in QUESTIONS) * 1000
+
+
 def run() -> str:
-    return "### fan-out\n\n" + fanout()
+    return "### fan-out\n\n" + fanout() + "\n\n### answer quality\n\n" + _quality()
