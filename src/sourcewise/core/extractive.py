@@ -63,6 +63,14 @@ def _content(terms: Sequence[str]) -> set[str]:
     return {t for t in terms if t not in STOP and len(t) > 1}
 
 
+MIN_SENTENCES = 2  # one matching line alone rarely answers; a second adds its context
+
+
+def _prose(sentence: str) -> bool:
+    """A written sentence rather than a command, a heading or a table row."""
+    return sentence.rstrip("…").endswith(tuple(ENDS)) and len(sentence.split()) >= 5
+
+
 def pick_sentences(
     terms: Sequence[str], hits: Sequence[RankedHit], *, limit: int = 4, per_hit: int = 2
 ) -> list[tuple[str, int]]:
@@ -78,10 +86,10 @@ def pick_sentences(
                 candidates.append((ranked.relevance, h, s, sentence, have))
     used: dict[int, int] = {}
     while candidates and len(chosen) < limit:
-        best = max(candidates, key=lambda c: (len(c[4] - covered), c[0], -c[1], -c[2]))
+        best = max(candidates, key=lambda c: (len(c[4] - covered), _prose(c[3]), c[0], -c[1], -c[2]))
         candidates.remove(best)
         _, h, _, sentence, have = best
-        if not (have - covered) and chosen:
+        if not (have - covered) and len(chosen) >= MIN_SENTENCES:
             break
         if used.get(h, 0) >= per_hit or any(sentence == c for c, _ in chosen):
             continue
