@@ -170,7 +170,7 @@ async def test_stdio_with_the_sdk_client(server: LocalServer, tmp_path: Path) ->
         result = await c.call_tool("web_search", {"query": "react server components"})
         bad = await c.call_tool("web_search", {"query": ""})
         after = await c.call_tool("route", {"question": "what is the latest react version"})
-    assert names == {"web_search", "web_fetch", "route"}
+    assert names == {"web_search", "web_fetch", "route", "search", "ask", "retrieve"}
     assert not result.is_error
     assert result.structured_content is not None
     assert result.structured_content["results"][0]["tier"] == 1
@@ -224,24 +224,30 @@ def _inspector() -> str:
 def test_mcp_inspector_cli_lists_and_calls(server: LocalServer, tmp_path: Path) -> None:
     inspector = _inspector()
     env = provider_env(server, tmp_path / "state")
-    command = [inspector, "--cli", sys.executable, "-m", "sourcewise", "mcp"]
+    # The Inspector starts the server with a minimal environment: hand it the provider settings
+    # (without them the default chain would try the public engines).
+    names = ("SEARXNG_URL", "SOURCEWISE_PROVIDERS", "SOURCEWISE_STATE_DIR", "SOURCEWISE_TIMEOUT")
+    passed = [f"{k}={env[k]}" for k in names]
+    flags = [part for kv in passed for part in ("-e", kv)]
+    command = [inspector, "--cli", *flags, sys.executable, "-m", "sourcewise", "mcp"]
 
-    def run(*extra: str) -> dict[str, Any]:
+    def run(*extra: str, tool_error: bool = False) -> dict[str, Any]:
         done = subprocess.run(
             [*command, *extra], env=env, capture_output=True, text=True, timeout=120, check=False
         )
-        assert done.returncode == 0, done.stderr
+        # The Inspector exits non-zero (5) when a tool answers with isError.
+        assert (done.returncode != 0) == tool_error, done.stderr
         answer: dict[str, Any] = json.loads(done.stdout)
         return answer
 
     listed = run("--method", "tools/list")
-    assert {t["name"] for t in listed["tools"]} == {"web_search", "web_fetch", "route"}
+    assert {t["name"] for t in listed["tools"]} == {"web_search", "web_fetch", "route", "search", "ask", "retrieve"}
     called = run(
         "--method", "tools/call", "--tool-name", "web_search", "--tool-arg", "query=react server components"
     )
     assert called["isError"] is False
     assert called["structuredContent"]["provider"] == "searxng"
-    failed = run("--method", "tools/call", "--tool-name", "route", "--tool-arg", "question=?")
+    failed = run("--method", "tools/call", "--tool-name", "route", "--tool-arg", "question=?", tool_error=True)
     assert failed["isError"] is True
     assert "InvalidQuery" in failed["content"][0]["text"]
     assert server.hits("/sx/search") == 1

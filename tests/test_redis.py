@@ -36,7 +36,9 @@ def _empty(redis_url: str) -> None:
 
 
 def doc(url: str, at: float) -> CachedDocument:
-    return CachedDocument(url, Extracted(text="body text", content_type="text/html"), at, False)
+    # A real fetch records every hop it connected to; the cache serves nothing it cannot re-check.
+    hops = [("a.example", 443, ["93.184.216.34"])]
+    return CachedDocument(url, Extracted(text="body text", content_type="text/html"), at, False, hops)
 
 
 def test_page_cache_round_trip_expiry_and_clear(redis_url: str) -> None:

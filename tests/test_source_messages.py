@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from datetime import date
 
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from sourcewise.core.analyze import analyze, identifier_parts
@@ -41,6 +41,9 @@ def reference_analyze(text: str) -> list[str]:
     st.text(alphabet=st.characters(codec="utf-8"), max_size=300) | st.from_regex(r"[A-Za-z0-9_ 가-힣]{0,80}")
 )
 def test_the_fast_analyzer_agrees_with_the_reference(text: str) -> None:
+    # Hangul now also gets its verb endings stripped and bigrams added (measured in the kb
+    # benchmark's Korean set); everything else must read exactly as the reference does.
+    assume(not any("\uac00" <= ch <= "\ud7a3" or "\u1100" <= ch <= "\u11ff" for ch in text))
     assert analyze(text) == reference_analyze(text)
 
 
