@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from ..models import Citation, RankedHit
 from .analyze import analyze
+from .text import printable
 
 __all__ = ["MAX_SENTENCE", "assemble", "pick_sentences", "sentences", "strip_controls", "support"]
 
@@ -24,16 +25,9 @@ STOP = frozenset(
 )
 
 
-_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
-
-
 def strip_controls(text: str) -> str:
-    """``text`` without C0/C1 control characters (tab and newline become spaces) and bidi overrides."""
-    return "".join(
-        " " if ch in "\t\n\r" else ch
-        for ch in text
-        if ch in "\t\n\r" or not (ord(ch) < 32 or 127 <= ord(ch) < 160 or ch in _BIDI)
-    )
+    """``text`` on one line and safe for a terminal (``core.text.printable``, the one definition)."""
+    return printable(text, one_line=True)
 
 
 def sentences(text: str) -> list[str]:
