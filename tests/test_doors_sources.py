@@ -66,3 +66,28 @@ def test_http_ask_and_sources_search(tmp_path: Path) -> None:
         assert "only configured names" in refused.text
         retrieved = httpx.post(f"{url}/retrieve", json={"task": "change the rollback steps", "sources": ["kb"]})
         assert retrieved.status_code == 200, retrieved.text
+
+
+def test_source_failures_map_to_typed_statuses_not_500() -> None:
+    from sourcewise.errors import (
+        IndexVersionError,
+        ModelError,
+        SourceFormatError,
+        SourceRateLimited,
+        SourceUnavailable,
+    )
+    from sourcewise.service import classify
+
+    assert classify(SourceUnavailable("kb", "not indexed")).status == 503
+    assert classify(IndexVersionError("kb", "newer")).status == 503
+    assert classify(SourceRateLimited("slack", "slow down", retry_after=5)).status == 429
+    assert classify(SourceFormatError("mail", "not an mbox")).status == 502
+    assert classify(ModelError("down")).status == 502
+
+
+def test_http_sources_search_on_an_unindexed_kb_is_503(tmp_path: Path) -> None:
+    settings = load_settings(state_dir=tmp_path / "empty", providers=["searxng"])
+    with uvicorn_thread(create_app(settings, DoorSettings())) as url:
+        response = httpx.post(f"{url}/sources/search", json={"query": "release branch", "sources": ["kb"]})
+        assert response.status_code == 503, response.text
+        assert "sourcewise index" in response.text

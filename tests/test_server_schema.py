@@ -23,7 +23,7 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 
-from sourcewise import load_settings
+from sourcewise import KnowledgeBase, load_settings
 from sourcewise.server import build_api, create_app
 from sourcewise.service import DoorSettings
 
@@ -40,6 +40,9 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with local_server() as providers:
         providers.route("/sx/search", Reply(200, SMALL, content_type=JSON))
         state: Path = tmp_path_factory.mktemp("state")
+        notes = tmp_path_factory.mktemp("notes")
+        (notes / "deploy.md").write_text("# Deploying\n\nTag the release, then run the deploy job.\n", "utf-8")
+        KnowledgeBase(state / "kb.sqlite3", semantic=False).index([notes])  # /sources/search, /ask
         conf = load_settings(
             providers=["searxng"], searxng_url=f"{providers.url}/sx", state_dir=state, timeout=5
         )

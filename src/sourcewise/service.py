@@ -32,10 +32,15 @@ from .errors import (
     ConfigError,
     FetchError,
     FetchTimeout,
+    IndexVersionError,
     InvalidInput,
     InvalidOption,
+    ModelError,
     NoProviderAvailable,
     ProviderError,
+    SourceError,
+    SourceRateLimited,
+    SourceUnavailable,
     SourcewiseError,
 )
 from .models import Answer, Page, Retrieval, Route, SearchResponse, SourceReport, SourceResult, _Model
@@ -117,6 +122,12 @@ def classify(exc: SourcewiseError) -> Failure:
         return Failure(502, kind, message, {"upstream_status": status} if status else {})
     if isinstance(exc, ConfigError):
         return Failure(503, kind, f"the server's configuration is invalid: {message}")
+    if isinstance(exc, SourceRateLimited):
+        return Failure(429, kind, message, {"source": exc.source, "retry_after": exc.retry_after})
+    if isinstance(exc, SourceUnavailable | IndexVersionError):
+        return Failure(503, kind, message, {"source": exc.source})
+    if isinstance(exc, SourceError | ModelError):
+        return Failure(502, kind, message)
     return Failure(500, kind, message)
 
 

@@ -9,6 +9,7 @@ from datetime import date
 from .ask import aask
 from .config import Settings
 from .core.filters import MAX_QUERY_CHARS
+from .core.text import printable
 from .core.validate import validate_query
 from .engine import run_sync
 from .errors import InvalidOption, InvalidQuery
@@ -34,7 +35,9 @@ async def asearch_sources(
     ``github:PATH``, ``web``) or ``Source`` objects. A source that fails raises its ``SourceError``
     (``ask`` is the call that carries on without it).
     """
-    text = validate_query(query)
+    # Lone surrogates and control characters cannot be stored or matched: they are replaced or
+    # dropped here, once, for every source (``core.text.printable``).
+    text = validate_query(printable(validate_query(query), one_line=True))
     if len(text) > MAX_QUERY_CHARS:
         raise InvalidQuery(f"a source query is at most {MAX_QUERY_CHARS} characters, got {len(text)}")
     if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 200:
