@@ -138,3 +138,24 @@ def test_analyze_splits_identifiers_and_strips_korean_particles() -> None:
         assert {"token", "expiry"} <= set(analyze(form))
     assert "시장" in analyze("시장을 보면")
     assert analyze("ＡＢＣ") == ["abc"]  # NFKC folds full-width letters
+
+
+async def test_a_lent_engine_stays_open_after_the_session() -> None:
+    from sourcewise.engine import Engine
+    from sourcewise.net.state import ProviderState
+
+    engine = Engine(Settings(), state=ProviderState(None))
+    async with Session(Settings(), engine=engine) as session:
+        assert session.engine is engine
+    assert engine.state.get("brave") is None  # still usable: the lender closes it
+
+
+def test_sync_wrappers_have_the_async_signatures() -> None:
+    import inspect
+
+    import sourcewise
+
+    pairs = [("ask", "aask"), ("search_sources", "asearch_sources"), ("source_info", "asource_info")]
+    for name, aname in pairs:
+        assert inspect.signature(getattr(sourcewise, name)) == inspect.signature(getattr(sourcewise, aname))
+    assert inspect.signature(sourcewise.retrieve) == inspect.signature(sourcewise.aretrieve)

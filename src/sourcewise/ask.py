@@ -17,6 +17,7 @@ from datetime import date
 
 from . import routing
 from .answer import write_with_model
+from .config import Settings
 from .core.ambiguity import readings
 from .core.analyze import analyze
 from .core.extractive import assemble, pick_sentences
@@ -108,6 +109,7 @@ async def aask(
     limit: int = 10,
     today: date | None = None,
     session: Session | None = None,
+    settings: Settings | None = None,
     progress: Progress | None = None,
 ) -> Answer:
     """Answer ``question`` from every source at once, with ``[n]`` citations.
@@ -116,13 +118,14 @@ async def aask(
     objects; default: the configured sources (or the embedded knowledge base), plus the web when
     the question needs it. ``reading``: the chosen reading of an ambiguous question.
     ``use_model``: ``False`` forces the extractive answer even when a model is configured.
+    ``session``: a long-lived one to reuse; otherwise one is opened on ``settings`` and closed.
     """
     if isinstance(question, str) and len(question) > MAX_QUESTION:
         raise InvalidQuery(f"a question is at most {MAX_QUESTION} characters, got {len(question)}")
     if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 50:
         raise InvalidOption(f"limit must be 1-50, got {limit!r}")
     own = session is None
-    session = session or Session()
+    session = session or Session(settings)
     try:
         return await _ask(session, question, sources, reading, use_model, limit, today, progress)
     finally:

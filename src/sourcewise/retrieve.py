@@ -296,6 +296,7 @@ async def aretrieve(
     use_model: bool | None = None,
     today: date | None = None,
     session: Session | None = None,
+    settings: Settings | None = None,
 ) -> Retrieval:
     """Find what a task needs from ``sources`` in at most ``max_cycles`` cycles (seed 004).
 
@@ -309,7 +310,7 @@ async def aretrieve(
     if not isinstance(exclude, list | tuple | type(None)):
         raise InvalidOption("exclude must be a list of globs")
     own = session is None
-    session = session or Session()
+    session = session or Session(settings)
     try:
         settings = session.settings
         chosen = session.sources(sources)

@@ -248,12 +248,8 @@ class Service:
             )
             await progress(done, done + 1, text)
 
-        async with Session(self.settings) as session:
-            session._engine = self.engine  # share the long-lived provider state and clients
-            try:
-                return await aask(question, sources=chosen, session=session, progress=report)
-            finally:
-                session._engine = None
+        async with Session(self.settings, engine=self.engine) as session:
+            return await aask(question, sources=chosen, session=session, progress=report)
 
     async def retrieve(
         self, task: str, *, sources: Sequence[str], max_cycles: int = 3, progress: Progress = _no_progress

@@ -31,11 +31,13 @@ class Session:
         *,
         transport: httpx.AsyncBaseTransport | None = None,
         clock: Callable[[], float] = time.time,
+        engine: Engine | None = None,
     ) -> None:
         self.settings = settings or load_settings()
         self.transport = transport
         self.clock = clock
-        self._engine: Engine | None = None
+        self._engine: Engine | None = engine
+        self._owns_engine = engine is None  # a long-lived door lends its engine; it closes it
         self._sources: dict[str, Source] = {}
 
     @property
@@ -65,9 +67,9 @@ class Session:
             if not isinstance(source, WebSource):
                 await source.aclose()
         self._sources.clear()
-        if self._engine is not None:
+        if self._engine is not None and self._owns_engine:
             self._engine.state.close()
-            self._engine = None
+        self._engine = None
 
     async def __aenter__(self) -> Session:
         return self

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from datetime import date
 
+from ._sync import sync
 from .ask import aask
 from .config import Settings
 from .core.filters import MAX_QUERY_CHARS
 from .core.text import printable
 from .core.validate import validate_query
-from .engine import run_sync
 from .errors import InvalidOption, InvalidQuery
-from .gather import Progress
-from .models import Answer, Retrieval, SourceInfo, SourceQuery, SourceResult
+from .models import SourceInfo, SourceQuery, SourceResult
 from .retrieve import aretrieve
 from .session import Session
 from .sources import Source, load_source_types
@@ -54,15 +52,7 @@ async def asearch_sources(
         )
 
 
-def search_sources(
-    query: str,
-    sources: Sequence[str | Source] | str | Source,
-    *,
-    limit: int = 10,
-    settings: Settings | None = None,
-) -> list[SourceResult]:
-    """Synchronous ``asearch_sources``."""
-    return run_sync(asearch_sources(query, sources, limit=limit, settings=settings))
+search_sources = sync(asearch_sources)
 
 
 async def asource_info(
@@ -75,61 +65,6 @@ async def asource_info(
         return [await s.info() for s in session.sources(list(dict.fromkeys(names)))]
 
 
-def source_info(
-    sources: Sequence[str | Source] | None = None, *, settings: Settings | None = None
-) -> list[SourceInfo]:
-    """Synchronous ``asource_info``."""
-    return run_sync(asource_info(sources, settings=settings))
-
-
-def ask(
-    question: str,
-    *,
-    sources: Sequence[str | Source] | None = None,
-    reading: str | None = None,
-    use_model: bool | None = None,
-    limit: int = 10,
-    today: date | None = None,
-    settings: Settings | None = None,
-    progress: Progress | None = None,
-) -> Answer:
-    """Answer ``question`` from every source at once, with ``[n]`` citations (see ``aask``)."""
-
-    async def run() -> Answer:
-        async with Session(settings) as session:
-            return await aask(
-                question,
-                sources=sources,
-                reading=reading,
-                use_model=use_model,
-                limit=limit,
-                today=today,
-                session=session,
-                progress=progress,
-            )
-
-    return run_sync(run())
-
-
-def retrieve(
-    task: str,
-    *,
-    sources: Sequence[str | Source] | str | Source,
-    max_cycles: int = 3,
-    include: Sequence[str] = (),
-    exclude: Sequence[str] | None = None,
-    limit: int = 10,
-    use_model: bool | None = None,
-    today: date | None = None,
-    settings: Settings | None = None,
-) -> Retrieval:
-    """What ``task`` needs from ``sources``, found in at most ``max_cycles`` cycles (see ``aretrieve``)."""
-
-    async def run() -> Retrieval:
-        async with Session(settings) as session:
-            return await aretrieve(
-                task, sources=sources, max_cycles=max_cycles, include=include, exclude=exclude,
-                limit=limit, use_model=use_model, today=today, session=session,
-            )  # fmt: skip
-
-    return run_sync(run())
+source_info = sync(asource_info)
+ask = sync(aask)
+retrieve = sync(aretrieve)
