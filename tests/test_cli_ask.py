@@ -73,3 +73,13 @@ def test_sources_lists_configured_and_built_in(tmp_path: Path) -> None:
     out = run(["sources"], tmp_path)
     assert out.returncode == 0, out.stderr
     assert "team-web (web, web)" in out.stdout
+
+
+def test_json_output_escapes_what_a_terminal_must_not_receive(tmp_path: Path) -> None:
+    cfg = tmp_path / "cfg" / "sourcewise"
+    cfg.mkdir(parents=True)
+    (cfg / "config.toml").write_text('[sources."team\\u202eweb"]\ntype = "web"\n', "utf-8")
+    out = run(["sources", "--json"], tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "\u202e" not in out.stdout
+    assert {"team\u202eweb", "web"} <= {row["name"] for row in json.loads(out.stdout)}

@@ -11,7 +11,7 @@ from rich.console import Console
 
 from . import sources_api
 from .ask import aask
-from .cli import ConfigOpt, VerboseOpt, _fail, _reported, _setup, app
+from .cli import ConfigOpt, VerboseOpt, _echo, _echo_json, _fail, _reported, _setup, app
 from .config import Settings
 from .core.extractive import strip_controls
 from .core.present import ANSWER_FORMATS, render_answer, render_results
@@ -39,7 +39,10 @@ def search_sources_cmd(query: str, sources: list[str], fmt: str, limit: int, set
         _fail(InvalidOption(f"format must be one of {', '.join(ANSWER_FORMATS)}; got {fmt!r}"), 2)
     with _reported():
         results = sources_api.search_sources(query, sources, limit=limit, settings=settings)
-    typer.echo(render_results(results, fmt))
+    if fmt == "json":
+        _echo_json(results)
+    else:
+        _echo(render_results(results, fmt))
     if not any(r.hits for r in results):
         typer.echo("warning: no results", err=True)
 
@@ -104,7 +107,10 @@ def ask_cmd(
             answer = asyncio.run(
                 _run(question, source or None, answer.readings[choice - 1].label, settings, live)
             )
-    typer.echo(render_answer(answer, fmt, explain=explain))
+    if fmt == "json":
+        _echo_json(answer)
+    else:
+        _echo(render_answer(answer, fmt, explain=explain))
     if not answer.hits and not answer.clarification:
         failed = [r for r in answer.reports if r.status not in ("ok", "empty")]
         if failed and len(failed) == len(answer.reports):
@@ -122,7 +128,7 @@ def sources_cmd(
     with _reported():
         infos = sources_api.source_info(settings=settings)
     if as_json:
-        typer.echo("[" + ",\n".join(i.model_dump_json() for i in infos) + "]")
+        _echo_json(infos)
         return
     for info in infos:
         state = "ready" if info.ready else "not ready"
@@ -197,6 +203,9 @@ def retrieve_cmd(
             task, sources=source, max_cycles=max_cycles, include=include or (), exclude=exclude,
             limit=limit, use_model=False if no_model else None, settings=settings,
         )  # fmt: skip
-    typer.echo(found.model_dump_json(indent=2) if as_json else render_retrieval(found))
+    if as_json:
+        _echo_json(found)
+    else:
+        _echo(render_retrieval(found))
     if not found.candidates:
         typer.echo("warning: nothing relevant found", err=True)
