@@ -366,3 +366,15 @@ async def test_cancelling_the_ask_cancels_every_source(st: Settings) -> None:
 async def test_bad_input_is_a_clear_error(st: Settings, question: str, kwargs: dict, error: type) -> None:  # type: ignore[type-arg]
     with pytest.raises(error):
         await aask(question, session=Session(st), **kwargs)
+
+
+async def test_when_every_source_fails_the_answer_says_so_not_nothing_found(tmp_path: Path) -> None:
+    st = load_settings(state_dir=tmp_path / "s", source_timeout=0.2)
+    answer = await aask(
+        "API migration timeline",
+        sources=[MemorySource("slow", CHAT, delay=5), MemorySource("wiki", [])],
+        session=Session(st),
+    )
+    assert answer.hits == ()
+    assert answer.text.startswith("No answer: slow timeout"), answer.text
+    assert "Nothing found in wiki" in answer.text

@@ -23,7 +23,9 @@ HOSTILE = st.one_of(
     st.builds(lambda s: "from:" * 500 + s, st.text(max_size=10)),
 )
 SPECS = st.lists(
-    st.one_of(st.text(max_size=40), st.sampled_from(["kb", "web", "code:", "code:/nonexistent", ":", "web:x"])),
+    st.one_of(
+        st.text(max_size=40), st.sampled_from(["kb", "web", "code:", "code:/nonexistent", ":", "web:x"])
+    ),
     max_size=4,
 )
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -64,7 +66,9 @@ def test_source_specs_resolve_or_raise_clearly(specs: list[str]) -> None:
 def test_search_sources_takes_any_query(query: str) -> None:
     try:
         asyncio.run(
-            asearch_sources(query, [MemorySource("wiki", WIKI)], settings=Settings(state_dir=Path("/tmp/sw-p")))
+            asearch_sources(
+                query, [MemorySource("wiki", WIKI)], settings=Settings(state_dir=Path("/tmp/sw-p"))
+            )
         )
     except SourcewiseError as exc:
         message = str(exc)

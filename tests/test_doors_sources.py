@@ -37,10 +37,12 @@ def _settings(tmp_path: Path):  # type: ignore[no-untyped-def]
 async def test_mcp_ask_search_retrieve_over_the_knowledge_base(tmp_path: Path) -> None:
     settings = _settings(tmp_path)
     async with Client(build_server(settings)) as client:
-        asked = await client.call_tool("ask", {"question": "How do I roll back a deployment?", "sources": ["kb"]})
+        asked = await client.call_tool(
+            "ask", {"question": "How do I roll back a deployment?", "sources": ["kb"]}
+        )
         assert not asked.is_error, asked
         assert asked.structured_content is not None
-        assert "[1]" in asked.structured_content["text"]
+        assert "[1]" in asked.structured_content["text"], asked.structured_content["reports"]
         assert "redeploy the previous tag" in asked.structured_content["text"]
         found = await client.call_tool("search", {"query": "deployment procedure", "sources": ["notes"]})
         assert not found.is_error, found
@@ -55,7 +57,9 @@ async def test_mcp_ask_search_retrieve_over_the_knowledge_base(tmp_path: Path) -
 def test_http_ask_and_sources_search(tmp_path: Path) -> None:
     settings = _settings(tmp_path)
     with uvicorn_thread(create_app(settings, DoorSettings())) as url:
-        answer = httpx.post(f"{url}/ask", json={"question": "How do I roll back a deployment?", "sources": ["kb"]})
+        answer = httpx.post(
+            f"{url}/ask", json={"question": "How do I roll back a deployment?", "sources": ["kb"]}
+        )
         assert answer.status_code == 200, answer.text
         assert answer.json()["citations"]
         hits = httpx.post(f"{url}/sources/search", json={"query": "release branch", "sources": ["notes"]})
@@ -64,7 +68,9 @@ def test_http_ask_and_sources_search(tmp_path: Path) -> None:
         refused = httpx.post(f"{url}/sources/search", json={"query": "passwd", "sources": ["code:/etc"]})
         assert refused.status_code == 400, refused.text
         assert "only configured names" in refused.text
-        retrieved = httpx.post(f"{url}/retrieve", json={"task": "change the rollback steps", "sources": ["kb"]})
+        retrieved = httpx.post(
+            f"{url}/retrieve", json={"task": "change the rollback steps", "sources": ["kb"]}
+        )
         assert retrieved.status_code == 200, retrieved.text
 
 

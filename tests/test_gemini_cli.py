@@ -65,7 +65,11 @@ def on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def cli_settings(tmp_path: Path, **extra: object) -> Settings:
-    options: dict[str, object] = {"providers": ["gemini-cli"], "state_dir": tmp_path / "state", "timeout": 2.0}
+    options: dict[str, object] = {
+        "providers": ["gemini-cli"],
+        "state_dir": tmp_path / "state",
+        "timeout": 2.0,
+    }
     return load_settings(**{**options, **extra})
 
 

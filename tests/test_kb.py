@@ -418,3 +418,46 @@ def test_hybrid_on_an_index_without_embeddings_says_it_searched_lexically(kb: Kn
     hits, warnings = base.search_with_warnings("시장", mode="hybrid")
     assert names(hits)[:1] == ["market.txt"]
     assert any("no embeddings" in w for w in warnings)
+
+
+def test_a_model_still_loading_leaves_the_search_lexical_and_says_so(
+    kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold torch start can outlast a source's deadline: the search answers lexically meanwhile."""
+    import threading
+    import time
+
+    from sourcewise.sources import kb as kbmod
+    from sourcewise.sources import kbembed
+
+    base = KnowledgeBase(kb.location, semantic=None)
+    base.model_wait = 0.05
+    monkeypatch.setattr(kbmod, "semantic_available", lambda: True)
+    monkeypatch.setattr(base, "_vectors", lambda: (np_ids(1), None))
+    release = threading.Event()
+    calls: list[float] = []
+
+    def slow_model() -> None:
+        calls.append(time.monotonic())
+        release.wait(5)
+        kbembed._state["model"] = None
+        kbembed._loaded.set()
+
+    monkeypatch.setattr(kbembed, "_state", {})
+    monkeypatch.setattr(kbembed, "_loaded", threading.Event())
+    monkeypatch.setattr(kbembed, "_loader", [])
+    monkeypatch.setattr(kbembed, "embedder", slow_model)
+    hits, warnings = base.search_with_warnings("시장", mode="hybrid")
+    assert names(hits)[:1] == ["market.txt"]
+    assert any("still loading" in w for w in warnings), warnings
+    base.search_with_warnings("시장", mode="hybrid")
+    assert len(calls) == 1, "one background load, however many searches wait for it"
+    release.set()
+    kbembed._loader[0].join(5)
+    assert kbembed._loaded.is_set()
+
+
+def np_ids(n: int):  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    return np.arange(n, dtype=np.int64)

@@ -241,13 +241,22 @@ def test_mcp_inspector_cli_lists_and_calls(server: LocalServer, tmp_path: Path) 
         return answer
 
     listed = run("--method", "tools/list")
-    assert {t["name"] for t in listed["tools"]} == {"web_search", "web_fetch", "route", "search", "ask", "retrieve"}
+    assert {t["name"] for t in listed["tools"]} == {
+        "web_search",
+        "web_fetch",
+        "route",
+        "search",
+        "ask",
+        "retrieve",
+    }
     called = run(
         "--method", "tools/call", "--tool-name", "web_search", "--tool-arg", "query=react server components"
     )
     assert called["isError"] is False
     assert called["structuredContent"]["provider"] == "searxng"
-    failed = run("--method", "tools/call", "--tool-name", "route", "--tool-arg", "question=?", tool_error=True)
+    failed = run(
+        "--method", "tools/call", "--tool-name", "route", "--tool-arg", "question=?", tool_error=True
+    )
     assert failed["isError"] is True
     assert "InvalidQuery" in failed["content"][0]["text"]
     assert server.hits("/sx/search") == 1

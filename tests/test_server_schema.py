@@ -41,7 +41,9 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         providers.route("/sx/search", Reply(200, SMALL, content_type=JSON))
         state: Path = tmp_path_factory.mktemp("state")
         notes = tmp_path_factory.mktemp("notes")
-        (notes / "deploy.md").write_text("# Deploying\n\nTag the release, then run the deploy job.\n", "utf-8")
+        (notes / "deploy.md").write_text(
+            "# Deploying\n\nTag the release, then run the deploy job.\n", "utf-8"
+        )
         KnowledgeBase(state / "kb.sqlite3", semantic=False).index([notes])  # /sources/search, /ask
         conf = load_settings(
             providers=["searxng"], searxng_url=f"{providers.url}/sx", state_dir=state, timeout=5

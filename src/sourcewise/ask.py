@@ -24,7 +24,7 @@ from .core.extractive import assemble, pick_sentences
 from .core.merge import merge_and_rank
 from .errors import InvalidOption, InvalidQuery, ModelError
 from .gather import Progress, gather
-from .models import Answer, Plan, RankedHit, Reading, Route
+from .models import Answer, Plan, RankedHit, Reading, Route, SourceReport
 from .retrieve import refine_gathered
 from .session import Session
 from .sources import Source
@@ -179,9 +179,8 @@ async def _ask(
         text = _clarification(found, ko)
         answer = answer.model_copy(update={"clarification": text, "text": text, "writer": "none"})
     elif not ranked:
-        searched = ", ".join(r.source for r in gathered.reports) or "no source"
         answer = answer.model_copy(
-            update={"text": f"Nothing found in {searched}.", "writer": "none", "suggestions": _suggest(plan)}
+            update={"text": _nothing(gathered.reports), "writer": "none", "suggestions": _suggest(plan)}
         )
     else:
         if verdict == "minor":
@@ -190,6 +189,21 @@ async def _ask(
     t3 = clock()
     timings = {"plan": (t1 - t0) * 1000, "gather": (t2 - t1) * 1000, "answer": (t3 - t2) * 1000}
     return answer.model_copy(update={"timings": {k: round(v, 1) for k, v in timings.items()}})
+
+
+def _nothing(reports: Sequence[SourceReport]) -> str:
+    """No hits: which sources were searched and came back empty, and which failed and why, so a
+    failure never reads as "no results"."""
+    empty = [r.source for r in reports if r.status in ("ok", "empty")]
+    failed = [
+        f"{r.source} {r.status.replace('_', ' ')} ({r.error})"
+        for r in reports
+        if r.status not in ("ok", "empty")
+    ]
+    if not failed:
+        return f"Nothing found in {', '.join(empty) or 'no source'}."
+    text = f"No answer: {'; '.join(failed)}."
+    return f"{text} Nothing found in {', '.join(empty)}." if empty else text
 
 
 async def _write(

@@ -50,7 +50,10 @@ def _main(
     ] = False,
 ) -> None:
     """Search the web and say how far each source can be trusted."""
+
+
 log = logging.getLogger("sourcewise")
+
 
 class Strategy(StrEnum):
     default = "default"
@@ -97,8 +100,10 @@ def _echo(text: str = "", err: bool = False) -> None:
 
 def _echo_json(value: BaseModel | Sequence[BaseModel], indent: int | None = 2) -> None:
     """JSON as faithful as the data, with terminal-unsafe characters as ``\\uXXXX`` escapes."""
-    data = [v.model_dump(mode="json") for v in value] if isinstance(value, Sequence) else value.model_dump(
-        mode="json"
+    data = (
+        [v.model_dump(mode="json") for v in value]
+        if isinstance(value, Sequence)
+        else value.model_dump(mode="json")
     )
     typer.echo(json_safe(json.dumps(data, ensure_ascii=False, indent=indent)))
 

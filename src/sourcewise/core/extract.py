@@ -72,7 +72,7 @@ def decode(body: bytes, declared: str | None, *, html: bool = False) -> str:
     else:
         bom, mark = read_bom(body)
         encoding = bom or http_content_type_encoding(header) or _detect(body) or "utf-8"
-        text = body[len(mark or b""):].decode(encoding, "replace")
+        text = body[len(mark or b"") :].decode(encoding, "replace")
     name = _codec(encoding)
     if name in _SINGLE_BYTE and not body.isascii():
         with contextlib.suppress(UnicodeDecodeError):

@@ -26,7 +26,7 @@ from ..core.fusion import convex
 from ..errors import InvalidOption, InvalidQuery, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
 from .base import Source, SourceOptions
-from .kbembed import embedder
+from .kbembed import Embedder, embedder, embedder_within, semantic_available
 from .kbindex import IndexReport, run_index
 from .kbstore import Row, SQLiteStore, Store, StoreFilter
 
@@ -121,6 +121,9 @@ class KnowledgeBase:
     ) -> None:
         self.name = name
         self.semantic = semantic  # None: when the extra is installed
+        # None: wait for the model however long it takes to load; a number: search lexically
+        # (and say so) when it is not ready within that many seconds (the sources under a deadline).
+        self.model_wait: float | None = None
         self.store: Store = store or SQLiteStore(self._location(path, settings))
         self._matrix: tuple[Any, Any] | None = None
         if self.store.get_meta("analyzer") not in (None, ANALYZER_ID):
@@ -218,19 +221,30 @@ class KnowledgeBase:
         self, parsed: ParsedQuery, negations: list[str], where: StoreFilter, mode: Mode, limit: int,
         warnings: list[str],
     ) -> list[tuple[int, float]]:  # fmt: skip
-        if mode != "lexical" and (self.semantic is False or embedder() is None):
+        model: Embedder | None = None
+        if mode != "lexical":
+            # Cheap checks first: the model (torch) is loaded only when there are vectors to compare.
             if self.semantic is False:
                 warnings.append("kb: semantic search is off for this knowledge base; searched lexically")
-            mode = "lexical"
-        if mode != "lexical" and not self._vectors()[0].size:
-            warnings.append(
-                "kb: this index has no embeddings (built with --no-semantic?); searched lexically"
-            )
-            mode = "lexical"
+            elif not semantic_available():
+                embedder()  # says once how to install the extra
+            elif not self._vectors()[0].size:
+                warnings.append(
+                    "kb: this index has no embeddings (built with --no-semantic?); searched lexically"
+                )
+            else:
+                got = embedder() if self.model_wait is None else embedder_within(self.model_wait)
+                if got is False:
+                    warnings.append("kb: the semantic model is still loading; searched lexically this time")
+                elif isinstance(got, Embedder):
+                    model = got
+            if model is None:
+                mode = "lexical"
         match = match_expression(parsed, negations)
         if mode == "lexical":
             return self.store.lexical(match, where, limit) if match else []
-        semantic = self._semantic(parsed.text, where, limit if mode == "semantic" else CANDIDATES)
+        assert model is not None
+        semantic = self._semantic(model, parsed.text, where, limit if mode == "semantic" else CANDIDATES)
         if mode == "semantic":
             return semantic
         lexical = self.store.lexical(match, where, CANDIDATES) if match else []
@@ -245,12 +259,13 @@ class KnowledgeBase:
             self._matrix = (np.array(ids, dtype=np.int64), np.frombuffer(b"".join(blobs), dtype=np.float32))
         return self._matrix
 
-    def _semantic(self, text: str, where: StoreFilter, limit: int) -> list[tuple[int, float]]:
+    def _semantic(
+        self, model: Embedder, text: str, where: StoreFilter, limit: int
+    ) -> list[tuple[int, float]]:
         import numpy as np
 
-        model = embedder()
         ids_arr, flat = self._vectors()
-        if model is None or not text.strip() or not len(ids_arr):
+        if not text.strip() or not len(ids_arr):
             return []
         scores = flat.reshape(len(ids_arr), -1) @ model.encode([text])[0]
         allowed = self.store.filtered_ids(where)
@@ -344,6 +359,8 @@ class KnowledgeBaseSource(Source):
                 )
             assert isinstance(self.options, KnowledgeBaseOptions)
             self._kb = KnowledgeBase(path, semantic=self.options.semantic, name=self.name)
+            # Under the gather's deadline: a model still loading leaves half of it to the search.
+            self._kb.model_wait = self.settings.source_timeout / 2
         return self._kb
 
     async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:

@@ -14,13 +14,15 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["EMBED_DIM", "Embedder", "embedder", "semantic_available"]
+__all__ = ["EMBED_DIM", "Embedder", "embedder", "embedder_within", "semantic_available"]
 
 log = logging.getLogger("sourcewise")
 EMBED_DIM = 384
 MAX_EMBED_CHARS = 2_000  # the model reads 256 word pieces; more text only costs time
 _lock = threading.Lock()
 _state: dict[str, Any] = {}
+_loaded = threading.Event()
+_loader: list[threading.Thread] = []
 
 
 class Embedder:
@@ -76,4 +78,18 @@ def embedder() -> Embedder | None:
                 "semantic search needs the extra: pip install 'sourcewise[semantic]'; searching lexically"
             )
         _state["model"] = model
+        _loaded.set()
         return model
+
+
+def embedder_within(seconds: float) -> Embedder | bool | None:
+    """The embedder if it is (or becomes) ready within ``seconds``; ``False`` while it is still
+    loading in the background (a cold start of torch can take longer than a source's deadline,
+    and a search must not fail for it); ``None`` without the extra."""
+    if _loaded.is_set():
+        return embedder()
+    with _lock:
+        if not _loader:
+            _loader.append(threading.Thread(target=embedder, name="sourcewise-embedder", daemon=True))
+            _loader[0].start()
+    return embedder() if _loaded.wait(max(seconds, 0.0)) else False
