@@ -71,3 +71,55 @@ async def test_two_workers_share_cache_and_suspensions(server: LocalServer, tmp_
         assert {a.status_code for a in answers} == {503}
         assert all("suspended" in a.json()["error"]["attempts"][0]["reason"] for a in answers)
         assert server.hits("/sx/search") == before
+
+
+_WRITER = """
+import sys, time
+from pathlib import Path
+from sourcewise.core.extract import Extracted
+from sourcewise.net.cache import CachedDocument, PageCache
+
+cache = PageCache(Path(sys.argv[1]), ttl=900)
+name = sys.argv[2]
+hops = [("example.com", 443, ["93.184.215.14"])]
+for i in range(150):
+    url = f"https://{name}.example/{i}"
+    cache.put([url], CachedDocument(url, Extracted(name * 50, "text/plain"), time.time(), False, hops))
+    other = "b" if name == "a" else "a"
+    cache.get(f"https://{other}.example/{i // 2}", time.time())
+print("done")
+"""
+
+
+def test_the_page_cache_is_wal_and_two_processes_write_it_at_once(tmp_path: Path) -> None:
+    """What workers do: two processes writing and reading one cache file at the same time. Every
+    write lands (no 'database is locked' dropped a page) and the file is in WAL mode."""
+    import sqlite3
+    import subprocess
+    import sys
+
+    path = tmp_path / "pages.sqlite3"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WRITER, str(path), n], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        for n in ("a", "b")
+    ]
+    outs = [p.communicate(timeout=120) for p in procs]
+    for proc, (out, err) in zip(procs, outs, strict=True):
+        assert proc.returncode == 0, err.decode()
+        assert b"done" in out
+        assert b"write failed" not in err, err.decode()
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.execute("SELECT count(*) FROM page").fetchone()[0] == 300
+
+
+def test_the_redirect_cache_degrades_to_memory_on_an_unwritable_directory(tmp_path: Path) -> None:
+    from sourcewise.net.redirects import RedirectCache
+
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory", "utf-8")
+    cache = RedirectCache(blocker / "state" / "redirects.sqlite3")
+    cache.put("https://vertexaisearch.cloud.google.com/x", "https://example.com/", 0.0)
+    assert cache.get("https://vertexaisearch.cloud.google.com/x", 1.0) == "https://example.com/"

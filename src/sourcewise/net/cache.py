@@ -66,6 +66,10 @@ class CachedDocument:
 
 
 def _setup(db: sqlite3.Connection) -> None:
+    # WAL: several workers (uvicorn --workers N, CLI runs beside a server) read while one writes,
+    # instead of waiting on each other's locks; NORMAL sync is enough for a cache.
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
     with db:
         db.execute(
             "CREATE TABLE IF NOT EXISTS page"

@@ -21,6 +21,7 @@ import httpx
 from ..config import Settings
 from ..core.urls import is_http_url
 from ..errors import SourcewiseError
+from .db import open_db
 from .guard import AddressGuard, GuardedTransport, Resolver
 
 __all__ = ["REDIRECT_TTL", "RedirectCache", "resolve_redirects"]
@@ -31,24 +32,21 @@ CONCURRENCY = 8
 _REDIRECTS = (301, 302, 303, 307, 308)
 
 
+def _setup(db: sqlite3.Connection) -> None:
+    db.execute("PRAGMA journal_mode=WAL")  # shared by the workers of one server, like the page cache
+    with db:
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS redirect"
+            " (link TEXT PRIMARY KEY, target TEXT NOT NULL, resolved_at REAL NOT NULL)"
+        )
+
+
 class RedirectCache:
-    """Link -> target, in SQLite. An unusable file is reported once and bypassed."""
+    """Link -> target, in SQLite. An unusable file is reported once and replaced by memory."""
 
     def __init__(self, path: Path | None, ttl: float = REDIRECT_TTL) -> None:
         self.ttl = ttl
-        self._db: sqlite3.Connection | None = None
-        try:
-            if path is not None:
-                path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(path) if path else ":memory:", timeout=10, check_same_thread=False)
-            with self._db:
-                self._db.execute(
-                    "CREATE TABLE IF NOT EXISTS redirect"
-                    " (link TEXT PRIMARY KEY, target TEXT NOT NULL, resolved_at REAL NOT NULL)"
-                )
-        except sqlite3.DatabaseError as exc:
-            log.warning("redirect cache %s is unusable (%s); resolving without a cache", path, exc)
-            self._db = None
+        self._db: sqlite3.Connection | None = open_db(path, _setup, "redirect cache")
 
     def get(self, link: str, now: float) -> str | None:
         if self._db is None:
