@@ -7,8 +7,9 @@ Reference, measured in the same run: the same N searches through the library in 
 no door. Figures: errors, p50/p99 latency, requests/s, and the peak memory (VmHWM, summed) of
 the server's processes.
 
-``SCENARIOS`` is the table to extend when ``ask`` lands: 50 concurrent ``POST /ask`` and
-``tools/call ask``, with a payload of its own.
+``ask`` rounds: 50 concurrent ``POST /ask`` and ``tools/call ask`` over the project's own
+``docs/`` indexed into the state directory's knowledge base (lexical) plus the web (the same
+provider); a call counts only when its answer cites. Their reference is ``aask`` x50 in process.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ from sourcewise.engine import Engine  # noqa: E402
 from doorkit import free_port, wait_for  # noqa: E402
 
 CONCURRENCY = int(os.environ.get("SOURCEWISE_BENCH_CONCURRENCY", "200"))
+ASK_CONCURRENCY = int(os.environ.get("SOURCEWISE_BENCH_ASK_CONCURRENCY", "50"))
+QUESTION = "How do I index my notes?"
 WORKERS = (1, 2)
 MCP_SESSIONS = 10  # client sessions the MCP calls are spread over (each sends its share at once)
 
@@ -48,12 +51,23 @@ class Scenario:
     tool: str  # endpoint path for serve, tool name for mcp
     payload: dict[str, Any]
     concurrency: int
+    reference: str = "search"  # which in-process run it is compared with
 
 
 SCENARIOS = [
     Scenario("HTTP POST /search", "serve", "/search", {"query": "react server components"}, CONCURRENCY),
     Scenario("MCP web_search", "mcp", "web_search", {"query": "react server components"}, CONCURRENCY),
-    # When ask lands: Scenario("HTTP POST /ask", "serve", "/ask", {"question": "..."}, 50) and the MCP twin.
+    Scenario(
+        "HTTP POST /ask",
+        "serve",
+        "/ask",
+        {"question": QUESTION, "sources": ["kb", "web"]},
+        ASK_CONCURRENCY,
+        "ask",
+    ),
+    Scenario(
+        "MCP ask", "mcp", "ask", {"question": QUESTION, "sources": ["kb", "web"]}, ASK_CONCURRENCY, "ask"
+    ),
 ]
 
 
@@ -114,13 +128,35 @@ async def _library(provider: _Provider, state: Path, n: int) -> Outcome:
         engine.state.close()
 
 
+async def _library_ask(provider: _Provider, state: Path, n: int) -> Outcome:
+    from sourcewise import aask
+    from sourcewise.session import Session
+
+    settings = load_settings(
+        providers=["searxng"], searxng_url=f"{provider.url}/sx", state_dir=state, timeout=30
+    )
+
+    async with Session(settings) as session:
+
+        async def call() -> bool:
+            answer = await aask(QUESTION, sources=["kb", "web"], session=session)
+            return bool(answer.citations)
+
+        return await _timed([call] * n)
+
+
+def _cites(scenario: Scenario, body: Any) -> bool:
+    """A search succeeds with a 200; an ask only when its answer cites something."""
+    return scenario.reference != "ask" or bool(body.get("citations"))
+
+
 async def _http(base: str, scenario: Scenario) -> Outcome:
     limits = httpx.Limits(max_connections=scenario.concurrency)
     async with httpx.AsyncClient(timeout=60, limits=limits) as client:
 
         async def call() -> bool:
             response = await client.post(f"{base}{scenario.tool}", json=scenario.payload)
-            return response.status_code == 200
+            return response.status_code == 200 and _cites(scenario, response.json())
 
         return await _timed([call] * scenario.concurrency)
 
@@ -136,7 +172,7 @@ async def _mcp(base: str, scenario: Scenario) -> Outcome:
         def caller(client: Client) -> Callable[[], Awaitable[bool]]:
             async def call() -> bool:
                 result = await client.call_tool(scenario.tool, scenario.payload)
-                return not result.is_error
+                return not result.is_error and _cites(scenario, result.structured_content or {})
 
             return call
 
@@ -214,8 +250,9 @@ class _Provider:
 
 def run() -> str:
     lines = [
-        f"{CONCURRENCY} concurrent requests per round (one warm-up round first); provider: SearXNG JSON "
-        "served on 127.0.0.1; ratio: requests/s against the library in-process.",
+        f"{CONCURRENCY} concurrent searches and {ASK_CONCURRENCY} concurrent asks per round (one warm-up "
+        "round first); provider: SearXNG JSON served on 127.0.0.1; ratio: requests/s against the library "
+        "in-process (`Engine.asearch` for searches, `aask` for asks).",
         "",
         "| door | errors | p50 | p99 | requests/s | ratio to library | peak memory (server) |",
         "|---|---|---|---|---|---|---|",
@@ -235,9 +272,16 @@ def run() -> str:
 def _rounds(provider: _Provider, lines: list[str]) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "state"
+        from sourcewise import KnowledgeBase
+
+        KnowledgeBase(state / "kb.sqlite3", semantic=False).index([ROOT / "docs"])
+        references: dict[str, Outcome] = {}
         asyncio.run(_library(provider, state, CONCURRENCY))  # warm-up
-        reference = asyncio.run(_library(provider, state, CONCURRENCY))
-        lines.append(reference.row(f"library `Engine.asearch` x{CONCURRENCY} (reference)", None))
+        references["search"] = asyncio.run(_library(provider, state, CONCURRENCY))
+        lines.append(references["search"].row(f"library `Engine.asearch` x{CONCURRENCY} (reference)", None))
+        asyncio.run(_library_ask(provider, state, ASK_CONCURRENCY))  # warm-up
+        references["ask"] = asyncio.run(_library_ask(provider, state, ASK_CONCURRENCY))
+        lines.append(references["ask"].row(f"library `aask` x{ASK_CONCURRENCY} (reference for ask)", None))
         env = dict(os.environ)
         env.update(
             SEARXNG_URL=f"{provider.url}/sx",
@@ -248,8 +292,13 @@ def _rounds(provider: _Provider, lines: list[str]) -> str:
             SOURCEWISE_REQUEST_TIMEOUT="120",
         )
         env.pop("SOURCEWISE_API_KEY", None)
+        only = os.environ.get("SOURCEWISE_BENCH_DOORS_ONLY")  # e.g. "ask" to run only those rounds
         for scenario in SCENARIOS:
+            if only and only != scenario.reference:
+                continue
             for workers in WORKERS:
                 outcome = _serve(scenario, workers, env)
-                lines.append(outcome.row(f"{scenario.name}, {workers} worker(s)", reference))
+                lines.append(
+                    outcome.row(f"{scenario.name}, {workers} worker(s)", references[scenario.reference])
+                )
     return "\n".join(lines)
