@@ -21,9 +21,12 @@ ARTICLE = "<html><head><title>Shared</title></head><body><article><p>{}</p></art
 )
 
 
-async def _workers_seen(base: str, tries: int = 5) -> set[int]:
+async def _workers_seen(base: str, within: float = 60.0) -> set[int]:
+    """The worker pids that answer; the second worker may boot seconds after the first on a busy
+    machine, so this keeps asking (20 fresh connections a round) until two answer or time is up."""
     seen: set[int] = set()
-    for _ in range(tries):
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
 
         async def one() -> int:
             async with httpx.AsyncClient() as fresh:  # a new connection each, so any worker may take it
@@ -33,6 +36,7 @@ async def _workers_seen(base: str, tries: int = 5) -> set[int]:
         seen |= set(await asyncio.gather(*(one() for _ in range(20))))
         if len(seen) >= 2:
             break
+        await asyncio.sleep(0.5)
     return seen
 
 
