@@ -83,3 +83,41 @@ def test_json_output_escapes_what_a_terminal_must_not_receive(tmp_path: Path) ->
     assert out.returncode == 0, out.stderr
     assert "\u202e" not in out.stdout
     assert {"team\u202eweb", "web"} <= {row["name"] for row in json.loads(out.stdout)}
+
+
+def test_ctrl_c_during_ask_stops_every_source_and_exits_130(server: LocalServer, tmp_path: Path) -> None:
+    """A real SIGINT to a real `sourcewise ask` while its web source waits on a slow provider."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    server.route("/search", Reply(200, SMALL, content_type="application/json", delay=30))
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_CSE_KEY", "_CSE_ID"))}
+    env.update(
+        XDG_CONFIG_HOME=str(tmp_path / "cfg"),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+        SEARXNG_URL=server.url,
+        SOURCEWISE_PROVIDERS="searxng",
+        SOURCEWISE_TIMEOUT="60",
+        SOURCEWISE_SOURCE_TIMEOUT="60",
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sourcewise", "ask", "React Server Components latest", "-S", "web"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not server.hits("/search") and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert server.hits("/search"), "the provider was never asked"
+    began = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, (out, err)
+    assert time.monotonic() - began < 10, "Ctrl-C does not wait for the slow source"
+    assert "interrupted" in err
+    assert "Traceback" not in err
