@@ -123,7 +123,8 @@ def _quality() -> str:
             hit = answer.sources[c.marker - 1].hit
             body = hit.text or hit.snippet
             supported += support(c.sentence, body) >= 0.5
-            verbatim += c.sentence in " ".join(body.split())
+            said = c.sentence[1:-1] if c.sentence[:1] == c.sentence[-1:] == "`" else c.sentence  # a code line
+            verbatim += " ".join(said.split()) in " ".join(body.split())
         return took, len(answer.citations), supported, verbatim
 
     rows = [asyncio.run(one(q)) for q in QUESTIONS]

@@ -20,7 +20,7 @@ from .answer import write_with_model
 from .config import Settings
 from .core.ambiguity import readings
 from .core.analyze import analyze
-from .core.extractive import assemble, pick_sentences
+from .core.extractive import assemble, pick_sentences, procedural
 from .core.merge import merge_and_rank
 from .errors import InvalidOption, InvalidQuery, ModelError
 from .gather import Progress, gather
@@ -231,7 +231,7 @@ async def _write(
             )
         except ModelError as exc:
             warnings.append(f"model answer unavailable, extractive answer instead: {exc}")
-    picked = pick_sentences(terms, ranked)
+    picked = pick_sentences(terms, ranked, how=procedural(question))
     if not picked:  # hits that match no term in any sentence: cite the best hit's opening
         lead = ranked[0].hit
         picked = [((lead.text or lead.snippet or lead.title)[:300], 0)]

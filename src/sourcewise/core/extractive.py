@@ -16,7 +16,15 @@ from ..models import Citation, RankedHit
 from .analyze import analyze
 from .text import printable
 
-__all__ = ["MAX_SENTENCE", "assemble", "pick_sentences", "sentences", "strip_controls", "support"]
+__all__ = [
+    "MAX_SENTENCE",
+    "assemble",
+    "pick_sentences",
+    "procedural",
+    "sentences",
+    "strip_controls",
+    "support",
+]
 
 MAX_SENTENCE = 400  # characters; a longer "sentence" is cut at a word
 ENDS = ".!?。！？"
@@ -30,20 +38,61 @@ def strip_controls(text: str) -> str:
     return printable(text, one_line=True)
 
 
-def sentences(text: str) -> list[str]:
-    """Sentences of ``text``: split after . ! ? 。 followed by a space, and at line breaks."""
+def sentences(text: str, *, wrapped: bool = False) -> list[str]:
+    """Sentences of ``text``: split after . ! ? 。 followed by a space, and at line breaks.
+
+    ``wrapped``: the text is hard-wrapped prose (Markdown, mail): a line that continues the one
+    before joins it, and only blank lines, headings, list items, table rows and quotes break a
+    paragraph. A line inside a code fence is one unit, shown as inline code (a command answers
+    "how do I" questions, but run into prose it reads as a broken sentence)."""
     out: list[str] = []
-    buf: list[str] = []
-    for i, ch in enumerate(text):
-        if ch == "\n":
-            out.append("".join(buf))
-            buf = []
+    para: list[str] = []
+    fenced = False
+    for line in text.split("\n"):
+        bare = line.strip()
+        if bare.startswith(("```", "~~~")):
+            fenced = not fenced
+            out.extend(_split_line(" ".join(para)))
+            para = []
             continue
-        buf.append(ch)
-        if ch in ENDS and (i + 1 == len(text) or text[i + 1].isspace()):
-            out.append("".join(buf))
-            buf = []
-    out.append("".join(buf))
+        if fenced:
+            if bare and "`" not in bare:
+                out.append(_clip(f"`{bare}`"))
+            continue
+        if not wrapped or not bare or _starts_block(bare):
+            out.extend(_split_line(" ".join(para)))
+            para = []
+        if bare:
+            para.append(bare)
+    out.extend(_split_line(" ".join(para)))
+    return out
+
+
+def _starts_block(line: str) -> bool:
+    """A Markdown line that starts a block of its own rather than continuing a paragraph."""
+    if line[0] in "#|>" or line[:2] in ("- ", "* ", "+ "):
+        return True
+    digits = len(line) - len(line.lstrip("0123456789"))
+    return 0 < digits <= 3 and line[digits : digits + 2] in (". ", ") ")
+
+
+CLOSERS = "*_`)\"'”’」』"
+
+
+def _split_line(line: str) -> list[str]:
+    out: list[str] = []
+    start = 0
+    n = len(line)
+    for i, ch in enumerate(line):
+        if ch not in ENDS or i < start:
+            continue
+        j = i + 1
+        while j < n and line[j] in CLOSERS:  # "**Crash-safe.**" ends after its closing marks
+            j += 1
+        if j == n or line[j].isspace():
+            out.append(line[start:j])
+            start = j
+    out.append(line[start:])
     return [_clip(s.strip(" \t#*>-|")) for s in out if len(s.strip()) > 1]
 
 
@@ -65,22 +114,40 @@ def _prose(sentence: str) -> bool:
     return sentence.rstrip("…").endswith(tuple(ENDS)) and len(sentence.split()) >= 5
 
 
+def procedural(question: str) -> bool:
+    """A "how do I ..." question, which a command or a code line can answer."""
+    q = " ".join(question.lower().split())
+    return q.startswith(("how do i", "how can i", "how to", "how should i")) or "어떻게" in q
+
+
 def pick_sentences(
-    terms: Sequence[str], hits: Sequence[RankedHit], *, limit: int = 4, per_hit: int = 2
+    terms: Sequence[str],
+    hits: Sequence[RankedHit],
+    *,
+    limit: int = 4,
+    per_hit: int = 2,
+    how: bool = False,
 ) -> list[tuple[str, int]]:
-    """Up to ``limit`` (sentence, hit index) pairs that cover the question terms best."""
+    """Up to ``limit`` (sentence, hit index) pairs that cover the question terms best. ``how``:
+    the question asks how to do something, so a code line counts as much as a written sentence."""
     wanted = _content(terms)
     covered: set[str] = set()
     chosen: list[tuple[str, int]] = []
     candidates: list[tuple[float, int, int, str, set[str]]] = []
     for h, ranked in enumerate(hits[:8]):
-        for s, sentence in enumerate(sentences(ranked.hit.text or ranked.hit.snippet)):
+        # Chat lines are separate messages; every other kind wraps its prose.
+        wrapped = ranked.hit.kind != "chat"
+        for s, sentence in enumerate(sentences(ranked.hit.text or ranked.hit.snippet, wrapped=wrapped)):
             have = set(analyze(sentence)) & wanted
             if have:
                 candidates.append((ranked.relevance, h, s, sentence, have))
     used: dict[int, int] = {}
+
+    def written(sentence: str) -> bool:
+        return _prose(sentence) or (how and sentence[:1] == "`")
+
     while candidates and len(chosen) < limit:
-        best = max(candidates, key=lambda c: (len(c[4] - covered), _prose(c[3]), c[0], -c[1], -c[2]))
+        best = max(candidates, key=lambda c: (len(c[4] - covered), written(c[3]), c[0], -c[1], -c[2]))
         candidates.remove(best)
         _, h, _, sentence, have = best
         if not (have - covered) and len(chosen) >= MIN_SENTENCES:
