@@ -121,3 +121,57 @@ def test_ctrl_c_during_ask_stops_every_source_and_exits_130(server: LocalServer,
     assert time.monotonic() - began < 10, "Ctrl-C does not wait for the slow source"
     assert "interrupted" in err
     assert "Traceback" not in err
+
+
+MIGRATIONS = {
+    "phoenix.md": "# Phoenix\n\nThe database migration to PostgreSQL 16 starts in May.\n",
+    "phoenix2.md": "# Phoenix 2\n\nDatabase migration dry run passed on staging.\n",
+    "cloud.md": "# Cloud\n\nThe cloud migration from AWS to GCP is halfway.\n",
+    "cloud2.md": "# Cloud 2\n\nCloud migration budget was approved.\n",
+    "mail.md": "# Mail\n\nEmail migration from Exchange to O365 finished.\n",
+    "mail2.md": "# Mail 2\n\nEmail migration left 3 mailboxes behind.\n",
+}
+
+
+def test_an_ambiguous_question_at_a_terminal_asks_which_reading(tmp_path: Path) -> None:
+    """A real terminal (a pty on stdin): the readings are listed one per line, the number typed
+    picks one, and the answer that follows is about that reading only."""
+    import os
+    import pty
+    import re
+    import subprocess
+    import sys
+
+    from sourcewise import KnowledgeBase
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, body in MIGRATIONS.items():
+        (docs / name).write_text(body, "utf-8")
+    cache = tmp_path / "cache"
+    KnowledgeBase(cache / "sourcewise" / "kb.sqlite3", semantic=False).index([docs])
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_CSE_KEY", "_CSE_ID"))}
+    env.update(XDG_CONFIG_HOME=str(tmp_path / "cfg"), XDG_CACHE_HOME=str(cache))
+    leader, follower = pty.openpty()
+    try:
+        os.write(leader, b"2\n")  # typed ahead: the terminal holds it until the prompt reads
+        out = subprocess.run(
+            [sys.executable, "-m", "sourcewise", "ask", "migration 찾아줘", "-S", "kb"],
+            stdin=follower,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert out.returncode == 0, out.stderr
+    listed = dict(re.findall(r"^\s+(\d)\. (\w+) migration \(", out.stdout, re.MULTILINE))
+    assert set(listed.values()) == {"database", "cloud", "email"}, out.stdout
+    chosen = listed["2"].lower()
+    answer = out.stdout.split("number", 1)[1]
+    sentences = [ln for ln in answer.splitlines() if "migration" in ln.lower()]
+    assert sentences, out.stdout
+    assert all(chosen in ln.lower() for ln in sentences), (chosen, answer)

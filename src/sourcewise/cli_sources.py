@@ -15,6 +15,7 @@ from .cli import ConfigOpt, VerboseOpt, _echo, _echo_json, _fail, _reported, _se
 from .config import Settings
 from .core.extractive import strip_controls
 from .core.present import ANSWER_FORMATS, render_answer, render_results
+from .core.text import printable
 from .errors import InvalidOption
 from .models import Answer, Cycle, Retrieval, SourceReport
 from .session import Session
@@ -100,7 +101,7 @@ def ask_cmd(
             typer.echo("interrupted: every source was stopped", err=True)
             raise typer.Exit(130) from None
         if answer.clarification and sys.stdin.isatty() and fmt != "json":
-            typer.echo(strip_controls(answer.clarification))
+            typer.echo(printable(answer.clarification))  # one reading per line
             choice = typer.prompt("number", type=int, default=1)
             if not 1 <= choice <= len(answer.readings):
                 _fail(InvalidOption(f"choose 1-{len(answer.readings)}"), 2)
