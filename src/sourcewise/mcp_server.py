@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictInt
 from starlette.types import ASGIApp
 
 from ._version import __version__
@@ -133,7 +133,8 @@ Query = Annotated[
     str, Field(max_length=500, description="what to search for, as you would type it (3-500 characters)")
 ]
 TierArg = Annotated[
-    int | None, Field(default=None, ge=1, le=4, description="only this tier: 1 official docs ... 4 blogs")
+    StrictInt | None,
+    Field(default=None, ge=1, le=4, description="only this tier: 1 official docs ... 4 blogs"),
 ]
 Strategy = Literal["default", "official", "comprehensive", "progressive"]
 
@@ -142,7 +143,7 @@ async def web_search(
     query: Query,
     ctx: Ctx,
     tier: TierArg = None,
-    max_results: Annotated[int, Field(ge=1, le=50, description="results wanted (1-50)")] = 10,
+    max_results: Annotated[StrictInt, Field(ge=1, le=50, description="results wanted (1-50)")] = 10,
     strategy: Annotated[
         Strategy,
         Field(
@@ -169,10 +170,10 @@ async def web_fetch(
         Field(max_length=1000, description="what you want from the page; its best passages come first"),
     ] = None,
     start: Annotated[
-        int, Field(ge=0, description="character offset to read from (a previous answer gives it)")
+        StrictInt, Field(ge=0, description="character offset to read from (a previous answer gives it)")
     ] = 0,
     max_chars: Annotated[
-        int, Field(ge=100, le=DOOR_MAX_CHARS, description="characters of content to return")
+        StrictInt, Field(ge=100, le=DOOR_MAX_CHARS, description="characters of content to return")
     ] = FETCH_DEFAULT,
 ) -> Annotated[CallToolResult, Page]:
     """Read one web page: its main content as Markdown (HTML, PDF, JSON, text), its title, tier
@@ -212,7 +213,7 @@ async def search(
     query: Annotated[str, Field(max_length=4000, description="words plus filters (from:, in:, after: ...)")],
     ctx: Ctx,
     sources: SourcesArg = None,
-    limit: Annotated[int, Field(ge=1, le=50, description="results per source")] = 10,
+    limit: Annotated[StrictInt, Field(ge=1, le=50, description="results per source")] = 10,
 ) -> Annotated[CallToolResult, SourceResults]:
     """Search the team's private sources (knowledge base, code, chat, mail, issues) with a query in
     their own filter syntax (from:, in:, after:, before:, path:, label: ...). Filters a source
@@ -240,7 +241,7 @@ async def retrieve(
     task: Annotated[str, Field(max_length=2000, description="the task, e.g. 'fix the token expiry bug'")],
     ctx: Ctx,
     sources: SourcesArg = None,
-    max_cycles: Annotated[int, Field(ge=1, le=5, description="search-evaluate-refine cycles")] = 3,
+    max_cycles: Annotated[StrictInt, Field(ge=1, le=5, description="search-evaluate-refine cycles")] = 3,
 ) -> Annotated[CallToolResult, Retrieval]:
     """Find the files or passages a task needs when you do not know what to look for: searches,
     scores each candidate 0-1 with a reason and what is missing, learns the codebase's own words

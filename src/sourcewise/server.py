@@ -37,7 +37,8 @@ T = TypeVar("T")
 
 
 class _Request(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: JSON true is not the integer 1 and "3" is not 3; a caller's mistake is a 422, not a guess.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class SearchRequest(_Request):
