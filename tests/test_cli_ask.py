@@ -36,8 +36,16 @@ def test_ask_json_is_the_whole_answer(searxng: LocalServer, tmp_path: Path) -> N
     assert data["reports"][0]["status"] == "ok"
 
 
-def test_ask_with_every_source_failing_exits_3_and_says_why(tmp_path: Path) -> None:
-    out = run(["ask", "React Server Components latest", "-S", "web"], tmp_path)
+def test_ask_with_every_source_failing_exits_3_and_says_why(server: LocalServer, tmp_path: Path) -> None:
+    # The one provider in the chain is a local server that fails: deterministic, and quick even on a
+    # loaded machine (the default public chain would depend on how this machine fails to reach it).
+    server.route("/search", Reply(503, "down"))
+    out = run(
+        ["ask", "React Server Components latest", "-S", "web"],
+        tmp_path,
+        SEARXNG_URL=server.url,
+        SOURCEWISE_PROVIDERS="searxng",
+    )
     assert out.returncode == 3
     assert "No search provider could answer" in out.stdout
     assert "Traceback" not in out.stderr
