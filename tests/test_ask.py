@@ -378,3 +378,72 @@ async def test_when_every_source_fails_the_answer_says_so_not_nothing_found(tmp_
     assert answer.hits == ()
     assert answer.text.startswith("No answer: slow timeout"), answer.text
     assert "Nothing found in wiki" in answer.text
+
+
+class NearestSource(MemorySource):
+    """Returns every document for any query, best first by shared terms, as a semantic index returns
+    its nearest neighbours however far they are."""
+
+    async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
+        parsed, warnings = self.parse(query)
+        words = set(analyze(parsed.text))
+        hits = [
+            Hit(
+                title=doc.title,
+                location=f"memory://{self.name}/{i}",
+                text=doc.text,
+                snippet=doc.text[:200],
+                source=self.name,
+                kind=self.kind,
+                authority=doc.authority,
+                score=0.1 + len(words & set(analyze(f"{doc.title} {doc.text}"))),
+            )
+            for i, doc in enumerate(self.docs)
+        ]
+        hits.sort(key=lambda h: -h.score)
+        return self.result(query, hits[: limit or 10], warnings)
+
+
+OFF_TOPIC = [
+    Doc(
+        "Configuration",
+        "Web provider keys are read from their usual variables: `BRAVE_API_KEY`, `TAVILY_API_KEY`. "
+        "A config file sets the state directory.",
+    ),
+    Doc("Korean search", "Mixed Korean and English works: `API 버전 관리`. Stems match."),
+    Doc("Code", "```python\ndef main():\n    return load_settings()\n```"),
+]
+
+
+@pytest.mark.parametrize(
+    "question", ["What did we decide about the API migration timeline?", "zzqx vvbn wqpo", "a" * 2000]
+)
+async def test_a_question_nothing_answers_says_so_instead_of_citing_filler(
+    st: Settings, question: str
+) -> None:
+    from sourcewise.core.present import render_answer
+
+    answer = await aask(question, sources=[NearestSource("kb", OFF_TOPIC)], session=Session(st), today=TODAY)
+    assert answer.hits, "the source returned its nearest passages"
+    assert answer.answered is False
+    assert answer.citations == ()
+    assert answer.sources == ()
+    assert answer.text.startswith("Nothing in kb answers this question"), answer.text
+    assert "[1]" not in answer.text
+    shown = render_answer(answer, "quick")
+    assert "Closest results (may not answer):" in shown
+    assert "- Configuration - memory://kb/0" in shown or "- Korean search - memory://kb/1" in shown
+    assert "[1]" not in shown
+
+
+async def test_a_sentence_covering_the_question_still_answers_it(st: Settings) -> None:
+    docs = [*OFF_TOPIC, Doc("Migration plan", "The API migration timeline ends in March. Pizza on Fridays.")]
+    answer = await aask(
+        "What did we decide about the API migration timeline?",
+        sources=[NearestSource("kb", docs)],
+        session=Session(st),
+        today=TODAY,
+    )
+    assert answer.answered is True
+    assert answer.text == "The API migration timeline ends in March.[1]"
+    assert answer.sources[0].hit.title == "Migration plan"

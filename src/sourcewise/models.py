@@ -417,7 +417,12 @@ class Answer(_Model):
     writer: Literal["extractive", "model", "none"] = "extractive"
     clarification: str | None = Field(default=None, description="a question back, when the hits split")
     readings: tuple[Reading, ...] = ()
-    suggestions: tuple[str, ...] = Field(default=(), description="rewordings, when nothing was found")
+    answered: bool = Field(
+        default=True,
+        description="false when nothing found answers the question: no [n] text, and ``hits`` are only "
+        "the closest results, which may not answer it",
+    )
+    suggestions: tuple[str, ...] = Field(default=(), description="rewordings, when nothing answers")
     dropped: tuple[str, ...] = Field(default=(), description="model sentences or citations refused")
     warnings: tuple[str, ...] = ()
     timings: dict[str, float] = Field(default_factory=dict, description="milliseconds per stage")

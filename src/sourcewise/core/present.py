@@ -68,8 +68,13 @@ def render_answer(answer: Answer, fmt: str = "quick", *, explain: bool = False) 
     if fmt == "json":
         return answer.model_dump_json(indent=2)
     lines = [_clean(line, 10_000) for line in answer.text.split("\n")]
+    if not answer.answered and answer.hits:  # no [n]: these are not sources of an answer
+        lines += ["", "Closest results (may not answer):"]
+        for ranked in answer.hits[:3]:
+            hit = ranked.hit
+            lines.append(f"- {_clean(hit.title, 120)} - {_clean(hit.location, 200)} ({describe(hit)})")
     if answer.suggestions:
-        lines += ["", "Try: " + " | ".join(_clean(s, 80) for s in answer.suggestions)]
+        lines += ["", "Try rewording: " + " | ".join(_clean(s, 80) for s in answer.suggestions)]
     if fmt == "progressive":
         lines += ["", "Top results:"]
         for i, ranked in enumerate(answer.hits[:5], 1):
