@@ -447,3 +447,30 @@ async def test_a_sentence_covering_the_question_still_answers_it(st: Settings) -
     assert answer.answered is True
     assert answer.text == "The API migration timeline ends in March.[1]"
     assert answer.sources[0].hit.title == "Migration plan"
+
+
+async def test_minor_ambiguity_answers_with_the_best_of_each_reading(st: Settings) -> None:
+    docs = [
+        Doc("Phoenix", "The database migration to PostgreSQL 16 starts in May."),
+        Doc("Phoenix 2", "Database migration dry run passed on staging."),
+        Doc("Cloud", "The cloud migration from AWS to GCP is halfway."),
+        Doc("Mail", "Email migration from Exchange to O365 finished."),
+    ]
+    answer = await aask("migration 찾아줘", sources=[MemorySource("m", docs)], session=Session(st))
+    assert answer.clarification is None
+    labels = [r.label for r in answer.readings]
+    assert set(labels) == {"database migration", "cloud migration", "email migration"}
+    cited = [s.reading for s in answer.sources]
+    assert set(cited) == set(labels), answer.text
+    assert "PostgreSQL" in answer.text or "dry run" in answer.text
+    assert "AWS to GCP" in answer.text
+    assert "Exchange to O365" in answer.text
+    assert cited[0] == labels[0], "the leading reading answers first"
+    tags = {h.hit.title: h.reading for h in answer.hits}
+    assert tags == {
+        "Phoenix": "database migration",
+        "Phoenix 2": "database migration",
+        "Cloud": "cloud migration",
+        "Mail": "email migration",
+    }
+    _sentences_supported(answer.text, list(answer.citations), list(answer.sources))
