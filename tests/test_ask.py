@@ -474,3 +474,38 @@ async def test_minor_ambiguity_answers_with_the_best_of_each_reading(st: Setting
         "Mail": "email migration",
     }
     _sentences_supported(answer.text, list(answer.citations), list(answer.sources))
+
+
+@pytest.mark.parametrize("fmt", ["quick", "deep", "progressive"])
+async def test_every_format_numbers_its_sources_as_the_answer_markers(st: Settings, fmt: str) -> None:
+    from sourcewise.core.present import render_answer
+
+    docs = [
+        Doc("API migration timeline", "The API migration waits on legal. Owners: Kim."),
+        Doc("Notes", "The API migration timeline ends in March."),
+        Doc("Lunch", "API lunch is on Fridays."),
+    ]
+    answer = await aask("API migration timeline", sources=[MemorySource("m", docs)], session=Session(st))
+    assert len(answer.sources) >= 2
+    assert answer.hits[0].hit.location != answer.sources[0].hit.location, "cited order differs from rank"
+    shown = render_answer(answer, fmt, explain=True, specs=["m", "code:./my repo"])
+    lines = shown.split("\n")
+    for c in answer.citations:
+        assert f"[{c.marker}]" in answer.text
+        numbered = [line for line in lines if line.startswith(f"[{c.marker}] ")]
+        assert len(numbered) == 1, shown
+        assert c.location in numbered[0], (c.marker, numbered[0])
+    listed = [line for line in lines if line[:1] == "[" and "] " in line]
+    assert len(listed) == len(answer.sources), "every source once, nothing else numbered"
+    for line in listed:  # --explain: each numbered source is followed by its factors
+        follows = lines[lines.index(line) + 1]
+        assert follows.startswith("    relevance "), shown
+        assert "keyword" in follows
+    if fmt == "progressive":
+        assert (
+            "sourcewise ask 'API migration timeline' -S m -S 'code:./my repo' --format deep --explain"
+            in shown
+        )
+    if fmt == "deep":
+        assert f"All results ({len(answer.hits)}), by relevance:" in shown
+

@@ -111,7 +111,7 @@ def ask_cmd(
     if fmt == "json":
         _echo_json(answer)
     else:
-        _echo(render_answer(answer, fmt, explain=explain))
+        _echo(render_answer(answer, fmt, explain=explain, specs=source or ()))
     if not answer.hits and not answer.clarification:
         failed = [r for r in answer.reports if r.status not in ("ok", "empty")]
         if failed and len(failed) == len(answer.reports):
