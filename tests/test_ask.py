@@ -509,3 +509,56 @@ async def test_every_format_numbers_its_sources_as_the_answer_markers(st: Settin
     if fmt == "deep":
         assert f"All results ({len(answer.hits)}), by relevance:" in shown
 
+
+async def test_a_release_question_asks_gemini_the_question_itself(st: Settings, server: LocalServer) -> None:
+    body = {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": [{"text": "Python 3.14 adds template strings."}]},
+                "groundingMetadata": {
+                    "groundingChunks": [
+                        {
+                            "web": {
+                                "uri": "https://docs.python.org/3/whatsnew/3.14.html",
+                                "title": "python.org",
+                            }
+                        }
+                    ],
+                    "groundingSupports": [
+                        {
+                            "segment": {
+                                "startIndex": 0,
+                                "endIndex": 34,
+                                "text": "Python 3.14 adds template strings.",
+                            },
+                            "groundingChunkIndices": [0],
+                        }
+                    ],
+                },
+            }
+        ]
+    }
+    server.route("/models/gm:generateContent", Reply(body=json.dumps(body), content_type="application/json"))
+    gemini = load_settings(
+        state_dir=st.state_dir,
+        providers=["gemini", "searxng"],
+        gemini_api_key="k",
+        gemini_url=f"{server.url}/models",
+        gemini_model="gm",
+        searxng_url=f"{server.url}/sx",
+        source_timeout=5.0,
+    )
+    question = "What changed in Python 3.14?"
+    answer = await aask(question, session=Session(gemini), today=TODAY)  # default sources: kb + the web
+    assert answer.route.action == "search", answer.route.reason
+    assert {r.source: r.status for r in answer.reports}["web"] == "ok", answer.reports
+    sent = [json.loads(s.body) for s in server.seen if s.path.endswith(":generateContent")]
+    assert sent, "Gemini was asked"
+    assert sent[0]["contents"][0]["parts"][0]["text"] == question
+    assert server.hits("/sx/search") == 0
+    assert "template strings" in answer.text
+    keywords = load_settings(state_dir=st.state_dir, providers=["searxng"], searxng_url=f"{server.url}/sx")
+    async with Session(keywords) as session:
+        web = session.source("web")
+        assert web.query_for(answer.plan)[0].query != question, "a keyword engine keeps the keyword query"
+

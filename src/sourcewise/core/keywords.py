@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from .text import word_forms, words
 
-__all__ = ["EXTERNAL", "INTERNAL", "RECENCY", "REQUEST_FILLER", "find", "tokens"]
+__all__ = ["EXTERNAL", "INTERNAL", "RECENCY", "REQUEST_FILLER", "find", "release_signals", "tokens"]
 
 RECENCY: frozenset[str] = frozenset(
     {
@@ -205,6 +205,37 @@ RECENCY_FILLER: frozenset[str] = frozenset(
 # Filler that means "popular now": replaced by a trend word when the query has none.
 HOT = frozenset({"핫한", "hot", "trending", "인기", "인기있는"})
 TREND_WORDS = frozenset({"트렌드", "동향", "trend", "trends", "전망"})
+
+
+# "What's new in X" asks about a release: recent by nature. "What changed" does too when it names a
+# version ("What changed in Python 3.14?"); without one ("what changed in our deploy process") it
+# may well be internal, so it is no signal on its own.
+_WHATS = frozenset({"what's", "whats", "what’s"})
+_CHANGE_WORDS = frozenset({"changed", "changes", "변경사항", "변경점", "달라진", "바뀐"})
+
+
+def _versioned(word: str) -> bool:
+    """``3.14``, ``19``, ``v2.0``, ``5.x``: a version number (one pass, no pattern)."""
+    body = word[1:] if word[:1] == "v" else word
+    parts = body.split(".")
+    return bool(parts[0]) and parts[0].isdigit() and all(p.isdigit() or p == "x" for p in parts[1:] if p)
+
+
+def release_signals(question: str) -> list[str]:
+    """Recency signals of a release question: "what's new" (in anything), and "what changed" /
+    "변경사항" beside a version number."""
+    toks = tokens(question)
+    found: list[str] = []
+    for i, tok in enumerate(toks):
+        if (
+            tok == "new"
+            and i
+            and (toks[i - 1] in _WHATS or (toks[i - 1] == "is" and toks[i - 2 : i - 1] == ["what"]))
+        ):
+            found.append("what's new")
+        elif tok in _CHANGE_WORDS and any(_versioned(t) for t in toks):
+            found.append(tok)
+    return list(dict.fromkeys(found))
 
 
 def tokens(text: str) -> list[str]:

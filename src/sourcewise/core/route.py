@@ -6,7 +6,8 @@ The decision follows this order; the first rule that applies decides:
 2. **Internal** keywords ("사내", "우리 회사", "internal", "policy", "handbook" ...): ``skip``.
    Questions about the team's own documents are answered from private sources, and sending
    them to a web search engine would leak internal terms for nothing.
-3. **Recency** keywords ("최신", "요즘", "latest", a recent year ...): ``search``.
+3. **Recency** keywords ("최신", "요즘", "latest", a recent year, "what's new in X", "what changed in
+   <something with a version>" ...): ``search``.
 4. **External** keywords ("시장", "경쟁사", "AI", "market", "benchmark" ...): ``search``.
 5. Anything else is a general request: ``skip`` (answer from what is already known).
 
@@ -23,7 +24,17 @@ from datetime import date
 from urllib.parse import urlsplit
 
 from ..models import Route
-from .keywords import EXTERNAL, HOT, INTERNAL, RECENCY, RECENCY_FILLER, REQUEST_FILLER, TREND_WORDS, find
+from .keywords import (
+    EXTERNAL,
+    HOT,
+    INTERNAL,
+    RECENCY,
+    RECENCY_FILLER,
+    REQUEST_FILLER,
+    TREND_WORDS,
+    find,
+    release_signals,
+)
 from .text import is_hangul, strip_particle
 from .weburls import find_urls
 
@@ -54,7 +65,7 @@ def route(
         "external": find(question, EXTERNAL | {k.lower() for k in external}),
         "internal": find(question, INTERNAL | {k.lower() for k in internal}),
     }
-    found["recency"] += _recent_years(question, today)
+    found["recency"] += _recent_years(question, today) + release_signals(question)
     if urls:
         return Route(
             action="fetch", reason=f"the question gives {len(urls)} URL(s) to read", urls=urls, signals=found
