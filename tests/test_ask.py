@@ -562,3 +562,21 @@ async def test_a_release_question_asks_gemini_the_question_itself(st: Settings, 
         web = session.source("web")
         assert web.query_for(answer.plan)[0].query != question, "a keyword engine keeps the keyword query"
 
+
+async def test_an_unavailable_source_beside_a_good_one(st: Settings) -> None:
+    from sourcewise.core.present import render_answer
+    from sourcewise.errors import SourceUnavailable
+
+    down = MemorySource("tracker", CHAT, fail=SourceUnavailable("tracker", "the export file is missing"))
+    answer = await aask(
+        "When is the API migration finished?", sources=[down, MemorySource("wiki", WIKI)], session=Session(st)
+    )
+    by = {r.source: r for r in answer.reports}
+    assert by["tracker"].status == "unavailable"
+    assert by["wiki"].status == "ok"
+    assert answer.answered
+    assert "March 2026" in answer.text
+    assert {s.hit.source for s in answer.sources} == {"wiki"}
+    shown = render_answer(answer, "quick")
+    assert "! tracker: unavailable, skipped (the export file is missing)" in shown.split("\n")
+    assert "wiki" not in "\n".join(line for line in shown.split("\n") if line.startswith("!"))

@@ -53,7 +53,9 @@ def _report_lines(reports: Sequence[SourceReport]) -> list[str]:
             "timeout": f"no answer within the deadline ({r.elapsed_ms / 1000:.1f} s)",
             "rate_limited": "rate-limited"
             + (f"; retry in {r.retry_after:.0f} s" if r.retry_after else "; retry later"),
-        }.get(r.status, _clean(r.error or r.status, 600))
+        }.get(r.status, _clean((r.error or r.status).removeprefix(f"{r.source}: "), 600))
+        if r.status == "unavailable":
+            why = f"unavailable, skipped ({why})"
         lines.append(f"! {r.source}: {why}")
     return lines
 
