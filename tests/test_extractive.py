@@ -113,6 +113,9 @@ def test_coverage_is_stemmed_and_korean_aware() -> None:
     picked = pick_sentences(["index", "notes"], hits)
     assert picked
     assert picked[0][1] == 0
+    assert pick_sentences(["회사", "휴가"], _ranked("휴가 규정: 연차는 15일입니다.")), (
+        "a one-syllable stem counts"
+    )
     picked = pick_sentences(["배포절차"], hits)
     assert [h for _, h in picked] == [1], "the compound meets its parts; one bigram alone does not"
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from ..models import Citation, RankedHit
 from .analyze import STOPWORDS, analyze
-from .text import printable
+from .text import is_hangul, printable
 
 __all__ = [
     "MAX_SENTENCE",
@@ -131,13 +131,18 @@ MIN_COVERAGE = 0.5
 _NOT_CONTENT = frozenset(STOP | STOPWORDS | {t for w in STOPWORDS | STOP for t in analyze(w, stem=True)})
 
 
+def _meaningful(term: str) -> bool:
+    """Not a lone Latin letter; a digit and a one-syllable Korean stem ("휴가" -> "휴") carry meaning."""
+    return len(term) > 1 or term.isdigit() or is_hangul(term)
+
+
 def content_groups(words: Sequence[str]) -> list[frozenset[str]]:
     """The question's content words, each as the set of stemmed terms the shared analyzer gives it
-    (a Korean stem with its bigrams, an identifier with its parts); stopwords and one-letter words
-    are left out, and a word met twice counts once."""
+    (a Korean stem with its bigrams, an identifier with its parts); stopwords and lone Latin
+    letters are left out, and a word met twice counts once."""
     out: list[frozenset[str]] = []
     for word in words:
-        terms = [t for t in analyze(word, stem=True) if t not in _NOT_CONTENT and (len(t) > 1 or t.isdigit())]
+        terms = [t for t in analyze(word, stem=True) if t not in _NOT_CONTENT and _meaningful(t)]
         group = frozenset(terms)
         if group and group not in out:
             out.append(group)
