@@ -95,14 +95,15 @@ def _clarification(found: list[Reading], language_ko: bool) -> str:
 
 def _tag(ranked: list[RankedHit], found: list[Reading]) -> tuple[list[RankedHit], list[int]]:
     """Minor ambiguity: each hit tagged with the reading it fits (order kept), and the index of the
-    best hit of each reading, in the readings' order, so the answer leads with one of each."""
+    best hit of each reading, best first, so the answer leads with one sentence of each reading and
+    still opens with the most relevant hit."""
     tagged: list[RankedHit] = []
     for hit in ranked:
         text = " ".join(analyze(f"{hit.hit.title} {hit.hit.text or hit.hit.snippet}"))
         label = next((r.label for r in found if " ".join(analyze(r.label)) in text), None)
         tagged.append(hit.model_copy(update={"reading": label}))
     lead = [next((i for i, h in enumerate(tagged) if h.reading == r.label), -1) for r in found]
-    return tagged, [i for i in lead if i >= 0]
+    return tagged, sorted(i for i in lead if i >= 0)
 
 
 async def aask(
