@@ -242,3 +242,32 @@ async def test_mcp_ask_and_retrieve_report_progress(tmp_path: Path) -> None:
                 assert any(m and m.startswith("kb: ok") for _, _, m in seen), seen
             else:
                 assert seen[-1][0] == seen[-1][1], seen
+
+
+def test_help_instructions_and_openapi_name_every_tool_and_endpoint(tmp_path: Path) -> None:
+    """The texts agents and users read first list what exists (they said web_search, fetch, route)."""
+    import os
+    import subprocess
+    import sys
+
+    from sourcewise.mcp_server import INSTRUCTIONS, TOOLS
+    from sourcewise.server import build_api
+
+    settings = _settings(tmp_path, {"deploy.md": DEPLOY})
+    tools = {t.__name__ for t in TOOLS}  # test_mcp checks that these are the tools listed
+    assert len(tools) == 6
+    env = {**os.environ, "COLUMNS": "200", "SOURCEWISE_STATE_DIR": str(tmp_path / "state")}
+    helped = subprocess.run(
+        [sys.executable, "-m", "sourcewise", "mcp", "--help"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert helped.returncode == 0, helped.stderr
+    for tool in tools:
+        assert f"`{tool}`" in INSTRUCTIONS, tool
+        assert tool in helped.stdout, tool
+    spec = build_api(settings).openapi()
+    for path in spec["paths"]:
+        assert f"`{path}`" in spec["info"]["description"], path
