@@ -271,3 +271,54 @@ def test_help_instructions_and_openapi_name_every_tool_and_endpoint(tmp_path: Pa
     spec = build_api(settings).openapi()
     for path in spec["paths"]:
         assert f"`{path}`" in spec["info"]["description"], path
+
+
+def _long_docs() -> dict[str, str]:
+    """Twelve long notes that all match the question: whole chunks of every hit would be ~30 KB."""
+    docs = {}
+    for i in range(12):
+        body = " ".join(
+            f"Step {j} of rollback plan {i}: redeploy the previous tag of service {i} and check dashboard {j}."
+            for j in range(14)
+        )
+        docs[f"rollback{i}.md"] = f"# Rollback plan {i}\n\n{body}\n"
+    return docs
+
+
+async def test_structured_results_are_kept_within_a_budget_with_a_handle(tmp_path: Path) -> None:
+    import json
+
+    from sourcewise.mcp_server import HIT_TEXT_CUT, STRUCTURED_BUDGET
+    from sourcewise.service import Service
+
+    settings = _settings(tmp_path, _long_docs())
+    question = "How do I roll back a deployment with the rollback plan?"
+    service = Service(settings)
+    try:
+        whole = await service.ask(question, sources=["kb"])
+    finally:
+        await service.aclose()
+    before = len(json.dumps(whole.model_dump(mode="json"), ensure_ascii=False))
+    assert before > 2 * STRUCTURED_BUDGET  # else this test proves nothing
+    async with Client(build_server(settings)) as client:
+        asked = await client.call_tool("ask", {"question": question, "sources": ["kb"]})
+        got = await client.call_tool(
+            "retrieve", {"task": "change the rollback plan steps", "sources": ["kb"]}
+        )
+    for result, keep in ((asked, "sources"), (got, "candidates")):
+        assert not result.is_error, text_of(result)
+        data = result.structured_content
+        assert data is not None
+        size = len(json.dumps(data, ensure_ascii=False))
+        if keep == "sources":
+            assert size < 0.6 * before, (size, before)
+        assert any("cut to" in w and "location" in w for w in data["warnings"]), data["warnings"]
+        cut = [h["hit"] for h in data["hits" if keep == "sources" else "considered"]]
+        assert cut
+        assert all(len(h["text"]) <= HIT_TEXT_CUT + 1 for h in cut)
+        assert all(h["location"] and (h["snippet"] or h["text"]) for h in cut)
+    # The cited sources are whole: the same text as the uncut answer's.
+    data = asked.structured_content
+    assert data is not None
+    assert [s["hit"]["text"] for s in data["sources"]] == [s.hit.text for s in whole.sources]
+    assert any(len(s.hit.text) > HIT_TEXT_CUT for s in whole.sources)

@@ -10,6 +10,7 @@ what to do; the server itself never stops on a bad call.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -32,6 +33,8 @@ __all__ = ["SEARCH_BUDGET", "build_server", "create_http_app", "render_page", "r
 
 log = logging.getLogger("sourcewise")
 SEARCH_BUDGET = 6_000  # characters of text for one search's results
+STRUCTURED_BUDGET = 12_000  # characters of JSON beyond which hit texts are cut (see _fit)
+HIT_TEXT_CUT = 300  # characters of a hit's text kept (when it has no snippet) over that budget
 FETCH_DEFAULT = 8_000  # characters of page content per web_fetch call, unless asked otherwise
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=True)
 
@@ -80,10 +83,46 @@ async def _tool_call(ctx: Ctx) -> AsyncIterator[Service]:
         raise ToolError(f"internal error ({type(exc).__name__}); the server logged the details") from exc
 
 
-def _result(model: BaseModel, text: str) -> CallToolResult:
-    return CallToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=model.model_dump(mode="json")
-    )
+def _result(model: BaseModel, text: str, *, keep: str | None = None) -> CallToolResult:
+    data = _fit(model.model_dump(mode="json"), STRUCTURED_BUDGET, keep)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+def _fit(data: dict[str, Any], budget: int, keep: str | None) -> dict[str, Any]:
+    """``data`` without the whole texts of its hits when its JSON is longer than ``budget``:
+    whole chunks of every hit found would fill an agent's context. A cut hit keeps its snippet
+    (or the first ``HIT_TEXT_CUT`` characters when it has none) and its ``location``, the handle
+    to read the rest (web_fetch for a URL, the file's lines for a path). The hits under the
+    top-level key ``keep`` (an answer's cited sources, retrieve's candidates) stay whole. A
+    warning says what was cut. Plans, factors and reports are not cut (about 1 KB per hit), so
+    the result can stay over ``budget``: an ask over ten long hits goes from ~30 KB to ~17 KB."""
+    if len(json.dumps(data, ensure_ascii=False)) <= budget:
+        return data
+    cut = 0
+
+    def walk(node: Any) -> None:
+        nonlocal cut
+        if isinstance(node, dict):
+            text = node.get("text")
+            if "location" in node and "kind" in node and isinstance(text, str) and len(text) > HIT_TEXT_CUT:
+                node["text"] = "" if node.get("snippet") else text[:HIT_TEXT_CUT].rstrip() + "…"
+                cut += 1
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    for key, value in data.items():
+        if key != keep:
+            walk(value)
+    if cut and isinstance(data.get("warnings"), list):
+        kept = f"; the {keep} are whole" if keep else ""
+        data["warnings"].append(
+            f"{cut} hit texts cut to fit the result budget (the snippet, or {HIT_TEXT_CUT} characters, "
+            f"is kept){kept}; each hit's location says where to read the rest"
+        )
+    return data
 
 
 def render_search(response: SearchResponse, budget: int = SEARCH_BUDGET) -> str:
@@ -272,7 +311,7 @@ async def ask(
     reading. A tool error when every source failed, with each one's reason."""
     async with _tool_call(ctx) as service:
         answer = await service.ask(question, sources=sources, reading=reading, progress=_progress(ctx))
-        return _result(answer, _budget(_render_answer(answer, format), SEARCH_BUDGET))
+        return _result(answer, _budget(_render_answer(answer, format), SEARCH_BUDGET), keep="sources")
 
 
 def _render_answer(answer: Answer, fmt: str) -> str:
@@ -298,7 +337,7 @@ async def retrieve(
         found = await service.retrieve(task, sources=sources, max_cycles=max_cycles, progress=_progress(ctx))
         rows = (f"{c.relevance:.2f} {c.hit.location}: {c.reason}" for c in found.candidates)
         lines = [found.summary, *rows]
-        return _result(found, _budget("\n".join(lines), SEARCH_BUDGET))
+        return _result(found, _budget("\n".join(lines), SEARCH_BUDGET), keep="candidates")
 
 
 def _budget(text: str, budget: int) -> str:
