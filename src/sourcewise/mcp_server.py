@@ -116,12 +116,16 @@ def _fit(data: dict[str, Any], budget: int, keep: str | None) -> dict[str, Any]:
     for key, value in data.items():
         if key != keep:
             walk(value)
-    if cut and isinstance(data.get("warnings"), list):
+    if cut:
         kept = f"; the {keep} are whole" if keep else ""
-        data["warnings"].append(
+        note = (
             f"{cut} hit texts cut to fit the result budget (the snippet, or {HIT_TEXT_CUT} characters, "
             f"is kept){kept}; each hit's location says where to read the rest"
         )
+        # An answer or a retrieval has warnings; search's results have one list per source.
+        holders = [data] if "warnings" in data else [r for r in data.get("results", []) if "warnings" in r]
+        for holder in holders:
+            holder["warnings"].append(note)
     return data
 
 
