@@ -9,6 +9,8 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from mcp import Client
 from mcp.types import CallToolResult
 
@@ -322,3 +324,35 @@ async def test_structured_results_are_kept_within_a_budget_with_a_handle(tmp_pat
     assert data is not None
     assert [s["hit"]["text"] for s in data["sources"]] == [s.hit.text for s in whole.sources]
     assert any(len(s.hit.text) > HIT_TEXT_CUT for s in whole.sources)
+
+
+@given(st.text(max_size=200))
+def test_door_text_refuses_exactly_the_control_characters(text: str) -> None:
+    import unicodedata
+
+    from sourcewise.errors import InvalidQuery
+    from sourcewise.service import door_text
+
+    controls = [c for c in text if unicodedata.category(c) == "Cc" and c not in "\t\n\r"]
+    if controls:
+        with pytest.raises(InvalidQuery, match=f"U\\+{ord(controls[0]):04X}"):
+            door_text(text, "the query")
+    else:
+        assert door_text(text, "the query") == text
+
+
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {"loc": st.lists(st.one_of(st.text(max_size=10), st.integers()), max_size=4), "msg": st.text()},
+            optional={"type": st.sampled_from(["too_short", "int_type", "missing"])},
+        ),
+        max_size=5,
+    )
+)
+def test_describe_problems_takes_any_error_list(errors: list[dict[str, Any]]) -> None:
+    from sourcewise.service import describe_problems
+
+    line = describe_problems(errors)
+    for err in errors:
+        assert err["msg"] in line or "give at least one source" in line
