@@ -217,6 +217,10 @@ async def test_every_source_failing_is_a_503_and_a_tool_error_some_failing_is_no
         assert failed.is_error
         assert "NoSourceAnswered" in text_of(failed)
         assert "web unavailable" in text_of(failed)
+        # A reading by number needs readings: every source failing says so, not "no readings".
+        numbered = await client.call_tool("ask", {"question": question, "sources": ["web"], "reading": 1})
+        assert numbered.is_error
+        assert "NoSourceAnswered" in text_of(numbered)
         kept = await client.call_tool("ask", {"question": question, "sources": ["kb", "web"]})
         assert not kept.is_error, text_of(kept)
         assert "redeploy the previous tag" in text_of(kept)

@@ -330,15 +330,12 @@ class Service:
             label = reading
             if isinstance(reading, int) or (isinstance(reading, str) and _NUMBER.fullmatch(reading.strip())):
                 # A number picks from the readings a first pass finds, as the CLI's prompt does.
-                first = await aask(question, sources=chosen, session=session, progress=report)
+                first = _answered(await aask(question, sources=chosen, session=session, progress=report))
                 label = _pick_reading(first, int(reading))
             if label is not None and not isinstance(label, str):
                 raise InvalidOption(f"reading is a number or a label, got {type(label).__name__}")
             answer = await aask(question, sources=chosen, reading=label, session=session, progress=report)
-        failed = [r for r in answer.reports if r.status not in ("ok", "empty")]
-        if not answer.hits and not answer.clarification and failed and len(failed) == len(answer.reports):
-            raise NoSourceAnswered(answer.reports)
-        return answer
+        return _answered(answer)
 
     async def retrieve(
         self,
@@ -356,6 +353,14 @@ class Service:
             result = await aretrieve(task, sources=chosen, max_cycles=max_cycles, session=session)
         await progress(max_cycles, max_cycles, f"{len(result.candidates)} candidates")
         return result
+
+
+def _answered(answer: Answer) -> Answer:
+    """``answer``, or ``NoSourceAnswered`` when nothing was found because every source failed."""
+    failed = [r for r in answer.reports if r.status not in ("ok", "empty")]
+    if not answer.hits and not answer.clarification and failed and len(failed) == len(answer.reports):
+        raise NoSourceAnswered(answer.reports)
+    return answer
 
 
 def _pick_reading(first: Answer, number: int) -> str:
