@@ -68,8 +68,8 @@ async def test_mcp_ask_format_changes_the_text_not_the_structured_result(tmp_pat
                 [h["hit"]["location"] for h in data["sources"]],
             )
     assert "redeploy the previous tag" in texts["quick"]
-    assert "Top results" in texts["progressive"]
-    assert "Top results" not in texts["quick"]
+    assert "Dig further" in texts["progressive"]
+    assert "Dig further" not in texts["quick"]
     assert texts["deep"] != texts["quick"]
     assert texts["json"].startswith("{")
     assert '"question"' in texts["json"]
@@ -298,7 +298,7 @@ async def test_structured_results_are_kept_within_a_budget_with_a_handle(tmp_pat
     from sourcewise.service import Service
 
     settings = _settings(tmp_path, _long_docs())
-    question = "How do I roll back a deployment with the rollback plan?"
+    question = "How do I redeploy the previous tag with the rollback plan?"
     service = Service(settings)
     try:
         whole = await service.ask(question, sources=["kb"])
