@@ -27,7 +27,7 @@ from pydantic_settings import (
 from ._version import __version__
 from .errors import ConfigError
 
-__all__ = ["DEFAULT_CHAIN", "Settings", "config_path", "load_settings"]
+__all__ = ["DEFAULT_CHAIN", "Settings", "clear_settings_cache", "config_path", "load_settings"]
 
 # Seed 000's order: Gemini (API key, then an MCP server, then the gemini CLI), then the keyed
 # engines, then the keyless ones (README, "Providers", says why in this order). Providers that are
@@ -230,9 +230,73 @@ class Settings(BaseSettings):
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, config_path()))
 
 
+# Environment variables read besides SOURCEWISE_*: the providers' usual ones and those that
+# place the config file and the state directory.
+_OTHER_ENV = frozenset(
+    {
+        "BRAVE_API_KEY",
+        "GEMINI_API_KEY",
+        "GOOGLE_CSE_ID",
+        "GOOGLE_CSE_KEY",
+        "OPENAI_API_KEY",
+        "SEARXNG_URL",
+        "TAVILY_API_KEY",
+        "XDG_CONFIG_HOME",
+        "XDG_CACHE_HOME",
+        "HOME",
+    }
+)
+_CACHE_MAX = 8
+_cache: dict[tuple[object, ...], Settings] = {}
+
+
+def _cache_key(config: str | Path | None) -> tuple[object, ...]:
+    """What the settings are read from: the config file (path and stat) and the environment."""
+    token = _config_file.set(Path(config) if config else None)
+    try:
+        path = config_path()
+    finally:
+        _config_file.reset(token)
+    try:
+        st = path.stat()
+        stamp: tuple[int, ...] | None = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+    except OSError:
+        stamp = None
+    env = tuple(
+        sorted(
+            (k, v)
+            for k, v in os.environ.items()
+            if k.upper().startswith("SOURCEWISE_") or k.upper() in _OTHER_ENV
+        )
+    )
+    return (str(config) if config else None, str(path), stamp, env)
+
+
+def clear_settings_cache() -> None:
+    """Forget the settings read so far (the next ``load_settings()`` reads again)."""
+    _cache.clear()
+
+
 def load_settings(config: str | Path | None = None, **overrides: Any) -> Settings:
-    """Read settings from the file, the environment and ``overrides``; ``ConfigError`` if bad."""
+    """Read settings from the file, the environment and ``overrides``; ``ConfigError`` if bad.
+
+    Without overrides the result is kept per process, per config file (path, modification time
+    and size) and per relevant environment: unchanged, the same (frozen) object is returned.
+    """
     clean = {k: v for k, v in overrides.items() if v is not None}
+    if clean:
+        return _load(config, clean)
+    key = _cache_key(config)
+    settings = _cache.get(key)
+    if settings is None:
+        settings = _load(config, clean)
+        if len(_cache) >= _CACHE_MAX:
+            _cache.pop(next(iter(_cache)))
+        _cache[key] = settings
+    return settings
+
+
+def _load(config: str | Path | None, clean: dict[str, Any]) -> Settings:
     token = _config_file.set(Path(config) if config else None)
     try:
         path = config_path()
