@@ -94,36 +94,46 @@ def merge_results(
     """
     table = table or builtin_table()
     wanted = tuple(wanted_projects(table, query).items())
-    # key -> [first result, its snippet, its providers as (name, position), published]
-    kept: dict[str, list[Any]] = {}
+    # Plain values on the way: the first result per key, and the later ones with the same key.
+    first: dict[str, RawResult] = {}
+    later: dict[str, list[RawResult]] = {}
     for item in raw:
         try:
             key = canonical_url(item.url)
         except InvalidURL as exc:
             log.warning("dropped a %s result with an invalid URL: %s", item.provider, exc)
             continue
-        hit = (item.provider, item.position)
-        entry = kept.get(key)
-        if entry is None:
-            kept[key] = [item, cut_snippet(item.snippet), [hit], item.published]
-            continue
-        if hit not in entry[2]:
-            entry[2].append(hit)
-        # Cleaning never lengthens a text: a snippet no longer than the kept one cannot replace it.
-        if len(item.snippet) > len(entry[1]):
-            snippet = cut_snippet(item.snippet)
-            if len(snippet) > len(entry[1]):
-                entry[1] = snippet
-        if entry[3] is None:
-            entry[3] = item.published
+        if key in first:
+            if key in later:
+                later[key].append(item)
+            else:
+                later[key] = [item]
+        else:
+            first[key] = item
     out: list[SearchResult] = []
     build = _builder(SearchResult)
-    for key, (item, snippet, hits, published) in kept.items():
+    for key, item in first.items():
+        snippet = cut_snippet(item.snippet)
+        hits = [(item.provider, item.position)]
+        published = item.published
+        for other in later.get(key, ()):
+            hit = (other.provider, other.position)
+            if hit not in hits:
+                hits.append(hit)
+            # Cleaning never lengthens a text: a snippet no longer than the kept one cannot replace it.
+            if len(other.snippet) > len(snippet):
+                longer = cut_snippet(other.snippet)
+                if len(longer) > len(snippet):
+                    snippet = longer
+            if published is None:
+                published = other.published
         slash = key.find("/", 8)  # the key is "https://host/path...": no user info, no port text
         host_end = slash if slash >= 0 else len(key)
-        path_end = min(
-            (i for i in (key.find("?", host_end), key.find("#", host_end)) if i >= 0), default=len(key)
-        )
+        path_end = len(key)
+        for mark in "?#":
+            at = key.find(mark, host_end)
+            if 0 <= at < path_end:
+                path_end = at
         host, path = key[8:host_end], key[host_end:path_end]
         if host.startswith("[") or ":" in host:  # IPv6 or a port: the general reading
             rating = rate_key(key, dict(wanted), table)
