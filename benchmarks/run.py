@@ -19,6 +19,7 @@ SUITES = {
     "retrieve": "bench_retrieve",
     "citations": "bench_citations",
     "doors": "bench_doors",
+    "startup": "bench_startup",
 }
 
 
