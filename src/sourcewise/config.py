@@ -246,35 +246,64 @@ _OTHER_ENV = frozenset(
         "HOME",
     }
 )
+_OTHER_ENV_ANY = _OTHER_ENV | {name.encode() for name in _OTHER_ENV}
 _CACHE_MAX = 8
 _cache: dict[tuple[object, ...], Settings] = {}
+_paths: dict[tuple[object, ...], str] = {}
+_env_seen: dict[object, object] = {}
+_env_key: tuple[tuple[object, object], ...] = ()
 
 
 def _cache_key(config: str | Path | None) -> tuple[object, ...]:
     """What the settings are read from: the config file (path and stat) and the environment."""
-    token = _config_file.set(Path(config) if config else None)
+    env = _relevant_env()
+    given = str(config) if config else None
+    path = _paths.get((given, env))
+    if path is None:  # the file's place follows from the argument and the environment
+        token = _config_file.set(Path(config) if config else None)
+        try:
+            path = str(config_path())
+        finally:
+            _config_file.reset(token)
+        if len(_paths) >= _CACHE_MAX:
+            _paths.pop(next(iter(_paths)))
+        _paths[(given, env)] = path
     try:
-        path = config_path()
-    finally:
-        _config_file.reset(token)
-    try:
-        st = path.stat()
+        st = os.stat(path)
         stamp: tuple[int, ...] | None = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
-    except OSError:
+    except (OSError, ValueError):
         stamp = None
-    env = tuple(
-        sorted(
-            (k, v)
-            for k, v in os.environ.items()
-            if k.upper().startswith("SOURCEWISE_") or k.upper() in _OTHER_ENV
-        )
-    )
-    return (str(config) if config else None, str(path), stamp, env)
+    return (given, path, stamp, env)
+
+
+def _relevant_env() -> tuple[tuple[object, object], ...]:
+    """The environment variables settings are read from, as they are now."""
+    # os.environ's own store (bytes on POSIX): reading it undecoded takes microseconds, where
+    # decoding every variable through the mapping took tens of them.
+    global _env_seen, _env_key
+    data = getattr(os.environ, "_data", None)
+    if not isinstance(data, dict):  # pragma: no cover - another platform's os.environ
+        data = dict(os.environ)
+    if data == _env_seen:  # nothing changed since the last look (one comparison, in C)
+        return _env_key
+    _env_seen = dict(data)
+    found = []
+    prefix: str | bytes = ""
+    for key, value in data.items():
+        if not prefix:
+            prefix = b"SOURCEWISE_" if isinstance(key, bytes) else "SOURCEWISE_"
+        upper = key.upper()
+        if upper.startswith(prefix) or upper in _OTHER_ENV_ANY:
+            found.append((key, value))
+    found.sort()
+    _env_key = tuple(found)
+    return _env_key
 
 
 def clear_settings_cache() -> None:
     """Forget the settings read so far (the next ``load_settings()`` reads again)."""
     _cache.clear()
+    _paths.clear()
 
 
 def load_settings(config: str | Path | None = None, **overrides: Any) -> Settings:

@@ -54,9 +54,18 @@ def relative_dates(text: str, today: date) -> tuple[date | None, date | None, li
         return None, None, []
 
 
+# A word that every pattern of ``_relative_dates`` needs (each pattern matches only where one of
+# these occurs), looked for first in one pass: a question that has none names no date.
+_ANY_DATE_WORD = re.compile(
+    r"today|오늘|yesterday|어제|week|주|month|달|year|올해|금년|작년|해|recently|lately|최근|past|last|지난|q[1-4]|분기"
+)
+
+
 def _relative_dates(text: str, today: date) -> tuple[date | None, date | None, list[str]]:
     # One space between words: a pattern's \s* then never rescans a long run of blanks.
     low = " ".join(text.lower().split())
+    if not _ANY_DATE_WORD.search(low):
+        return None, None, []  # none of the patterns below can match: most questions
     rules: list[tuple[str, tuple[date, date]]] = [
         (r"\b(today)\b|오늘", (today, today)),
         (r"\b(yesterday)\b|어제", (today - timedelta(days=1), today - timedelta(days=1))),

@@ -148,6 +148,13 @@ class SourceTable:
             mid = sum(BANDS[level]) // 2
             self._add(_Entry(host, path, tier=level, score=mid, source="config"))  # type: ignore[arg-type]
         self._max_words = max((len(n.split()) for n in self.names), default=1)
+        # the first words of the names of several words, by number of words
+        firsts: dict[int, set[str]] = {}
+        for name in self.names:
+            parts = name.split()
+            if len(parts) > 1:
+                firsts.setdefault(len(parts), set()).add(parts[0])
+        self._firsts = {size: frozenset(words) for size, words in firsts.items()}
 
     def _add(self, entry: _Entry) -> None:
         self._by_host.setdefault(entry.host, []).append(entry)
@@ -182,7 +189,12 @@ class SourceTable:
         tokens = [strip_particle(w) for w in words(query)]
         found: dict[str, str] = {}
         for size in range(self._max_words, 0, -1):
+            firsts = self._firsts.get(size, frozenset()) if size > 1 else None
+            if firsts is not None and not firsts:
+                continue
             for i in range(len(tokens) - size + 1):
+                if firsts is not None and tokens[i] not in firsts:
+                    continue  # no name of this many words starts with this word
                 phrase = " ".join(tokens[i : i + size])
                 project = self.names.get(phrase)
                 if project and project not in found:
