@@ -20,6 +20,7 @@ SUITES = {
     "citations": "bench_citations",
     "doors": "bench_doors",
     "startup": "bench_startup",
+    "passages": "bench_passages",
 }
 
 
