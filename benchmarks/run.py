@@ -21,6 +21,7 @@ SUITES = {
     "doors": "bench_doors",
     "startup": "bench_startup",
     "passages": "bench_passages",
+    "calls": "bench_calls",
 }
 
 

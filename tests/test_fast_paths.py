@@ -21,7 +21,14 @@ from hypothesis import strategies as st
 
 from sourcewise.core import tiers, urls
 from sourcewise.core.rank import clean_text, dedup, enrich, merge_results, rank
-from sourcewise.core.tiers import builtin_table, default_table, rate_key, rate_parts, wanted_projects
+from sourcewise.core.tiers import (
+    builtin_table,
+    default_table,
+    rate_canonical,
+    rate_key,
+    rate_parts,
+    wanted_projects,
+)
 from sourcewise.errors import InvalidURL
 from sourcewise.models import RawResult
 
@@ -240,6 +247,7 @@ def test_cached_ratings_agree_with_the_general_rating(table: tiers.SourceTable) 
     for query in QUERIES:
         wanted = wanted_projects(table, query)
         for key in keys:
+            assert rate_canonical(key, tuple(wanted.items()), table) == rate_key(key, wanted, table), key
             host, path = _host_path(key)
             if host.startswith("[") or ":" in host:
                 continue  # IPv6 and ports take the general reading in merge_results

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from ..errors import InvalidURL
 from ..models import SNIPPET_MAX, ProviderHit, RawResult, SearchResult
-from .tiers import SourceTable, builtin_table, rate_key, rate_parts, wanted_projects
+from .tiers import SourceTable, builtin_table, rate_canonical, rate_key, wanted_projects
 from .urls import canonical_url, redact
 
 __all__ = ["cut_snippet", "dedup", "enrich", "merge_results", "pick_per_tier", "rank", "widen_by_tier"]
@@ -127,18 +127,7 @@ def merge_results(
                     snippet = longer
             if published is None:
                 published = other.published
-        slash = key.find("/", 8)  # the key is "https://host/path...": no user info, no port text
-        host_end = slash if slash >= 0 else len(key)
-        path_end = len(key)
-        for mark in "?#":
-            at = key.find(mark, host_end)
-            if 0 <= at < path_end:
-                path_end = at
-        host, path = key[8:host_end], key[host_end:path_end]
-        if host.startswith("[") or ":" in host:  # IPv6 or a port: the general reading
-            rating = rate_key(key, dict(wanted), table)
-        else:
-            rating = rate_parts(host, path, wanted, table)
+        rating = rate_canonical(key, wanted, table)
         out.append(
             build(
                 title=clean_text(item.title) or redact(clean_text(item.url)),

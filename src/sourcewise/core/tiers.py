@@ -51,6 +51,7 @@ __all__ = [
     "default_table",
     "projects_in",
     "rate",
+    "rate_canonical",
     "rate_key",
     "rate_parts",
     "wanted_projects",
@@ -251,7 +252,23 @@ def rate(url: str, query: str | None = None, table: SourceTable | None = None) -
     """Rate ``url`` (see the module docstring). Raises ``InvalidURL`` for a non-http(s) URL."""
     table = table or builtin_table()
     wanted = wanted_projects(table, query) if query else {}
-    return rate_key(canonical_url(url), wanted, table)
+    return rate_canonical(canonical_url(url), tuple(wanted.items()), table)
+
+
+def rate_canonical(key: str, wanted: tuple[tuple[str, str], ...], table: SourceTable) -> SourceRating:
+    """``rate_key`` for a key that ``canonical_url`` made, through the cache of ``rate_parts``
+    (``wanted``: the query's projects as ``tuple(wanted_projects(...).items())``)."""
+    slash = key.find("/", 8)  # "https://host/path...": no user info; a port or IPv6 shows a ":"
+    host_end = slash if slash >= 0 else len(key)
+    path_end = len(key)
+    for mark in "?#":
+        at = key.find(mark, host_end)
+        if 0 <= at < path_end:
+            path_end = at
+    host = key[8:host_end]
+    if not key.startswith("https://") or host.startswith("[") or ":" in host:
+        return rate_key(key, dict(wanted), table)  # the general reading
+    return rate_parts(host, key[host_end:path_end], wanted, table)
 
 
 def rate_key(key: str, wanted: Mapping[str, str], table: SourceTable) -> SourceRating:
