@@ -268,9 +268,12 @@ def _cache_key(config: str | Path | None) -> tuple[object, ...]:
         if len(_paths) >= _CACHE_MAX:
             _paths.pop(next(iter(_paths)))
         _paths[(given, env)] = path
+    stamp: tuple[int, ...] | None = None
     try:
-        st = os.stat(path)
-        stamp: tuple[int, ...] | None = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+        # Most people have no config file: os.access says so without raising an exception.
+        if os.access(path, os.F_OK):
+            st = os.stat(path)
+            stamp = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
     except (OSError, ValueError):
         stamp = None
     return (given, path, stamp, env)
@@ -312,7 +315,7 @@ def load_settings(config: str | Path | None = None, **overrides: Any) -> Setting
     Without overrides the result is kept per process, per config file (path, modification time
     and size) and per relevant environment: unchanged, the same (frozen) object is returned.
     """
-    clean = {k: v for k, v in overrides.items() if v is not None}
+    clean = {k: v for k, v in overrides.items() if v is not None} if overrides else {}
     if clean:
         return _load(config, clean)
     key = _cache_key(config)

@@ -302,7 +302,8 @@ def rate_parts(host: str, path: str, wanted: tuple[tuple[str, str], ...], table:
     hosted = tuple(low.startswith(p) for p in profile.hosted_paths) if profile.hosted_paths else ()
     forum = None
     if profile.official:
-        unlocalised = _LOCALE.sub("", low)
+        locale = _LOCALE.match(low)  # anchored: the one match _LOCALE.sub would remove
+        unlocalised = low[locale.end() :] if locale else low
         if unlocalised.startswith(_COMMUNITY_PATHS):
             forum = unlocalised.split("/")[1]
     named = False
@@ -318,9 +319,9 @@ def rate_parts(host: str, path: str, wanted: tuple[tuple[str, str], ...], table:
         rating = _rate(host, path, dict(wanted), table, named)
         cache[key] = rating
         if len(cache) > _RATING_CACHE_MAX:
-            cache.popitem(last=False)
-    else:
-        cache.move_to_end(key)
+            cache.popitem(last=False)  # the least recently used goes
+    elif len(cache) > _RATING_CACHE_MAX // 2:
+        cache.move_to_end(key)  # order matters only once the cache may fill up
     return rating
 
 
