@@ -189,7 +189,7 @@ def run() -> str:
             f"| sourcewise `merge_results` (canonical_url, dedup+merge, rate, rank in one pass; 15 runs, taking turns with the seed) | {ours_s * 1000:.1f} ms | {n / ours_s:,.0f} | {ours_s / seed_s:.2f}x |",
             f"| the same, every cache emptied before each run (15 runs, taking turns) | {cold_s * 1000:.1f} ms | {n / cold_s:,.0f} | {cold_s / seed_s:.2f}x |",
             f"| seed 000 reference (host+path key, no rating; 15 runs) | {seed_s * 1000:.1f} ms | {n / seed_s:,.0f} | 1.0 |",
-            f"| sourcewise general path, step by step (enrich, dedup, rank; 5 runs, same results) | {general_s * 1000:.0f} ms | {n / general_s:,.0f} | {general_s / seed_s:.1f}x |",
+            f"| sourcewise general path, step by step (enrich, dedup, rank; 5 runs right after, not taking turns; same results) | {general_s * 1000:.0f} ms | {n / general_s:,.0f} | {general_s / seed_s:.1f}x |",
             "",
             "| dedup key | distinct pages merged by mistake | duplicates missed |",
             "|---|---|---|",
