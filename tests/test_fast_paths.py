@@ -388,3 +388,26 @@ def test_bm25_scores_are_the_reference_scores_to_the_last_bit(query: str, texts:
 
     docs = [tokens(t) for t in texts]
     assert bm25_scores(tokens(query), docs) == _reference_bm25(tokens(query), docs)
+
+
+def test_caches_hold_under_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Several threads filling the bounded rating cache past its size: no error, right answers."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sourcewise.config import load_settings
+
+    monkeypatch.setattr(tiers, "_RATING_CACHE_MAX", 64)
+    table = builtin_table()
+    keys = [f"https://h{i % 300}.example/docs/{i}" for i in range(3000)]
+
+    def work(part: int) -> bool:
+        ok = True
+        for key in keys[part::4]:
+            host, path = _host_path(key)
+            ok &= rate_parts(host, path, (), table) == rate_key(key, {}, table)
+            ok &= load_settings().max_results == 10
+        return ok
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(work, range(4)))
+    assert len(tiers._RATINGS) <= 64 + 4

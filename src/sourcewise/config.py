@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shlex
 import tomllib
+from contextlib import suppress
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated, Any
@@ -250,8 +251,9 @@ _OTHER_ENV_ANY = _OTHER_ENV | {name.encode() for name in _OTHER_ENV}
 _CACHE_MAX = 8
 _cache: dict[tuple[object, ...], Settings] = {}
 _paths: dict[tuple[object, ...], str] = {}
-_env_seen: dict[object, object] = {}
-_env_key: tuple[tuple[object, object], ...] = ()
+# (the environment as last seen, its relevant variables): one tuple, replaced whole, so that
+# threads never see one half new and the other old
+_env_state: tuple[dict[object, object], tuple[tuple[object, object], ...]] = ({}, ())
 
 
 def _cache_key(config: str | Path | None) -> tuple[object, ...]:
@@ -266,7 +268,7 @@ def _cache_key(config: str | Path | None) -> tuple[object, ...]:
         finally:
             _config_file.reset(token)
         if len(_paths) >= _CACHE_MAX:
-            _paths.pop(next(iter(_paths)))
+            _evict(_paths)
         _paths[(given, env)] = path
     stamp: tuple[int, ...] | None = None
     try:
@@ -283,13 +285,14 @@ def _relevant_env() -> tuple[tuple[object, object], ...]:
     """The environment variables settings are read from, as they are now."""
     # os.environ's own store (bytes on POSIX): reading it undecoded takes microseconds, where
     # decoding every variable through the mapping took tens of them.
-    global _env_seen, _env_key
+    global _env_state
     data = getattr(os.environ, "_data", None)
     if not isinstance(data, dict):  # pragma: no cover - another platform's os.environ
         data = dict(os.environ)
-    if data == _env_seen:  # nothing changed since the last look (one comparison, in C)
-        return _env_key
-    _env_seen = dict(data)
+    seen, key = _env_state
+    if data == seen:  # nothing changed since the last look (one comparison, in C)
+        return key
+    snapshot = dict(data)
     found = []
     prefix: str | bytes = ""
     for key, value in data.items():
@@ -299,8 +302,14 @@ def _relevant_env() -> tuple[tuple[object, object], ...]:
         if upper.startswith(prefix) or upper in _OTHER_ENV_ANY:
             found.append((key, value))
     found.sort()
-    _env_key = tuple(found)
-    return _env_key
+    _env_state = (snapshot, tuple(found))
+    return _env_state[1]
+
+
+def _evict(cache: dict[Any, Any]) -> None:
+    """Drop the oldest entry (another thread may have dropped it already)."""
+    with suppress(StopIteration, RuntimeError):
+        cache.pop(next(iter(cache)), None)
 
 
 def clear_settings_cache() -> None:
@@ -323,7 +332,7 @@ def load_settings(config: str | Path | None = None, **overrides: Any) -> Setting
     if settings is None:
         settings = _load(config, clean)
         if len(_cache) >= _CACHE_MAX:
-            _cache.pop(next(iter(_cache)))
+            _evict(_cache)
         _cache[key] = settings
     return settings
 

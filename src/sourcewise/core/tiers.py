@@ -33,6 +33,7 @@ import re
 import tomllib
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -319,9 +320,11 @@ def rate_parts(host: str, path: str, wanted: tuple[tuple[str, str], ...], table:
         rating = _rate(host, path, dict(wanted), table, named)
         cache[key] = rating
         if len(cache) > _RATING_CACHE_MAX:
-            cache.popitem(last=False)  # the least recently used goes
+            with suppress(KeyError):  # another thread may have emptied it meanwhile
+                cache.popitem(last=False)  # the least recently used goes
     elif len(cache) > _RATING_CACHE_MAX // 2:
-        cache.move_to_end(key)  # order matters only once the cache may fill up
+        with suppress(KeyError):  # another thread may have evicted it meanwhile
+            cache.move_to_end(key)  # order matters only once the cache may fill up
     return rating
 
 
