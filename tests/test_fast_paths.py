@@ -392,11 +392,13 @@ def test_bm25_scores_are_the_reference_scores_to_the_last_bit(query: str, texts:
 
 def test_caches_hold_under_threads(monkeypatch: pytest.MonkeyPatch) -> None:
     """Several threads filling the bounded rating cache past its size: no error, right answers."""
+    from collections import OrderedDict
     from concurrent.futures import ThreadPoolExecutor
 
     from sourcewise.config import load_settings
 
     monkeypatch.setattr(tiers, "_RATING_CACHE_MAX", 64)
+    monkeypatch.setattr(tiers, "_RATINGS", OrderedDict())
     table = builtin_table()
     keys = [f"https://h{i % 300}.example/docs/{i}" for i in range(3000)]
 
