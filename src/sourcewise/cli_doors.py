@@ -11,13 +11,15 @@ import ipaddress
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .config import Settings
 from .errors import ConfigError
-from .service import DoorSettings
+
+if TYPE_CHECKING:
+    from .config import Settings
+    from .service import DoorSettings
 
 __all__ = ["add_door_commands"]
 
@@ -27,6 +29,8 @@ ConfigOpt = Annotated[Path | None, typer.Option("--config", help="TOML config fi
 
 
 def _doors(host: str) -> DoorSettings:
+    from .service import DoorSettings  # here: the server's modules load when a door is opened
+
     try:
         doors = DoorSettings()
     except ValueError as exc:

@@ -34,6 +34,7 @@ from .keywords import (
     TREND_WORDS,
     find,
     release_signals,
+    tokens,
 )
 from .text import is_hangul, strip_particle
 from .weburls import find_urls
@@ -45,6 +46,12 @@ _YEAR = re.compile(r"(?<![\d.])((?:19|20)\d{2})(?:년|年)?(?![\d.])")
 
 def _recent_years(question: str, today: date) -> list[str]:
     return [y for y in _YEAR.findall(question) if int(y) >= today.year - 1]
+
+
+def _extended(builtin: frozenset[str], extra: Iterable[str]) -> frozenset[str]:
+    """The built-in set, the very same object when nothing is added (its index is cached)."""
+    more = {k.lower() for k in extra}
+    return builtin | more if more - builtin else builtin
 
 
 def route(
@@ -60,10 +67,11 @@ def route(
     found_urls = find_urls(question)
     urls = [url for url, site in found_urls if not site]
     sites = [url for url, site in found_urls if site]
+    words_ = tokens(question)
     found = {
-        "recency": find(question, RECENCY | {k.lower() for k in recency}),
-        "external": find(question, EXTERNAL | {k.lower() for k in external}),
-        "internal": find(question, INTERNAL | {k.lower() for k in internal}),
+        "recency": find(words_, _extended(RECENCY, recency)),
+        "external": find(words_, _extended(EXTERNAL, external)),
+        "internal": find(words_, _extended(INTERNAL, internal)),
     }
     found["recency"] += _recent_years(question, today) + release_signals(question)
     if urls:
