@@ -22,6 +22,8 @@ from sourcewise.config import load_settings
 from sourcewise.core.analyze import analyze
 from sourcewise.core.refine import allowed
 from sourcewise.retrieve import DEFAULT_EXCLUDE
+from sourcewise.sources.code import CodeOptions
+from sourcewise.sources.codeindex import walk
 
 ROOT = Path(__file__).resolve().parent.parent
 CONCEPTS = [  # (task, code word, impl body words)
@@ -76,12 +78,30 @@ def _history() -> list[tuple[str, str, set[str]]]:
     return out
 
 
-def _bm25(root: Path, task: str, k: int) -> list[str]:
-    files = sorted(
-        p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and p.suffix in (".py", ".md")
+def _files(root: Path) -> dict[str, str]:
+    """The text files the code source indexes (the same walk: .gitignore, size limit), less the
+    default exclusions every method gets."""
+    opts = CodeOptions()
+    found = walk(
+        root,
+        include=None,
+        exclude=None,
+        gitignore=True,
+        max_bytes=opts.max_file_bytes,
+        max_files=opts.max_files,
     )
-    files = [f for f in files if allowed(f, (), DEFAULT_EXCLUDE)]
-    corpus = [analyze(f + " " + (root / f).read_text("utf-8", errors="replace")) for f in files]
+    out = {}
+    for c in found.files:
+        data = c.path.read_bytes()
+        if b"\0" not in data[:8192] and allowed(c.rel, (), DEFAULT_EXCLUDE):
+            out[c.rel] = data.decode("utf-8", errors="replace")
+    return out
+
+
+def _bm25(root: Path, task: str, k: int) -> list[str]:
+    texts = _files(root)
+    files = sorted(texts)
+    corpus = [analyze(f + " " + texts[f]) for f in files]
     model = bm25s.BM25()
     model.index(corpus, show_progress=False)
     docs, _ = model.retrieve([analyze(task) or ["x"]], k=min(k, len(files)), show_progress=False)
@@ -90,8 +110,9 @@ def _bm25(root: Path, task: str, k: int) -> list[str]:
 
 def _ranked(root: Path, task: str, cycles: int, state: Path) -> list[str]:
     found = retrieve(
-        task, sources=[f"code:{root}"], max_cycles=cycles, settings=load_settings(state_dir=state)
-    )
+        task, sources=[f"code:{root}"], max_cycles=cycles, exclude=list(DEFAULT_EXCLUDE),
+        settings=load_settings(state_dir=state),
+    )  # fmt: skip
     return list(dict.fromkeys(c.hit.path for c in found.considered if c.hit.path))
 
 
