@@ -54,6 +54,7 @@ __all__ = [
     "facts_for",
     "key_stems",
     "learn",
+    "snowball",
     "stem",
     "uncovered",
     "vocabulary",
@@ -431,7 +432,8 @@ def expand(
     chosen = sorted(rel, key=lambda w: (-rel[w], w))[:FB_TERMS]
     fb_total = sum(rel[w] for w in chosen) or 1.0
     orig_total = sum(original.values()) or 1.0
-    out = {w: ORIGINAL_WEIGHT * v / orig_total for w, v in original.items()}
+    mix = ORIGINAL_WEIGHT if chosen and original else 1.0 if original else 0.0
+    out = {w: mix * v / orig_total for w, v in original.items()}
     for w in chosen:
-        out[w] = out.get(w, 0.0) + (1 - ORIGINAL_WEIGHT) * rel[w] / fb_total
+        out[w] = (1 - mix) * rel[w] / fb_total
     return out
