@@ -6,9 +6,12 @@
   test files, unless the task is about tests).
 - **Evaluate**: every candidate scored 0-1 in seed 004's bands with a reason and what it misses
   (``core/refine.py``; the configured model may score instead, with the rules as the fallback).
-- **Refine**: learn the codebase's words from the best candidates, exclude what scored below 0.2,
-  and search next for the task terms still uncovered with the learned words; filters are relaxed in
-  seed 003's order (dates, then source filters) when a cycle found nothing relevant.
+- **Refine**: learn the codebase's words from the best candidates, exclude what scored below 0.2
+  when first seen, and search next for the task terms still uncovered with the learned words and
+  RM3 feedback words (the heaviest words of the top candidates' text); filters are relaxed in seed
+  003's order (dates, then source filters) when a cycle found nothing relevant.
+- **Order**: the first pass's candidates keep its order; later cycles add below, never reshuffle
+  or drop what was kept.
 - **Loop**: stop when 3 candidates score 0.7 or more and every key term is covered, when nothing new
   is left to search, or after ``max_cycles``. The answer is the 0.7+ set, or the best found with
   what is missing said plainly.

@@ -18,6 +18,11 @@ define, and the words next to the task's words in them (seed 004: the task says 
 code says "throttle"). Candidates below 0.2 are excluded for good. The next query targets the task
 terms nothing relevant covers yet, with the learned terms; ``None`` when there is nothing new to ask.
 
+**Feedback** (``expand``): RM3 pseudo-relevance feedback over the top candidates' whole text:
+the task's query model mixed half and half with the words that weigh most in them (each word's
+share of a candidate's text times that candidate's relevance), code keywords, task verbs and words
+found in more than half of the pool left out; Snowball stems, as the knowledge base uses.
+
 Pure: no I/O, no clock, stable order (ties broken by location).
 """
 
