@@ -98,7 +98,6 @@ class _Loop:
     new_hits: dict[str, list[Hit]] = field(default_factory=dict)
     bags: dict[str, Counter[str]] = field(default_factory=dict)
     first_order: list[str] = field(default_factory=list)
-    first_score: dict[str, float] = field(default_factory=dict)
     surface: dict[str, str] = field(default_factory=dict)
 
 
@@ -214,7 +213,6 @@ async def _cycle(loop: _Loop, plan: Plan, number: int, terms: list[str], first: 
     loop.scored = [s for s in scored if s.facts.location in loop.pool]
     if number == 1:
         loop.first_order = [s.facts.location for s in loop.scored]
-        loop.first_score = {s.facts.location: s.relevance for s in loop.scored}
     gaps = uncovered(loop.vocab, loop.scored)
     relevant = sum(1 for s in loop.scored if s.relevance >= RELEVANT)
     learned: list[Learned] = []
