@@ -85,6 +85,7 @@ class _Loop:
     vocab: Vocabulary
     max_cycles: int = 3
     enough: int = ENOUGH
+    use_feedback: bool = True  # RM3 words in the next query (``ask`` goes without: it needs speed)
     pool: dict[str, Hit] = field(default_factory=dict)
     first_seen: dict[str, int] = field(default_factory=dict)
     facts: dict[str, Facts] = field(default_factory=dict)
@@ -150,7 +151,8 @@ def _admit(loop: _Loop, gathered: Gathered, cycle: int) -> tuple[int, int]:
                 loop.new_hits.setdefault(source.name, []).append(hit)
             loop.facts[key] = facts_for(hit, whole)
             loop.texts[key] = whole if whole is not None else (hit.text or hit.snippet)
-            loop.bags[key] = bag(loop.texts[key], hit.path or "", loop.surface)
+            if loop.use_feedback:
+                loop.bags[key] = bag(loop.texts[key], hit.path or "", loop.surface)
     return found, new
 
 
@@ -226,7 +228,7 @@ async def _cycle(loop: _Loop, plan: Plan, number: int, terms: list[str], first: 
         known = [*loop.searched, *(item.term for item in loop.vocab.learned)]
         learned = learn(loop.vocab, loop.scored, loop.texts, gaps, known)
         grown = Vocabulary(loop.vocab.key, loop.vocab.variants, (*loop.vocab.learned, *learned))
-        feedback = _feedback(loop, grown)
+        feedback = _feedback(loop, grown) if loop.use_feedback else []
         nxt = list(dict.fromkeys([*gaps, *(item.term for item in learned), *feedback]))
         if not learned and all(t.lower() in loop.searched for t in nxt):
             decision, nxt = "stop: nothing new to search (no word learned, every gap already searched)", []
@@ -381,7 +383,8 @@ async def refine_gathered(
 ) -> tuple[list[list[Hit]], list[Cycle]]:
     """For ``ask``: evaluate its first pass with the rules and, when it is not good enough (no hit at
     0.7, or a key term nothing relevant covers), run refinement cycles through the same private
-    sources (the web is left out: it costs queries). An answer needs one good hit, not three.
+    sources (the web is left out: it costs queries). An answer needs one good hit, not three, and
+    goes without feedback words (they cost a cycle's time and were not measured to help answers).
     Returns the new hits per source (aligned with ``sources``) and the cycles run after the first."""
     private = [
         i
@@ -392,7 +395,7 @@ async def refine_gathered(
         return [[] for _ in sources], []
     loop = _Loop(
         task=task, sources=[sources[i] for i in private], settings=settings, include=(),
-        exclude=(), use_model=False, max_cycles=max_cycles, enough=1,
+        exclude=(), use_model=False, max_cycles=max_cycles, enough=1, use_feedback=False,
         vocab=vocabulary([*plan.phrases, *plan.entities, *plan.keywords], plan.variants),
     )  # fmt: skip
     mine = Gathered(reports=[first.reports[i] for i in private], hits=[first.hits[i] for i in private])
