@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hyp
 
 from retrieve_repo import REPO, TASK, FolderSource, write_repo
-from sourcewise import retrieve
+from sourcewise import ask, retrieve
 from sourcewise.config import Settings, load_settings
 from sourcewise.core.refine import bag, expand, snowball, vocabulary
 from sourcewise.core.variants import variants_for
@@ -98,15 +98,16 @@ class ChainSource(Source):
     authority = "wiki"
     WORDS = ("zephyr", "quokka", "marmot", "tundra", "walrus", "yonder", "bramble")
 
-    def __init__(self) -> None:
+    def __init__(self, extra: str = "") -> None:
         super().__init__("chain", SourceOptions(), Settings())
         self.calls = 0
+        self.extra = extra
 
     async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
         word = self.WORDS[self.calls % len(self.WORDS)]
         self.calls += 1
         hit = Hit(
-            title=word, location=f"chain://{self.calls}", text=f"ledger {word}", source=self.name,
+            title=word, location=f"chain://{self.calls}", text=f"ledger {word}{self.extra}", source=self.name,
             kind=self.kind, authority="wiki", score=1.0,
         )  # fmt: skip
         return self.result(query, [hit], [])
@@ -235,3 +236,12 @@ def test_feedback_takes_any_text(st_text: str, task: str, path: str) -> None:
     if model:
         assert abs(sum(model.values()) - 1.0) < 1e-6
     assert {snowball(t) for t in vocab.key} <= set(model), "the task's own words always stay in"
+
+
+def test_ask_refines_without_feedback_words_retrieve_with_them(st: Settings) -> None:
+    extra = " payable accounts invoices vendor remittance statement balance journal posting audit ageing"
+    answer = ask("ledger reconciliation", sources=[ChainSource(extra)], settings=st)
+    assert len(answer.cycles) == 2, "cycles 2 and 3 after ask's own first pass"
+    assert all(c.feedback == () for c in answer.cycles)
+    found = retrieve("ledger reconciliation", sources=[ChainSource(extra)], max_cycles=3, settings=st)
+    assert found.cycles[0].feedback, "retrieve adds the best candidates' words to its next query"
