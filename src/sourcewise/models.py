@@ -380,6 +380,9 @@ class Cycle(_Model):
     new: int = Field(default=0, description="candidates not seen in earlier cycles")
     relevant: int = Field(default=0, description="candidates at 0.7 or more after this cycle")
     learned: tuple[Learned, ...] = ()
+    feedback: tuple[str, ...] = Field(
+        default=(), description="words of the best candidates added to the next query (RM3 feedback)"
+    )
     excluded: tuple[str, ...] = Field(default=(), description="locations scored below 0.2, left out")
     uncovered: tuple[str, ...] = Field(default=(), description="key task terms no relevant candidate covers")
     include: tuple[str, ...] = ()

@@ -30,7 +30,7 @@ _FILTER = re.compile(r"(?<!\S)(from|in|after|before|type):(\"[^\"]+\"|\S+)", re.
 # possessive where a failed match could otherwise retry every shorter length).
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^“”]+)”|「([^「」]+)」")
 _NEGATION = re.compile(
-    r"(?<!\S)-([\w.#+-]++)|\b(?:not|without|except|excluding)\s++([\w.#+-]++)"
+    r"(?<!\S)-(?!-)([\w.#+-]++)|\b(?:not|without|except|excluding)\s++([\w.#+-]++)"
     r"|(?<![\w.#+-])([\w.#+-]++)\s*+(?:제외|빼고|말고)",
     re.IGNORECASE,
 )
