@@ -4,13 +4,18 @@ bodies are capped, challenge pages suspend, and the URL that was checked is the 
 from __future__ import annotations
 
 import gzip
+import logging
 import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sourcewise import (
     AddressNotAllowed,
@@ -27,6 +32,7 @@ from sourcewise.core import urls
 from sourcewise.engine import Engine
 from sourcewise.net import fetch as fetch_module
 from sourcewise.net.fetch import Fetcher
+from sourcewise.net.redirects import _resolvable, request_link, resolve_redirects
 
 from servers import LocalServer, Reply
 
@@ -106,6 +112,71 @@ async def test_a_redirect_hop_to_a_private_address_is_rechecked(server: LocalSer
     await afetch(f"{server.url}/hop", allow_private=True, settings=settings)
     with pytest.raises(AddressNotAllowed):
         await afetch(f"{server.url}/secret", settings=settings)
+
+
+# -- item 2 for grounding links: the redirect cache keeps the guard's decision too ----------------
+
+INTRANET = "https://intranet.example/secret-path"
+
+
+async def test_a_link_resolved_with_allow_private_is_not_served_to_a_default_caller(
+    server: LocalServer, tmp_path: Path
+) -> None:
+    server.route("/r", Reply(302, "", headers={"Location": INTRANET}))
+    link = f"{server.url}/r"
+
+    async def resolve(**extra: object) -> dict[str, str]:
+        # a fresh cache object per call: the SQLite file is what a later process would read
+        settings = settings_for(tmp_path, gemini_redirect_hosts=["127.0.0.1"], **extra)
+        return await resolve_redirects([link], settings, clock=time.time)
+
+    assert await resolve(allow_private=True) == {link: INTRANET}
+    assert await resolve(allow_private=True) == {link: INTRANET}
+    assert server.hits("/r") == 1  # served from the cache to a caller allowed the address
+    assert await resolve() == {}  # the default guard refuses 127.0.0.1: not from the cache either
+    assert server.hits("/r") == 1
+    assert await resolve(allow_hosts=["127.0.0.1"]) == {link: INTRANET}  # allowed by name
+    assert server.hits("/r") == 1
+
+
+async def test_a_link_with_user_info_is_requested_stored_and_logged_without_it(
+    server: LocalServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="sourcewise")
+    server.route("/r", Reply(302, "", headers={"Location": INTRANET}))
+    server.route("/u", Reply(302, "", headers={"Location": "https://bob:pa55word@example.com/x"}))
+    server.route("/gone", Reply(500, "oops"))
+    settings = settings_for(tmp_path, allow_private=True, gemini_redirect_hosts=["127.0.0.1"])
+    links = [f"http://alice:hunter2@127.0.0.1:{server.port}/{p}" for p in ("r", "u", "gone")]
+    found = await resolve_redirects(links, settings, clock=time.time)
+    assert found == {links[0]: INTRANET}  # a target with user info is never kept
+    assert all("authorization" not in {k.lower() for k in s.headers} for s in server.seen)
+    stored = b"".join(f.read_bytes() for f in (tmp_path / "state").glob("redirects.sqlite3*"))
+    assert b"secret-path" in stored  # the file was written and is readable as bytes
+    for secret in ("hunter2", "alice", "pa55word"):
+        assert secret.encode() not in stored
+        assert secret not in caplog.text
+    again = await resolve_redirects([f"http://127.0.0.1:{server.port}/r"], settings, clock=time.time)
+    assert again == {f"http://127.0.0.1:{server.port}/r": INTRANET}
+    assert server.hits("/r") == 1  # keyed without the user info
+
+
+@given(
+    junk=st.text(max_size=40),
+    rest=st.text(max_size=40),
+    host=st.sampled_from(["vertexaisearch.cloud.google.com", "127.0.0.1"]),
+)
+def test_a_resolvable_link_is_requested_without_user_info_at_the_host_it_was_checked_for(
+    junk: str, rest: str, host: str
+) -> None:
+    hosts = frozenset({"vertexaisearch.cloud.google.com", "127.0.0.1"})
+    for link in (f"https://{junk}@{host}/{rest}", f"http://{junk}{host}/{rest}", f"https://{host}{junk}"):
+        if not _resolvable(link, hosts):
+            continue
+        sent = urlsplit(request_link(link))
+        assert "@" not in sent.netloc
+        assert sent.hostname == urlsplit(link).hostname
+        assert (sent.scheme, sent.path, sent.query) == urlsplit(link)[0:1] + urlsplit(link)[2:4]
 
 
 # -- item 3: user info never printed, logged or stored --------------------------------------
