@@ -77,6 +77,8 @@ HOSTS = [
     "bücher.de",
     "xn--bcher-kva.de",
     "foo.09",
+    "a" * 64 + ".com",  # a label DNS cannot carry
+    ".".join(["b" * 50] * 5) + ".com",  # a name over 253 characters
 ]
 url_grammar = st.builds(
     lambda scheme, sep, user, host, port, path, query, frag: (

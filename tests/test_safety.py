@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -32,8 +33,10 @@ from sourcewise.core import urls
 from sourcewise.engine import Engine
 from sourcewise.net import fetch as fetch_module
 from sourcewise.net.fetch import Fetcher
+from sourcewise.net.guard import AddressGuard
 from sourcewise.net.redirects import _resolvable, request_link, resolve_redirects
 
+from doorkit import uvicorn_thread
 from servers import LocalServer, Reply
 
 PAGE = "<html><head><title>Secret</title></head><body><p>" + "internal numbers " * 30 + "</p></body></html>"
@@ -299,6 +302,79 @@ async def test_spaces_and_odd_hosts_are_sent_escaped_or_refused(server: LocalSer
     for bad in ("https://xn--.com/", "http://a b.com/"):
         with pytest.raises(InvalidURL):
             await afetch(bad, settings=settings)
+
+
+# -- a host name DNS cannot carry (a label over 63 characters, a name over 253) ----------------
+
+LONG_LABEL = "a" * 64 + ".com"
+LONG_NAME = ".".join(["a" * 50] * 5) + ".com"  # 258 characters, every label short
+
+
+@given(st.lists(st.integers(1, 80), min_size=1, max_size=6), st.sampled_from(["com", "xn--bcher-kva"]))
+def test_a_host_is_a_url_exactly_when_dns_can_carry_it(labels: list[int], top: str) -> None:
+    host = ".".join("a" * n for n in labels) + "." + top
+    fits = max(labels) <= 63 and len(host) <= 253
+    if fits:
+        assert canonical_url(f"https://{host}/") == f"https://{host}/"
+        host.encode("idna")  # what getaddrinfo does with it: no UnicodeError
+    else:
+        with pytest.raises(InvalidURL, match="63 per label"):
+            canonical_url(f"https://{host}/x")
+        with pytest.raises(InvalidURL):
+            urls.parse_web_url(f"http://u:p@{host.upper()}.:8080/")
+
+
+async def test_the_guard_turns_a_name_the_resolver_cannot_encode_into_invalid_url() -> None:
+    guard = AddressGuard()  # the system resolver: getaddrinfo fails before any DNS query
+    for host in (LONG_LABEL, "a..com"):
+        with pytest.raises(InvalidURL):
+            await guard.addresses(host, 443)
+
+
+def test_a_host_dns_cannot_carry_is_invalid_url_in_the_library_cli_and_http(
+    server: LocalServer, tmp_path: Path
+) -> None:
+    import sourcewise
+    from sourcewise.server import create_app
+    from sourcewise.service import DoorSettings
+
+    settings = settings_for(tmp_path)
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "c"), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+    with uvicorn_thread(create_app(settings, DoorSettings())) as api:
+        for host in (LONG_LABEL, LONG_NAME):
+            url = f"https://{host}/"
+            with pytest.raises(InvalidURL):
+                sourcewise.fetch(url, settings=settings)
+            with pytest.raises(InvalidURL):
+                sourcewise.fetch(url, settings=settings, best_effort=True)
+            out = subprocess.run(
+                [sys.executable, "-m", "sourcewise", "fetch", url],
+                capture_output=True,
+                text=True,
+                env=env,
+                check=False,
+                timeout=120,
+            )
+            assert out.returncode == 2, out.stderr
+            assert out.stderr.startswith("error: Invalid URL")
+            assert "Traceback" not in out.stderr
+            response = httpx.post(f"{api}/fetch", json={"url": url}, timeout=60)
+            assert response.status_code == 400, response.text
+            assert response.json()["error"]["type"] == "InvalidURL"
+
+
+async def test_a_host_dns_cannot_carry_is_a_tool_error_over_mcp(tmp_path: Path) -> None:
+    from mcp import Client
+
+    from sourcewise.mcp_server import build_server
+
+    async with Client(build_server(settings_for(tmp_path))) as client:
+        for host in (LONG_LABEL, LONG_NAME):
+            result = await client.call_tool("web_fetch", {"url": f"https://{host}/"})
+            assert result.is_error
+            block = result.content[0]
+            assert block.type == "text"
+            assert "InvalidURL" in block.text
 
 
 def test_protocol_relative_is_sent_as_https() -> None:
