@@ -377,6 +377,48 @@ async def test_a_host_dns_cannot_carry_is_a_tool_error_over_mcp(tmp_path: Path) 
             assert "InvalidURL" in block.text
 
 
+# -- the doors bound a page slice's start (10**9: past any page, and exact as a JSON number) --------
+
+
+def test_http_fetch_refuses_a_start_past_any_page(server: LocalServer, tmp_path: Path) -> None:
+    from sourcewise.server import create_app
+    from sourcewise.service import DoorSettings
+
+    server.route("/page", Reply(200, PAGE))
+    settings = settings_for(tmp_path, allow_private=True)
+    with uvicorn_thread(create_app(settings, DoorSettings())) as api:
+        schema = httpx.get(f"{api}/openapi.json", timeout=30).json()
+        assert schema["components"]["schemas"]["FetchRequest"]["properties"]["start"]["maximum"] == 10**9
+        for start in (10**30, 10**9 + 1, 2**53 + 1):
+            response = httpx.post(
+                f"{api}/fetch", json={"url": f"{server.url}/page", "start": start}, timeout=60
+            )
+            assert response.status_code == 422, response.text
+            assert "start" in response.text
+        assert server.hits("/page") == 0
+        response = httpx.post(f"{api}/fetch", json={"url": f"{server.url}/page", "start": 10**9}, timeout=60)
+        assert response.status_code == 200, response.text
+        assert response.json()["content"] == ""
+
+
+async def test_mcp_web_fetch_refuses_a_start_past_any_page(server: LocalServer, tmp_path: Path) -> None:
+    from mcp import Client
+
+    from sourcewise.mcp_server import build_server
+
+    server.route("/page", Reply(200, PAGE))
+    async with Client(build_server(settings_for(tmp_path, allow_private=True))) as client:
+        for start in (10**30, 10**9 + 1):
+            result = await client.call_tool("web_fetch", {"url": f"{server.url}/page", "start": start})
+            assert result.is_error
+            block = result.content[0]
+            assert block.type == "text"
+            assert "start" in block.text
+        assert server.hits("/page") == 0
+        result = await client.call_tool("web_fetch", {"url": f"{server.url}/page", "start": 10**9})
+        assert not result.is_error
+
+
 def test_protocol_relative_is_sent_as_https() -> None:
     assert urls.parse_web_url("//example.com/x").request_url() == "https://example.com/x"
     assert fetch_module.request_url("http://a.com:443/x") == "http://a.com:443/x"
