@@ -11,6 +11,7 @@ anything it started) is killed and the answer refused, so memory stays bounded.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -143,8 +144,9 @@ async def _stop(proc: asyncio.subprocess.Process) -> None:
     if proc.returncode is None:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            proc.kill()
+        except (OSError, AttributeError):  # gone already, or no process groups (Windows)
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
         await proc.wait()
 
 
