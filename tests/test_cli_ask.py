@@ -49,6 +49,7 @@ def test_ask_with_every_source_failing_exits_3_and_says_why(server: LocalServer,
     assert out.returncode == 3
     assert "No search provider could answer" in out.stdout
     assert "Traceback" not in out.stderr
+    assert "error: no source could answer (web: unavailable)" in out.stderr  # a failure says so on stderr
 
 
 @pytest.mark.parametrize(

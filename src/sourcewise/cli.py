@@ -396,7 +396,10 @@ def index_cmd(
 
     settings = _setup(verbose, config)
     with _reported(), KnowledgeBase(kb, settings=settings, semantic=False if no_semantic else None) as base:
-        report = base.index(paths)
+        try:
+            report = base.index(paths)
+        except OSError as exc:  # a path the system refuses to look at (a name too long ...)
+            _fail(InvalidOption(f"cannot index {exc.filename or ''}: {exc.strerror or exc}"), 2)
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
         return

@@ -128,6 +128,8 @@ def ask_cmd(
     if not answer.hits and not answer.clarification:
         failed = [r for r in answer.reports if r.status not in ("ok", "empty")]
         if failed and len(failed) == len(answer.reports):
+            said = "; ".join(f"{r.source}: {r.status}" for r in failed)
+            _echo(f"error: no source could answer ({said})", err=True)
             raise typer.Exit(3)
 
 

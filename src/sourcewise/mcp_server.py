@@ -217,7 +217,8 @@ async def web_fetch(
         Field(max_length=1000, description="what you want from the page; its best passages come first"),
     ] = None,
     start: Annotated[
-        StrictInt, Field(ge=0, description="character offset to read from (a previous answer gives it)")
+        StrictInt,
+        Field(ge=0, le=10**9, description="character offset to read from (a previous answer gives it)"),
     ] = 0,
     max_chars: Annotated[
         StrictInt, Field(ge=100, le=DOOR_MAX_CHARS, description="characters of content to return")

@@ -61,7 +61,7 @@ class SearchRequest(_Request):
 class FetchRequest(_Request):
     url: str = Field(min_length=1, max_length=2048, description="absolute http(s) URL")
     prompt: str | None = Field(default=None, max_length=1000, description="passages answering this first")
-    start: int = Field(default=0, ge=0, description="character offset of the slice (next_start)")
+    start: int = Field(default=0, ge=0, le=10**9, description="character offset of the slice (next_start)")
     max_chars: int | None = Field(default=None, ge=1, le=DOOR_MAX_CHARS, description="slice length")
 
 

@@ -323,6 +323,8 @@ def _normalise_host(hostname: str | None, original: str) -> str:
         return ipv4
     if not _HOST_OK.match(host) or ".." in host:
         raise _bad(original, f"{hostname!r} is not a valid host name")
+    if len(host) > 253 or max(map(len, host.split("."))) > 63:  # what DNS (and getaddrinfo) can carry
+        raise _bad(original, "a host name is at most 253 characters and 63 per label")
     if "xn--" in host:
         try:
             idna.decode(host)
