@@ -76,7 +76,11 @@ _RULES = [
 _LAST_N = re.compile(
     rf"\b(?:past|last)\s++{_N}\s++(day|week|month)s?\b|(?:지난|최근)\s*{_N}\s*(일|주|개월|달)"
 )
-_QUARTER = re.compile(r"\bq([1-4])(?:\s*(\d{4}))?\b|(\d{4})\s*q([1-4])\b|(\d{4})?\s*(?:년\s*)?([1-4])\s*분기")
+# Spaces are bounded ({0,3}): an unbounded \s* before an optional part rescans a run of spaces from
+# every start, quadratic on hostile text (tests/test_regex_time.py).
+_QUARTER = re.compile(
+    r"\bq([1-4])(?:\s{0,3}(\d{4}))?\b|(\d{4})\s{0,3}q([1-4])\b|(\d{4})?\s{0,3}(?:년\s{0,3})?([1-4])\s{0,3}분기"
+)
 
 
 def _relative_dates(text: str, today: date) -> tuple[date | None, date | None, list[str]]:

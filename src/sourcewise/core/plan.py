@@ -96,7 +96,8 @@ def _content_words(text: str, skip: frozenset[str]) -> list[str]:
 
 
 # Compiled once (not looked up in re's cache for every word of every question).
-_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]")
+# camelCase or ACRONYMWord; the last two capitals are enough ({2,} rescans a run of capitals).
+_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z][A-Z][a-z]")
 _DIGIT = re.compile(r"\d")
 _LATIN = re.compile(r"[A-Za-z]")
 _PROJECT = re.compile(r"\b(?:project|프로젝트)\s+([\w-]+)", re.IGNORECASE)
