@@ -422,7 +422,7 @@ def _classify(
     if entry is not None and (entry.source == "config" or (entry.host == host and not by_path)):
         return _from_table(table, entry, host, path)
     if hosted is not None:
-        return _hosted(host, hosted, wanted)
+        return _hosted(host, hosted, wanted, table.names)
     if entry is not None:
         return _from_table(table, entry, host, path)
     registrable = psl().privatesuffix(host) or host
@@ -465,12 +465,17 @@ def _from_table(table: SourceTable, entry: _Entry, host: str, path: str) -> tupl
 
 
 def _hosted(
-    host: str, hosted: tuple[str, str, bool], wanted: Mapping[str, str]
+    host: str, hosted: tuple[str, str, bool], wanted: Mapping[str, str], known: Mapping[str, str]
 ) -> tuple[Tier, int, str, str | None]:
     suffix, what, _ = hosted
     slug = host[: -len(suffix) - 1] if host != suffix else ""
     if suffix in _RTD:
         named = _named(slug, wanted) if slug else None
+        if named and named in known:
+            # The table knows this project and its own sites (react.dev, docs.python.org); a Read the
+            # Docs project of the same name is not among them, and anyone could have taken the slug.
+            said = wanted[named]
+            return 3, 55, f"{host} is a Read the Docs project named like {said!r}, not its own site", None
         if named:
             return 1, 90, f"{host} is the Read the Docs site of {wanted[named]!r}, named in the query", named
         return 3, 55, f"{host} is {what}, not known to be the project's own", None
