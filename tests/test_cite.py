@@ -97,6 +97,30 @@ def test_recorded_answer_keeps_its_text_and_appends_numbered_sources() -> None:
     assert lines[1] == f"[2] weather.gov ({meta['groundingChunks'][1]['web']['uri']})"
 
 
+def test_web_fetch_recording_is_cited_like_web_search() -> None:
+    """The web_fetch tool's recording keeps its body as a JSON string: its grounding is cited the same way."""
+    path = shared("providers", "gemini", "pydantic-ai") / "test_google_model_web_fetch_tool.yaml"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    found = 0
+    for interaction in yaml.safe_load(path.read_text("utf-8"))["interactions"]:
+        body = json.loads(interaction["response"]["body"]["string"])
+        for candidate in body.get("candidates", []):
+            meta = candidate.get("groundingMetadata")
+            if not meta or not meta.get("groundingSupports"):
+                continue
+            text = "".join(p.get("text", "") for p in candidate["content"]["parts"] if not p.get("thought"))
+            result = cite(text, meta)
+            assert result.notes == ()
+            for placement in result.placements:
+                segment = meta["groundingSupports"][placement.support]["segment"]["text"]
+                assert text[: placement.char_offset].endswith(segment)
+                found += 1
+            chunk = meta["groundingChunks"][0]["web"]
+            assert f"[1] {chunk['title']} ({chunk['uri']})" in insert_citations(text, meta)
+    assert found >= 1
+
+
 def test_gemini_cli_vectors() -> None:
     data = json.loads(
         shared(
