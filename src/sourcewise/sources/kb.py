@@ -3,8 +3,10 @@
 Markdown, text, reStructuredText, HTML and PDF files are chunked on headings and paragraphs and
 kept in one SQLite file (default ``STATE_DIR/kb.sqlite3``). Search is lexical (FTS5 bm25 over the
 shared analyzer's terms, title and headings weighted), semantic (MiniLM cosine, with the
-``semantic`` extra) or hybrid (both, fused). Filters in the query: ``path:``, ``type:``/``ext:``,
-``title:``, ``after:``/``before:`` (the front-matter ``date``, else the file's modification day);
+``semantic`` extra) or hybrid (both, fused by ``core.fusion.convex``; a query mostly in a non-Latin
+script, which the English model cannot read, is searched lexically: ``core.fusion.semantic_reads``).
+Filters in the query: ``path:``, ``type:``/``ext:``, ``title:``, ``after:``/``before:`` (the
+front-matter ``date``, else the file's modification day);
 each also negated (``-path:drafts``). Any other filter is reported, not silently dropped.
 """
 
@@ -22,7 +24,7 @@ from typing import Any, ClassVar, Literal
 from ..config import Settings, load_settings
 from ..core.analyze import ANALYZER_ID, analyze, query_terms
 from ..core.filters import ParsedQuery, parse_query
-from ..core.fusion import convex
+from ..core.fusion import convex, semantic_reads
 from ..errors import InvalidOption, InvalidQuery, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
 from .base import Source, SourceOptions
@@ -222,6 +224,9 @@ class KnowledgeBase:
         warnings: list[str],
     ) -> list[tuple[int, float]]:  # fmt: skip
         model: Embedder | None = None
+        if mode == "hybrid" and not semantic_reads(parsed.text):
+            # MiniLM reads English: on a Korean (or other non-Latin) query its leg only adds noise.
+            mode = "lexical"
         if mode != "lexical":
             # Cheap checks first: the model (torch) is loaded only when there are vectors to compare.
             if self.semantic is False:
