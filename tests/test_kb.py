@@ -485,3 +485,29 @@ def test_a_korean_query_in_hybrid_mode_never_asks_the_english_model(
     assert warnings == []
     with pytest.raises(AssertionError, match="model was asked"):
         base.search_with_warnings("deployment rollback", mode="hybrid")
+
+
+def test_one_letter_and_digit_parts_of_query_words_are_not_searched(tmp_path: Path) -> None:
+    from sourcewise.sources.kb import kb_query_terms
+
+    assert kb_query_terms("w123 python3") == ["w123", "python3", "python"]
+    assert kb_query_terms("x-ray 3 items") == ["x", "ray", "3", "item"]  # words of their own stay
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("release w2 notes\n", "utf-8")
+    (folder / "b.md").write_text("release w9 notes and 2 more\n", "utf-8")
+    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    base.index([folder])
+    assert names(base.search("w2", mode="lexical")) == ["a.md"]  # not every chunk with a "w" or a "2"
+    assert sorted(names(base.search("2", mode="lexical"))) == ["a.md", "b.md"]  # "2" on its own
+
+
+@given(st.text(max_size=80))
+def test_kb_query_terms_are_query_terms_and_never_all_dropped(text: str) -> None:
+    from sourcewise.core.analyze import query_terms
+    from sourcewise.sources.kb import kb_query_terms
+
+    full = query_terms(text, stem=True)
+    kept = kb_query_terms(text)
+    assert set(kept) <= set(full)
+    assert bool(kept) == bool(full)
