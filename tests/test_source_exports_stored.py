@@ -23,6 +23,14 @@ from test_source_mail import M1, M2, M3, M4
 from test_source_slack import DAYS, write_export
 
 
+@pytest.fixture(autouse=True)
+def _logs_reach_caplog(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI tests, run in-process before these, point the sourcewise logger at their stderr."""
+    logger = logging.getLogger("sourcewise")
+    monkeypatch.setattr(logger, "propagate", True)
+    monkeypatch.setattr(logger, "handlers", [])
+
+
 def write_mbox(path: Path, messages: list[bytes]) -> Path:
     box = mailbox.mbox(path)
     for raw in messages:
