@@ -87,17 +87,25 @@ def fanout() -> str:
     )
 
 
-QUESTIONS = [
-    "How do I index my notes?",
-    "How do I search a Slack export?",
-    "What does the knowledge base do with Korean words?",
-    "How do I configure a source in the config file?",
-    "Which filters does the mail source understand?",
-    "How do I search my code repository?",
-    "What happens when a source fails?",
-    "How do I run sourcewise without internet?",
-    "How are deleted files handled when re-indexing?",
-    "What is semantic search and how do I turn it on?",
+# Each question with the docs/ file(s) that answer it: the answer's first cited source must be one.
+QUESTIONS: list[tuple[str, tuple[str, ...]]] = [
+    ("How do I index my notes?", ("knowledge-base.md",)),
+    ("How do I search a Slack export?", ("sources.md",)),
+    ("What does the knowledge base do with Korean words?", ("korean.md",)),
+    ("How do I configure a source in the config file?", ("sources.md", "configuration.md")),
+    ("Which filters does the mail source understand?", ("sources.md",)),
+    ("How do I search my code repository?", ("sources.md",)),
+    ("What happens to the index when an index run is killed?", ("knowledge-base.md",)),
+    ("How do I run sourcewise without internet?", ("getting-started.md", "configuration.md")),
+    ("How are deleted files handled when re-indexing?", ("knowledge-base.md",)),
+    ("What is semantic search and how do I turn it on?", ("configuration.md", "knowledge-base.md")),
+]
+# Questions docs/ does not answer: the answer must say that nothing answers them (no [n]).
+UNANSWERABLE = [
+    "What did we decide about the API migration timeline?",
+    "What is new in React 19?",
+    "Who is on call this weekend?",
+    "zzqx vvbn wqpo",
 ]
 
 
@@ -113,7 +121,7 @@ def _quality() -> str:
     KnowledgeBase(state / "kb.sqlite3", semantic=False).index([docs])
     settings = Settings(state_dir=state, sources={"kb": {"type": "kb", "semantic": False}})
 
-    async def one(question: str) -> tuple[float, int, int, int]:
+    async def one(question: str) -> tuple[float, int, int, int, str, list[str], bool]:
         started = time.perf_counter()
         async with Session(settings) as session:
             answer = await aask(question, sources=["kb"], session=session, use_model=False)
@@ -125,29 +133,50 @@ def _quality() -> str:
             supported += support(c.sentence, body) >= 0.5
             said = c.sentence[1:-1] if c.sentence[:1] == c.sentence[-1:] == "`" else c.sentence  # a code line
             verbatim += " ".join(said.split()) in " ".join(body.split())
-        return took, len(answer.citations), supported, verbatim
+        files = [Path(r.hit.location.split("#")[0]).name for r in answer.sources]
+        first = files[0] if files else ""
+        return took, len(answer.citations), supported, verbatim, first, files, answer.answered
 
-    rows = [asyncio.run(one(q)) for q in QUESTIONS]
-    rows = [asyncio.run(one(q)) for q in QUESTIONS]  # second pass: warm caches, as a session would be
+    questions = [q for q, _ in QUESTIONS]
+    rows = [asyncio.run(one(q)) for q in questions]
+    rows = [asyncio.run(one(q)) for q in questions]  # second pass: warm caches, as a session would be
+    refused = [asyncio.run(one(q)) for q in UNANSWERABLE]
     web_p50 = _with_web(settings, state)
     cited = sum(r[1] for r in rows)
     supported = sum(r[2] for r in rows)
     verbatim = sum(r[3] for r in rows)
     p50 = statistics.median(r[0] for r in rows) * 1000
     answered = sum(1 for r in rows if r[1])
+    first_ok = sum(1 for r, (_, want) in zip(rows, QUESTIONS, strict=True) if r[4] in want)
+    any_ok = sum(1 for r, (_, want) in zip(rows, QUESTIONS, strict=True) if set(r[5]) & set(want))
+    said_nothing = sum(1 for r in refused if not r[6] and not r[1])
+    misses = [
+        f"{q!r} -> {r[4] or 'no answer'} (expected {' or '.join(want)})"
+        for r, (q, want) in zip(rows, QUESTIONS, strict=True)
+        if r[4] not in want
+    ]
+    wrong = [q for r, q in zip(refused, UNANSWERABLE, strict=True) if r[6] or r[1]]
     return "\n".join(
         [
-            f"{len(QUESTIONS)} questions about sourcewise over its own `docs/` (the sample corpus), "
+            f"{len(QUESTIONS)} questions about sourcewise over its own `docs/` (the sample corpus), each with "
+            f"the file(s) that answer it, and {len(UNANSWERABLE)} questions `docs/` does not answer; "
             "extractive answers, knowledge base only (no web), lexical index.",
             "",
             "| measure | value |",
             "|---|---|",
             f"| questions answered with at least one citation | {answered}/{len(QUESTIONS)} |",
+            f"| answers whose first cited source is the expected file | {first_ok}/{len(QUESTIONS)} |",
+            f"| answers citing the expected file anywhere | {any_ok}/{len(QUESTIONS)} |",
+            f'| unanswerable questions answered "nothing in kb answers this" (no citation) | '
+            f"{said_nothing}/{len(UNANSWERABLE)} |",
             f"| cited sentences whose passage supports them (>= half their content words) | "
             f"{supported}/{cited} ({supported / max(1, cited):.0%}) |",
             f"| cited sentences found word for word in the cited passage | {verbatim}/{cited} |",
             f"| answer latency p50, knowledge base only (warm, in process) | {p50:.0f} ms |",
             f"| answer latency p50, knowledge base + web (SearXNG-shaped server on 127.0.0.1) | {web_p50:.0f} ms |",
+            "",
+            "Wrong first source: " + ("; ".join(misses) or "none") + ".",
+            "Unanswerable questions given a cited answer: " + ("; ".join(wrong) or "none") + ".",
         ]
     )
 
@@ -180,8 +209,9 @@ def _with_web(settings: Settings, state: object) -> float:
                 await aask(question, sources=["kb", "web"], session=session, use_model=False)
             return time.perf_counter() - started
 
-        [asyncio.run(one(q)) for q in QUESTIONS]
-        return statistics.median(asyncio.run(one(q)) for q in QUESTIONS) * 1000
+        questions = [q for q, _ in QUESTIONS]
+        [asyncio.run(one(q)) for q in questions]
+        return statistics.median(asyncio.run(one(q)) for q in questions) * 1000
 
 
 def run() -> str:

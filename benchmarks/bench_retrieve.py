@@ -10,9 +10,11 @@ it; the gold set is both. Recall@k = gold files in the top k / gold files; media
 
 from __future__ import annotations
 
+import re
 import statistics
 import subprocess
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import bm25s
@@ -22,6 +24,8 @@ from sourcewise.config import load_settings
 from sourcewise.core.analyze import analyze
 from sourcewise.core.refine import allowed
 from sourcewise.retrieve import DEFAULT_EXCLUDE
+from sourcewise.sources.code import CodeOptions
+from sourcewise.sources.codeindex import walk
 
 ROOT = Path(__file__).resolve().parent.parent
 CONCEPTS = [  # (task, code word, impl body words)
@@ -59,6 +63,9 @@ def _generated(root: Path) -> list[tuple[str, set[str]]]:
     return tasks
 
 
+_DOTTED = re.compile(r"[A-Za-z_]\.[A-Za-z_]")  # core.text, _sync.py; not 0.74x or 127.0.0.1
+
+
 def _git(*args: str) -> str:
     return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True).stdout
 
@@ -71,17 +78,36 @@ def _history() -> list[tuple[str, str, set[str]]]:
         gold = {p for p in changed.split() if p.startswith("src/") and p.endswith(".py")}
         names = {Path(p).name for p in changed.split()} | {Path(p).stem for p in changed.split() if "." in p}
         words = set(subject.replace(",", " ").replace(";", " ").split())
-        if gold and not (words & names) and not any("." in w.strip("().") for w in words):
+        dotted = [w for w in words if _DOTTED.search(w) and w.lower() not in ("e.g.", "i.e.")]
+        if gold and not (words & names) and not dotted:  # a dotted name may be a file or module
             out.append((sha, subject, gold))
     return out
 
 
-def _bm25(root: Path, task: str, k: int) -> list[str]:
-    files = sorted(
-        p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and p.suffix in (".py", ".md")
+def _files(root: Path) -> dict[str, str]:
+    """The text files the code source indexes (the same walk: .gitignore, size limit), less the
+    default exclusions every method gets."""
+    opts = CodeOptions()
+    found = walk(
+        root,
+        include=None,
+        exclude=None,
+        gitignore=True,
+        max_bytes=opts.max_file_bytes,
+        max_files=opts.max_files,
     )
-    files = [f for f in files if allowed(f, (), DEFAULT_EXCLUDE)]
-    corpus = [analyze(f + " " + (root / f).read_text("utf-8", errors="replace")) for f in files]
+    out = {}
+    for c in found.files:
+        data = c.path.read_bytes()
+        if b"\0" not in data[:8192] and allowed(c.rel, (), DEFAULT_EXCLUDE):
+            out[c.rel] = data.decode("utf-8", errors="replace")
+    return out
+
+
+def _bm25(root: Path, task: str, k: int) -> list[str]:
+    texts = _files(root)
+    files = sorted(texts)
+    corpus = [analyze(f + " " + texts[f]) for f in files]
     model = bm25s.BM25()
     model.index(corpus, show_progress=False)
     docs, _ = model.retrieve([analyze(task) or ["x"]], k=min(k, len(files)), show_progress=False)
@@ -90,8 +116,9 @@ def _bm25(root: Path, task: str, k: int) -> list[str]:
 
 def _ranked(root: Path, task: str, cycles: int, state: Path) -> list[str]:
     found = retrieve(
-        task, sources=[f"code:{root}"], max_cycles=cycles, settings=load_settings(state_dir=state)
-    )
+        task, sources=[f"code:{root}"], max_cycles=cycles, exclude=list(DEFAULT_EXCLUDE),
+        settings=load_settings(state_dir=state),
+    )  # fmt: skip
     return list(dict.fromkeys(c.hit.path for c in found.considered if c.hit.path))
 
 
@@ -110,20 +137,30 @@ def _score(cases: list[tuple[Path, str, set[str]]], state: Path) -> dict[str, li
     return out
 
 
-def _table(title: str, scores: dict[str, list[float]], n: int) -> str:
+def _ratio(a: float, b: float) -> str:
+    return f"{a / b:.3f}x ({(a - b) / b * 100:+.1f}%)" if b else "n/a"
+
+
+def _table(title: str, scores: dict[str, list[float]], golds: list[int]) -> str:
+    sizes = ", ".join(f"{n} of {size}" for size, n in sorted(Counter(golds).items()))
     rows = [
-        f"**{title}** ({n} tasks)\n",
-        "| method | recall@5 mean | recall@10 mean | recall@5 median |",
-        "|---|---|---|---|",
+        f"**{title}** ({len(golds)} tasks; gold files per task: {sizes}; median {statistics.median(golds)})\n",
+        "| method | recall@5 mean | recall@10 mean | recall@5 median | recall@10 median |",
+        "|---|---|---|---|---|",
     ]
     for name in ("BM25 (bm25s)", "one pass", "loop (3 cycles)"):
         r5, r10 = scores[f"{name}@5"], scores[f"{name}@10"]
         rows.append(
-            f"| {name} | {statistics.mean(r5):.3f} | {statistics.mean(r10):.3f} | {statistics.median(r5):.3f} |"
+            f"| {name} | {statistics.mean(r5):.3f} | {statistics.mean(r10):.3f} | {statistics.median(r5):.3f}"
+            f" | {statistics.median(r10):.3f} |"
         )
-    one, loop = statistics.mean(scores["one pass@5"]), statistics.mean(scores["loop (3 cycles)@5"])
-    change = f"{(loop - one) / one * 100:+.0f}%" if one else "n/a (one pass 0)"
-    rows.append(f"\nloop vs one pass, recall@5: {change}")
+    mean = {key: statistics.mean(values) for key, values in scores.items()}
+    for k in (5, 10):
+        loop = mean[f"loop (3 cycles)@{k}"]
+        rows.append(
+            f"\nrecall@{k}: loop / one pass {_ratio(loop, mean[f'one pass@{k}'])}; "
+            f"loop / BM25 {_ratio(loop, mean[f'BM25 (bm25s)@{k}'])}"
+        )
     return "\n".join(rows)
 
 
@@ -141,8 +178,13 @@ def run() -> str:
             ).stdout
             subprocess.run(["tar", "-x", "-C", str(snap)], input=data, check=True)
             cases.append((snap, subject, gold))
-        first = _table("history", _score(cases, base / "state"), len(cases))
+        head = _git("rev-parse", "--short", "HEAD").strip()
+        first = _table(
+            f"history (commits up to {head})", _score(cases, base / "state"), [len(g) for _, _, g in cases]
+        )
         gen = base / "generated"
         tasks = _generated(gen)
-        second = _table("generated", _score([(gen, t, g) for t, g in tasks], base / "state"), len(tasks))
+        second = _table(
+            "generated", _score([(gen, t, g) for t, g in tasks], base / "state"), [len(g) for _, g in tasks]
+        )
     return f"{first}\n\n{second}"

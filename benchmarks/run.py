@@ -19,6 +19,9 @@ SUITES = {
     "retrieve": "bench_retrieve",
     "citations": "bench_citations",
     "doors": "bench_doors",
+    "startup": "bench_startup",
+    "passages": "bench_passages",
+    "calls": "bench_calls",
 }
 
 

@@ -378,3 +378,205 @@ async def test_when_every_source_fails_the_answer_says_so_not_nothing_found(tmp_
     assert answer.hits == ()
     assert answer.text.startswith("No answer: slow timeout"), answer.text
     assert "Nothing found in wiki" in answer.text
+
+
+class NearestSource(MemorySource):
+    """Returns every document for any query, best first by shared terms, as a semantic index returns
+    its nearest neighbours however far they are."""
+
+    async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
+        parsed, warnings = self.parse(query)
+        words = set(analyze(parsed.text))
+        hits = [
+            Hit(
+                title=doc.title,
+                location=f"memory://{self.name}/{i}",
+                text=doc.text,
+                snippet=doc.text[:200],
+                source=self.name,
+                kind=self.kind,
+                authority=doc.authority,
+                score=0.1 + len(words & set(analyze(f"{doc.title} {doc.text}"))),
+            )
+            for i, doc in enumerate(self.docs)
+        ]
+        hits.sort(key=lambda h: -h.score)
+        return self.result(query, hits[: limit or 10], warnings)
+
+
+OFF_TOPIC = [
+    Doc(
+        "Configuration",
+        "Web provider keys are read from their usual variables: `BRAVE_API_KEY`, `TAVILY_API_KEY`. "
+        "A config file sets the state directory.",
+    ),
+    Doc("Korean search", "Mixed Korean and English works: `API 버전 관리`. Stems match."),
+    Doc("Code", "```python\ndef main():\n    return load_settings()\n```"),
+]
+
+
+@pytest.mark.parametrize(
+    "question", ["What did we decide about the API migration timeline?", "zzqx vvbn wqpo", "a" * 2000]
+)
+async def test_a_question_nothing_answers_says_so_instead_of_citing_filler(
+    st: Settings, question: str
+) -> None:
+    from sourcewise.core.present import render_answer
+
+    answer = await aask(question, sources=[NearestSource("kb", OFF_TOPIC)], session=Session(st), today=TODAY)
+    assert answer.hits, "the source returned its nearest passages"
+    assert answer.answered is False
+    assert answer.citations == ()
+    assert answer.sources == ()
+    assert answer.text.startswith("Nothing in kb answers this question"), answer.text
+    assert "[1]" not in answer.text
+    shown = render_answer(answer, "quick")
+    assert "Closest results (may not answer):" in shown
+    assert "- Configuration - memory://kb/0" in shown or "- Korean search - memory://kb/1" in shown
+    assert "[1]" not in shown
+
+
+async def test_a_sentence_covering_the_question_still_answers_it(st: Settings) -> None:
+    docs = [*OFF_TOPIC, Doc("Migration plan", "The API migration timeline ends in March. Pizza on Fridays.")]
+    answer = await aask(
+        "What did we decide about the API migration timeline?",
+        sources=[NearestSource("kb", docs)],
+        session=Session(st),
+        today=TODAY,
+    )
+    assert answer.answered is True
+    assert answer.text == "The API migration timeline ends in March.[1]"
+    assert answer.sources[0].hit.title == "Migration plan"
+
+
+async def test_minor_ambiguity_answers_with_the_best_of_each_reading(st: Settings) -> None:
+    docs = [
+        Doc("Phoenix", "The database migration to PostgreSQL 16 starts in May."),
+        Doc("Phoenix 2", "Database migration dry run passed on staging."),
+        Doc("Cloud", "The cloud migration from AWS to GCP is halfway."),
+        Doc("Mail", "Email migration from Exchange to O365 finished."),
+    ]
+    answer = await aask("migration 찾아줘", sources=[MemorySource("m", docs)], session=Session(st))
+    assert answer.clarification is None
+    labels = [r.label for r in answer.readings]
+    assert set(labels) == {"database migration", "cloud migration", "email migration"}
+    cited = [s.reading for s in answer.sources]
+    assert set(cited) == set(labels), answer.text
+    assert "PostgreSQL" in answer.text or "dry run" in answer.text
+    assert "AWS to GCP" in answer.text
+    assert "Exchange to O365" in answer.text
+    assert answer.sources[0].hit.location == answer.hits[0].hit.location, "the best hit still opens"
+    tags = {h.hit.title: h.reading for h in answer.hits}
+    assert tags == {
+        "Phoenix": "database migration",
+        "Phoenix 2": "database migration",
+        "Cloud": "cloud migration",
+        "Mail": "email migration",
+    }
+    _sentences_supported(answer.text, list(answer.citations), list(answer.sources))
+
+
+@pytest.mark.parametrize("fmt", ["quick", "deep", "progressive"])
+async def test_every_format_numbers_its_sources_as_the_answer_markers(st: Settings, fmt: str) -> None:
+    from sourcewise.core.present import render_answer
+
+    docs = [
+        Doc("API migration timeline", "The API migration waits on legal. Owners: Kim."),
+        Doc("Notes", "The API migration timeline ends in March."),
+        Doc("Lunch", "API lunch is on Fridays."),
+    ]
+    answer = await aask("API migration timeline", sources=[MemorySource("m", docs)], session=Session(st))
+    assert len(answer.sources) >= 2
+    assert answer.hits[0].hit.location != answer.sources[0].hit.location, "cited order differs from rank"
+    shown = render_answer(answer, fmt, explain=True, specs=["m", "code:./my repo"])
+    lines = shown.split("\n")
+    for c in answer.citations:
+        assert f"[{c.marker}]" in answer.text
+        numbered = [line for line in lines if line.startswith(f"[{c.marker}] ")]
+        assert len(numbered) == 1, shown
+        assert c.location in numbered[0], (c.marker, numbered[0])
+    listed = [line for line in lines if line[:1] == "[" and "] " in line]
+    assert len(listed) == len(answer.sources), "every source once, nothing else numbered"
+    for line in listed:  # --explain: each numbered source is followed by its factors
+        follows = lines[lines.index(line) + 1]
+        assert follows.startswith("    relevance "), shown
+        assert "keyword" in follows
+    if fmt == "progressive":
+        assert (
+            "sourcewise ask 'API migration timeline' -S m -S 'code:./my repo' --format deep --explain"
+            in shown
+        )
+    if fmt == "deep":
+        assert f"All results ({len(answer.hits)}), by relevance:" in shown
+
+
+async def test_a_release_question_asks_gemini_the_question_itself(st: Settings, server: LocalServer) -> None:
+    body = {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": [{"text": "Python 3.14 adds template strings."}]},
+                "groundingMetadata": {
+                    "groundingChunks": [
+                        {
+                            "web": {
+                                "uri": "https://docs.python.org/3/whatsnew/3.14.html",
+                                "title": "python.org",
+                            }
+                        }
+                    ],
+                    "groundingSupports": [
+                        {
+                            "segment": {
+                                "startIndex": 0,
+                                "endIndex": 34,
+                                "text": "Python 3.14 adds template strings.",
+                            },
+                            "groundingChunkIndices": [0],
+                        }
+                    ],
+                },
+            }
+        ]
+    }
+    server.route("/models/gm:generateContent", Reply(body=json.dumps(body), content_type="application/json"))
+    gemini = load_settings(
+        state_dir=st.state_dir,
+        providers=["gemini", "searxng"],
+        gemini_api_key="k",
+        gemini_url=f"{server.url}/models",
+        gemini_model="gm",
+        searxng_url=f"{server.url}/sx",
+        source_timeout=5.0,
+    )
+    question = "What changed in Python 3.14?"
+    answer = await aask(question, session=Session(gemini), today=TODAY)  # default sources: kb + the web
+    assert answer.route.action == "search", answer.route.reason
+    assert {r.source: r.status for r in answer.reports}["web"] == "ok", answer.reports
+    sent = [json.loads(s.body) for s in server.seen if s.path.endswith(":generateContent")]
+    assert sent, "Gemini was asked"
+    assert sent[0]["contents"][0]["parts"][0]["text"] == question
+    assert server.hits("/sx/search") == 0
+    assert "template strings" in answer.text
+    keywords = load_settings(state_dir=st.state_dir, providers=["searxng"], searxng_url=f"{server.url}/sx")
+    async with Session(keywords) as session:
+        web = session.source("web")
+        assert web.query_for(answer.plan)[0].query != question, "a keyword engine keeps the keyword query"
+
+
+async def test_an_unavailable_source_beside_a_good_one(st: Settings) -> None:
+    from sourcewise.core.present import render_answer
+    from sourcewise.errors import SourceUnavailable
+
+    down = MemorySource("tracker", CHAT, fail=SourceUnavailable("tracker", "the export file is missing"))
+    answer = await aask(
+        "When is the API migration finished?", sources=[down, MemorySource("wiki", WIKI)], session=Session(st)
+    )
+    by = {r.source: r for r in answer.reports}
+    assert by["tracker"].status == "unavailable"
+    assert by["wiki"].status == "ok"
+    assert answer.answered
+    assert "March 2026" in answer.text
+    assert {s.hit.source for s in answer.sources} == {"wiki"}
+    shown = render_answer(answer, "quick")
+    assert "! tracker: unavailable, skipped (the export file is missing)" in shown.split("\n")
+    assert "wiki" not in "\n".join(line for line in shown.split("\n") if line.startswith("!"))

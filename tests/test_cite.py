@@ -285,3 +285,57 @@ def test_hostile_metadata_gives_text_or_a_typed_error(text: str, meta: Any) -> N
 def test_insert_citations_is_public() -> None:
     assert "insert_citations" in sourcewise.__all__
     assert Path(sourcewise.__file__).exists()
+
+
+# -- time: the search for drifted text reads the answer a bounded number of times -----------------
+def _reference_nearest(text: str, needle: str, target: int) -> int | None:
+    """Every occurrence (overlapping ones too); the end nearest ``target``, the earlier on a tie."""
+    ends = [i + len(needle) for i in range(len(text) - len(needle) + 1) if text.startswith(needle, i)]
+    return min(ends, key=lambda end: (abs(end - target), end), default=None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text("ab가", max_size=30), st.text("ab가", min_size=1, max_size=4), st.integers(0, 40))
+def test_the_nearest_occurrence_is_the_one_a_full_scan_picks(text: str, needle: str, target: int) -> None:
+    from sourcewise.core.cite import _nearest
+
+    target = min(target, len(text))
+    assert _nearest(text, needle, target)[0] == _reference_nearest(text, needle, target)
+
+
+def _one_chunk(supports: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "groundingChunks": [{"web": {"uri": "https://a.com", "title": "A"}}],
+        "groundingSupports": supports,
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "supports"),
+    [
+        # no usable offset: the target is the end, and every occurrence used to be walked (16 s)
+        ("a" * 100_000, [{"segment": {"text": "a"}, "groundingChunkIndices": [0]}] * 100),
+        ("a" * 1_000_000, [{"segment": {"text": "a"}, "groundingChunkIndices": [0]}] * 10_000),
+        # multi-byte text: every found place needed its byte offset from a fresh encode
+        ("가" * 1_000_000, [{"segment": {"text": "가"}, "groundingChunkIndices": [0]}] * 10_000),
+        # 10k different segments that are not in the answer, each a full read of 1 M characters
+        (
+            "가" * 1_000_000,
+            [
+                {"segment": {"text": f"나{i}", "endIndex": 3 * i}, "groundingChunkIndices": [0]}
+                for i in range(10_000)
+            ],
+        ),
+    ],
+    ids=["100k-x100", "1M-x10k", "1M-korean-x10k", "1M-absent-x10k"],
+)
+def test_hostile_answers_are_cited_in_bounded_time(text: str, supports: list[dict[str, Any]]) -> None:
+    import time
+
+    started = time.perf_counter()
+    result = cite(text, _one_chunk(supports))
+    assert time.perf_counter() - started < 5  # the first took 16 s, the others minutes to hours
+    assert len(result.placements) == len(supports)
+    if "endIndex" not in supports[0]["segment"]:
+        assert {p.char_offset for p in result.placements} == {len(text)}
+        assert {p.byte_offset for p in result.placements} == {len(text.encode())}

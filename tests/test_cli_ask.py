@@ -36,11 +36,20 @@ def test_ask_json_is_the_whole_answer(searxng: LocalServer, tmp_path: Path) -> N
     assert data["reports"][0]["status"] == "ok"
 
 
-def test_ask_with_every_source_failing_exits_3_and_says_why(tmp_path: Path) -> None:
-    out = run(["ask", "React Server Components latest", "-S", "web"], tmp_path)
+def test_ask_with_every_source_failing_exits_3_and_says_why(server: LocalServer, tmp_path: Path) -> None:
+    # The one provider in the chain is a local server that fails: deterministic, and quick even on a
+    # loaded machine (the default public chain would depend on how this machine fails to reach it).
+    server.route("/search", Reply(503, "down"))
+    out = run(
+        ["ask", "React Server Components latest", "-S", "web"],
+        tmp_path,
+        SEARXNG_URL=server.url,
+        SOURCEWISE_PROVIDERS="searxng",
+    )
     assert out.returncode == 3
     assert "No search provider could answer" in out.stdout
     assert "Traceback" not in out.stderr
+    assert "error: no source could answer (web: unavailable)" in out.stderr  # a failure says so on stderr
 
 
 @pytest.mark.parametrize(
@@ -175,3 +184,27 @@ def test_an_ambiguous_question_at_a_terminal_asks_which_reading(tmp_path: Path) 
     sentences = [ln for ln in answer.splitlines() if "migration" in ln.lower()]
     assert sentences, out.stdout
     assert all(chosen in ln.lower() for ln in sentences), (chosen, answer)
+
+
+@pytest.mark.parametrize("fmt", ["deep", "progressive"])
+def test_ask_formats_and_explain_list_the_cited_sources(
+    searxng: LocalServer, tmp_path: Path, fmt: str
+) -> None:
+    question = "React Server Components latest"
+    out = run(["ask", question, "-S", "web", "-f", fmt, "--explain"], tmp_path, SEARXNG_URL=searxng.url)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(run(["ask", question, "-S", "web", "--json"], tmp_path, SEARXNG_URL=searxng.url).stdout)
+    lines = out.stdout.split("\n")
+    assert data["citations"]
+    assert lines[0] == data["text"], "the same answer both times"
+    for c in data["citations"]:
+        numbered = [line for line in lines if line.startswith(f"[{c['marker']}] ")]
+        assert len(numbered) == 1, out.stdout
+        assert c["location"] in numbered[0]
+        assert lines[lines.index(numbered[0]) + 1].startswith("    relevance "), "--explain shows the factors"
+    if fmt == "deep":
+        assert "All results (" in out.stdout
+    else:
+        assert "Dig further:" in out.stdout
+        assert "-S web --format deep --explain" in out.stdout
+    assert "Traceback" not in out.stderr

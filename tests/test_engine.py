@@ -250,3 +250,21 @@ async def test_providers_given_as_a_string_is_a_clear_error(server: LocalServer,
     with pytest.raises(InvalidOption, match="not a string"):
         await make(server, tmp_path, ["searxng"]).asearch("react hooks", providers="searxng")
     assert server.seen == []
+
+
+def test_no_provider_hint_names_every_way_to_configure_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    import re
+
+    from pydantic import AliasChoices
+
+    hint = str(NoProviderAvailable([("searxng", "down")]))
+    for way in ("GEMINI_API_KEY", "MCP", "SOURCEWISE_MCP_COMMAND", "SOURCEWISE_MCP_URL", "`gemini` CLI"):
+        assert way in hint
+    # every variable named is one that configures something (the hint cannot drift from config.py)
+    names = set(re.findall(r"\b[A-Z][A-Z_]{5,}\b", hint))
+    known = {f"SOURCEWISE_{field.upper()}" for field in Settings.model_fields}
+    for info in Settings.model_fields.values():
+        if isinstance(info.validation_alias, AliasChoices):
+            known |= {c for c in info.validation_alias.choices if isinstance(c, str)}
+    assert len(names) >= 8
+    assert names <= known, names - known

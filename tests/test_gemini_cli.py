@@ -6,6 +6,7 @@ executable run as a real subprocess, and it records the arguments it was given.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import stat
@@ -124,6 +125,81 @@ async def test_failures_are_typed(
     async with make_client(s) as client:
         with pytest.raises(error, match=match):
             await gemini_cli.run(ProviderCall("react", 5, s, client, 2.0, time.time))
+
+
+@pytest.mark.parametrize(
+    ("stderr", "login"),
+    [
+        ("TypeError: Cannot read properties of undefined (reading 'author')", False),
+        ("oauth2client crashed: ECONNRESET", False),
+        ("Error: authorship metadata missing", False),
+        ("Authentication required: run gemini to sign in", True),
+        ("You are not logged in.", True),
+        ("401 Unauthorized", True),
+        ("Please set an Auth method or GEMINI_API_KEY", True),
+    ],
+)
+async def test_only_a_login_message_is_an_auth_error(
+    on_path: Path, tmp_path: Path, stderr: str, login: bool
+) -> None:
+    fake_gemini(on_path, "", code=1, stderr=stderr)
+    from sourcewise.net.http import make_client
+    from sourcewise.providers.base import ProviderCall
+
+    s = cli_settings(tmp_path)
+    async with make_client(s) as client:
+        with pytest.raises(ProviderError) as info:
+            await gemini_cli.run(ProviderCall("react", 5, s, client, 2.0, time.time))
+    assert isinstance(info.value, AuthError) is login, info.value
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")  # a killed orphan may stay a zombie where nothing reaps it
+
+
+def endless_gemini(folder: Path, pids: Path) -> None:
+    """A ``gemini`` that writes forever, and starts a child that writes forever too."""
+    folder.mkdir(parents=True, exist_ok=True)
+    writer = "import sys\nwhile True: sys.stdout.buffer.write(b'a' * 65536)\n"
+    script = folder / "gemini"
+    script.write_text(
+        f"#!{sys.executable}\n"
+        "import os, subprocess, sys\n"
+        f"child = subprocess.Popen([sys.executable, '-c', {writer!r}])\n"
+        f"open({str(pids)!r}, 'w').write(f'{{os.getpid()}} {{child.pid}}')\n"
+        f"exec({writer!r})\n",
+        "utf-8",
+    )
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+
+
+def wait_until_gone(pid: int) -> bool:
+    end = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < end:
+        time.sleep(0.05)
+    return not _alive(pid)
+
+
+async def test_endless_output_is_cut_at_the_cap_and_the_cli_and_its_children_are_killed(
+    on_path: Path, tmp_path: Path
+) -> None:
+    pids = tmp_path / "pids"
+    endless_gemini(on_path, pids)
+    from sourcewise.net.http import make_client
+    from sourcewise.providers.base import ProviderCall
+
+    s = cli_settings(tmp_path, gemini_cli_timeout=120)
+    start = time.monotonic()
+    async with make_client(s) as client:
+        with pytest.raises(ParseError, match="more than 2000000 bytes"):
+            await gemini_cli.run(ProviderCall("react", 5, s, client, 2.0, time.time))
+    assert time.monotonic() - start < 60  # refused at the cap, not after the 120 s timeout
+    for pid in map(int, pids.read_text().split()):
+        assert await asyncio.to_thread(wait_until_gone, pid), f"process {pid} still runs"
 
 
 async def test_failure_moves_the_chain_on(on_path: Path, tmp_path: Path) -> None:

@@ -121,6 +121,9 @@ async def test_web_fetch_budget_and_handle_for_the_next_slice(server: LocalServe
     [
         ("web_search", {"query": "ab"}, "InvalidQuery: Search query must be at least 3 characters"),
         ("web_search", {"query": "react", "tier": 7}, "tier"),
+        ("web_search", {"query": "react", "tier": True}, "tier"),
+        ("web_search", {"query": "react", "max_results": "5"}, "max_results"),
+        ("web_fetch", {"url": "http://127.0.0.1/x", "start": False}, "start"),
         ("web_search", {"query": "react", "strategy": "fast"}, "strategy"),
         ("web_search", {}, "query"),
         ("web_fetch", {"url": "not a url"}, "InvalidURL"),

@@ -155,3 +155,44 @@ def test_tool_output_parser_gives_results_or_a_parse_error(structured: Any, text
         assert provider == "mcp"
         return
     assert all(r.url and r.provider == "mcp" for r in results)
+
+
+def test_an_unusable_state_dir_drops_the_server_log_with_one_warning(tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    home = tmp_path / "home-is-a-file"
+    home.write_text("x", "utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "SOURCEWISE_"))}
+    env.update(
+        HOME=str(home),
+        SOURCEWISE_MCP_COMMAND=f"{sys.executable} {SERVER}",
+        SOURCEWISE_MCP_ARGUMENTS='{"query": "{query}", "count": "{max_results}"}',
+        SOURCEWISE_TIMEOUT="20",
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "sourcewise", "search", "react server components", "-p", "mcp", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["provider"] == "mcp"
+    assert "https://react.dev/reference/rsc/server-components" in out.stdout
+    assert out.stderr.count("MCP server log") == 1, out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_the_server_log_falls_back_once_per_path(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x", "utf-8")
+    s = stdio_settings(tmp_path, state_dir=blocker / "state")
+    for _ in range(3):
+        with mcp_tool._server_log(s) as sink:
+            sink.write("server chatter\n")  # goes nowhere, and does not fail
+    assert caplog.text.count("cannot be written") == 1
+    with mcp_tool._server_log(stdio_settings(tmp_path)) as log_file:
+        log_file.write("kept\n")
+    assert (tmp_path / "state" / "mcp-server.log").read_text("utf-8") == "kept\n"

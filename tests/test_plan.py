@@ -203,3 +203,11 @@ def test_broadening_always_ends() -> None:
         current = current.broaden()  # type: ignore[attr-defined]
         steps += 1
         assert steps < 10
+
+
+def test_a_cli_flag_is_a_word_not_a_negation() -> None:
+    p = plan("retrieve accepts --source and --json; not drafts, -beta", today=TODAY)
+    assert p.negations == ["drafts", "beta"]
+    words = [w.lower() for w in p.keywords + p.entities]
+    assert "source" in words
+    assert "json" in words

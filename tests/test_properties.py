@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
@@ -77,6 +78,8 @@ HOSTS = [
     "bücher.de",
     "xn--bcher-kva.de",
     "foo.09",
+    "a" * 64 + ".com",  # a label DNS cannot carry
+    ".".join(["b" * 50] * 5) + ".com",  # a name over 253 characters
 ]
 url_grammar = st.builds(
     lambda scheme, sep, user, host, port, path, query, frag: (
@@ -294,6 +297,24 @@ COMMANDS = [
     ["providers", "--reset", "{text}"],
     ["providers", "--json"],
     ["cache", "clear"],
+    # The sources: the web through the local SearXNG, indexes in a scratch folder ({dir}; {name}
+    # is the text as one file name in it), never a model download or a search of the whole disk.
+    ["ask", "{text}"],
+    ["ask", "{text}", "-S", "web"],
+    ["ask", "{text}", "-S", "web", "-f", "{text}", "--reading", "{text}", "--explain"],
+    ["ask", "{text}", "-S", "nope{text}", "--json"],
+    ["index", "{dir}/{name}", "--no-semantic", "--kb", "{dir}/kb.sqlite3"],
+    ["index", "{dir}", "--no-semantic", "--json", "--kb", "{dir}/{name}.sqlite3"],
+    ["sources", "--json"],
+    ["sources", "--config", "{dir}/{name}"],
+    ["retrieve", "{text}", "-S", "code:{dir}", "--no-model", "--max-cycles", "1", "--include", "{text}"],
+    ["retrieve", "{text}", "-S", "nope{text}", "-n", "{text}", "--json"],
+    # The doors: help, or option values that must fail before any server starts (port 0, workers 0).
+    ["mcp", "--help"],
+    ["serve", "--help"],
+    ["mcp", "--http", "--port", "0", "--host", "{text}"],
+    ["mcp", "--port", "x{text}"],
+    ["serve", "--workers", "0", "--host", "{text}", "--config", "{dir}/{name}"],
     ["{text}"],
 ]
 
@@ -310,11 +331,26 @@ def cli_env(tmp_path_factory: pytest.TempPathFactory, searx: LocalServer) -> dic
     }
 
 
-@given(st.sampled_from(COMMANDS), hostile_text.filter(lambda t: len(t) < 20_000), any_url)
-def test_every_command_exits_cleanly(
-    cli_env: dict[str, str], command: list[str], text: str, url: str
-) -> None:
-    args = [part.replace("{text}", text).replace("{url}", url) for part in command]
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A folder of hostile files for index and retrieve."""
+    folder = tmp_path_factory.mktemp("scratch")
+    (folder / "notes.md").write_text("# React \x1b[2J hooks\n\nuse \u202e state 가나다 hooks\n" * 50, "utf-8")
+    (folder / "bad.txt").write_bytes(b"\xff\xfe\x00garbage \xc3(" * 100)
+    (folder / "app.py").write_text("def hooks():\n    return '\x07'\n", "utf-8")
+    return str(folder)
+
+
+def file_name(text: str) -> str:
+    """``text`` as one file name (hostile still: NUL, surrogates, too long), never a way up or out."""
+    name = text.replace("/", "_").replace("\\", "_")[:400]
+    return name if name.strip(".") else f"x{name}"
+
+
+def run_command(cli_env: dict[str, str], scratch: str, command: list[str], text: str, url: str) -> None:
+    """Run one CLI command and check the contract: exit 0-3, a message when it fails, no traceback."""
+    fill = {"{text}": text, "{url}": url, "{dir}": scratch, "{name}": file_name(text)}
+    args = [re.sub(r"\{(?:text|url|dir|name)\}", lambda m: fill[m.group()], part) for part in command]
     logger = logging.getLogger("sourcewise")
     saved = (logger.handlers[:], logger.propagate, logger.level)
     try:
@@ -325,4 +361,27 @@ def test_every_command_exits_cleanly(
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     assert "Traceback" not in result.stderr
     if result.exit_code:
-        assert result.stderr.strip(), f"exit {result.exit_code} without a message"
+        assert result.stderr.strip(), f"exit {result.exit_code} without a message: {args!r}"
+
+
+@given(st.sampled_from(COMMANDS), hostile_text.filter(lambda t: len(t) < 20_000), any_url)
+def test_every_command_exits_cleanly(
+    cli_env: dict[str, str], scratch: str, command: list[str], text: str, url: str
+) -> None:
+    run_command(cli_env, scratch, command, text, url)
+
+
+WORST_TEXTS = [
+    "../\x00\x1b[2J\u202e\ud800가 react hooks",  # a way up, NUL, escapes, bidi, a lone surrogate
+    "react hooks 가" + "x" * 300,  # as a file name: longer than any file system allows
+]
+WORST_URL = "http://alice:hunter2@127.0.0.1:9/\x1b[2J?a=가"
+
+
+@pytest.mark.parametrize("text", WORST_TEXTS, ids=["controls", "long"])
+@pytest.mark.parametrize("command", COMMANDS, ids=[" ".join(c) for c in COMMANDS])
+def test_each_command_once_with_the_worst_input(
+    cli_env: dict[str, str], scratch: str, command: list[str], text: str
+) -> None:
+    """Every command runs at least once, whichever ones the Hypothesis budget draws."""
+    run_command(cli_env, scratch, command, text, WORST_URL)

@@ -8,10 +8,13 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hyp
 
 from retrieve_repo import REPO, TASK, FolderSource, write_repo
-from sourcewise import retrieve
+from sourcewise import ask, retrieve
 from sourcewise.config import Settings, load_settings
+from sourcewise.core.refine import bag, expand, snowball, vocabulary
 from sourcewise.core.variants import variants_for
 from sourcewise.models import Hit, Retrieval, SourceKind, SourceQuery, SourceResult
 from sourcewise.sources import Source, SourceOptions
@@ -95,15 +98,16 @@ class ChainSource(Source):
     authority = "wiki"
     WORDS = ("zephyr", "quokka", "marmot", "tundra", "walrus", "yonder", "bramble")
 
-    def __init__(self) -> None:
+    def __init__(self, extra: str = "") -> None:
         super().__init__("chain", SourceOptions(), Settings())
         self.calls = 0
+        self.extra = extra
 
     async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
         word = self.WORDS[self.calls % len(self.WORDS)]
         self.calls += 1
         hit = Hit(
-            title=word, location=f"chain://{self.calls}", text=f"ledger {word}", source=self.name,
+            title=word, location=f"chain://{self.calls}", text=f"ledger {word}{self.extra}", source=self.name,
             kind=self.kind, authority="wiki", score=1.0,
         )  # fmt: skip
         return self.result(query, [hit], [])
@@ -183,3 +187,61 @@ def test_a_broken_model_falls_back_to_the_rules(
     assert any("rule-based relevance instead" in w for w in found.warnings)
     assert THROTTLE in [c.hit.path for c in found.candidates]
     assert len([s for s in server.seen if s.path == "/v1/chat/completions"]) == 1, "asked once, then rules"
+
+
+def test_later_cycles_add_below_the_first_pass_and_drop_none_of_it(repo: Path, st: Settings) -> None:
+    one = retrieve(TASK, sources=[f"code:{repo}"], max_cycles=1, settings=st)
+    loop = retrieve(TASK, sources=[f"code:{repo}"], max_cycles=3, settings=st)
+    assert len(loop.cycles) > 1
+    first = [c.hit.path for c in loop.considered if c.cycle == 1]
+    assert first == paths(one), "the first pass's candidates, in the first pass's order"
+    cycles = [c.cycle for c in loop.considered]
+    assert cycles == sorted(cycles), "what later cycles found comes below what the first pass found"
+    assert len(loop.considered) > len(one.considered)
+
+
+def test_feedback_words_come_from_the_best_candidates_and_are_searched_next(repo: Path, st: Settings) -> None:
+    found = retrieve(TASK, sources=[f"code:{repo}"], max_cycles=3, settings=st)
+    words = found.cycles[0].feedback
+    assert words
+    best = (repo / "src/app/routes.py").read_text().lower()  # the only candidate of the first pass
+    assert all(w in best for w in words)
+    assert not {w.lower() for w in words} & set(found.key_terms)
+    assert all(any(w in q for q in found.cycles[1].queries) for w in words)
+    assert "feedback: " + ", ".join(words) in found.cycles[0].decision
+    assert found.cycles[-1].feedback == (), "the last cycle searches nothing more"
+
+
+def test_expand_mixes_the_task_half_and_half_with_the_best_candidates_words() -> None:
+    vocab = vocabulary(["rate", "limiting"], {})
+    top = [(bag("def throttle(bucket): return bucket.refill()", "src/throttle.py"), 1.0)]
+    pool = [top[0][0], bag("def ledger(order): return order.total"), bag("def parcel(order): pass")]
+    model = expand(vocab, top, pool)
+    assert abs(sum(model.values()) - 1.0) < 1e-9
+    assert abs(model["rate"] + model["limit"] - 0.5) < 1e-9
+    assert model["throttl"] > 0
+    assert model["bucket"] > 0
+    assert "return" not in model, "code keywords are no evidence"
+    assert "def" not in model
+    assert "order" not in model, "only the feedback candidates' words"
+
+
+@given(st_text=hyp.text(max_size=300), task=hyp.text(max_size=60), path=hyp.text(max_size=40))
+@settings(max_examples=60, deadline=None)
+def test_feedback_takes_any_text(st_text: str, task: str, path: str) -> None:
+    vocab = vocabulary([task], {})
+    b = bag(st_text, path)
+    model = expand(vocab, [(b, 0.5)], [b, bag(task)])
+    assert all(v >= 0 for v in model.values())
+    if model:
+        assert abs(sum(model.values()) - 1.0) < 1e-6
+    assert {snowball(t) for t in vocab.key} <= set(model), "the task's own words always stay in"
+
+
+def test_ask_refines_without_feedback_words_retrieve_with_them(st: Settings) -> None:
+    extra = " payable accounts invoices vendor remittance statement balance journal posting audit ageing"
+    answer = ask("ledger reconciliation", sources=[ChainSource(extra)], settings=st)
+    assert len(answer.cycles) == 2, "cycles 2 and 3 after ask's own first pass"
+    assert all(c.feedback == () for c in answer.cycles)
+    found = retrieve("ledger reconciliation", sources=[ChainSource(extra)], max_cycles=3, settings=st)
+    assert found.cycles[0].feedback, "retrieve adds the best candidates' words to its next query"

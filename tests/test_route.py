@@ -130,3 +130,31 @@ def test_bad_question() -> None:
 )
 def test_extract_urls(text: str, urls: list[str]) -> None:
     assert extract_urls(text) == urls
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What changed in Python 3.14?",  # issue 12's example
+        "What's new in React 19?",
+        "what is new in Django",
+        "What has changed in Node.js 22?",
+        "Python 3.14 변경사항 알려줘",
+    ],
+)
+def test_release_questions_need_the_web(question: str) -> None:
+    decision = route(question, today=TODAY)
+    assert decision.action == "search", decision.reason
+    assert "recency" in decision.reason
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What changed in our deploy process?",
+        "What changed in the config file?",
+        "What is the new hire process?",
+    ],
+)
+def test_a_change_without_a_version_is_no_recency_signal(question: str) -> None:
+    assert route(question, today=TODAY).action == "skip"

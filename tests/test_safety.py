@@ -4,13 +4,19 @@ bodies are capped, challenge pages suspend, and the URL that was checked is the 
 from __future__ import annotations
 
 import gzip
+import logging
 import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
+import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sourcewise import (
     AddressNotAllowed,
@@ -27,7 +33,10 @@ from sourcewise.core import urls
 from sourcewise.engine import Engine
 from sourcewise.net import fetch as fetch_module
 from sourcewise.net.fetch import Fetcher
+from sourcewise.net.guard import AddressGuard
+from sourcewise.net.redirects import _resolvable, request_link, resolve_redirects
 
+from doorkit import uvicorn_thread
 from servers import LocalServer, Reply
 
 PAGE = "<html><head><title>Secret</title></head><body><p>" + "internal numbers " * 30 + "</p></body></html>"
@@ -106,6 +115,71 @@ async def test_a_redirect_hop_to_a_private_address_is_rechecked(server: LocalSer
     await afetch(f"{server.url}/hop", allow_private=True, settings=settings)
     with pytest.raises(AddressNotAllowed):
         await afetch(f"{server.url}/secret", settings=settings)
+
+
+# -- item 2 for grounding links: the redirect cache keeps the guard's decision too ----------------
+
+INTRANET = "https://intranet.example/secret-path"
+
+
+async def test_a_link_resolved_with_allow_private_is_not_served_to_a_default_caller(
+    server: LocalServer, tmp_path: Path
+) -> None:
+    server.route("/r", Reply(302, "", headers={"Location": INTRANET}))
+    link = f"{server.url}/r"
+
+    async def resolve(**extra: object) -> dict[str, str]:
+        # a fresh cache object per call: the SQLite file is what a later process would read
+        settings = settings_for(tmp_path, gemini_redirect_hosts=["127.0.0.1"], **extra)
+        return await resolve_redirects([link], settings, clock=time.time)
+
+    assert await resolve(allow_private=True) == {link: INTRANET}
+    assert await resolve(allow_private=True) == {link: INTRANET}
+    assert server.hits("/r") == 1  # served from the cache to a caller allowed the address
+    assert await resolve() == {}  # the default guard refuses 127.0.0.1: not from the cache either
+    assert server.hits("/r") == 1
+    assert await resolve(allow_hosts=["127.0.0.1"]) == {link: INTRANET}  # allowed by name
+    assert server.hits("/r") == 1
+
+
+async def test_a_link_with_user_info_is_requested_stored_and_logged_without_it(
+    server: LocalServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="sourcewise")
+    server.route("/r", Reply(302, "", headers={"Location": INTRANET}))
+    server.route("/u", Reply(302, "", headers={"Location": "https://bob:pa55word@example.com/x"}))
+    server.route("/gone", Reply(500, "oops"))
+    settings = settings_for(tmp_path, allow_private=True, gemini_redirect_hosts=["127.0.0.1"])
+    links = [f"http://alice:hunter2@127.0.0.1:{server.port}/{p}" for p in ("r", "u", "gone")]
+    found = await resolve_redirects(links, settings, clock=time.time)
+    assert found == {links[0]: INTRANET}  # a target with user info is never kept
+    assert all("authorization" not in {k.lower() for k in s.headers} for s in server.seen)
+    stored = b"".join(f.read_bytes() for f in (tmp_path / "state").glob("redirects.sqlite3*"))
+    assert b"secret-path" in stored  # the file was written and is readable as bytes
+    for secret in ("hunter2", "alice", "pa55word"):
+        assert secret.encode() not in stored
+        assert secret not in caplog.text
+    again = await resolve_redirects([f"http://127.0.0.1:{server.port}/r"], settings, clock=time.time)
+    assert again == {f"http://127.0.0.1:{server.port}/r": INTRANET}
+    assert server.hits("/r") == 1  # keyed without the user info
+
+
+@given(
+    junk=st.text(max_size=40),
+    rest=st.text(max_size=40),
+    host=st.sampled_from(["vertexaisearch.cloud.google.com", "127.0.0.1"]),
+)
+def test_a_resolvable_link_is_requested_without_user_info_at_the_host_it_was_checked_for(
+    junk: str, rest: str, host: str
+) -> None:
+    hosts = frozenset({"vertexaisearch.cloud.google.com", "127.0.0.1"})
+    for link in (f"https://{junk}@{host}/{rest}", f"http://{junk}{host}/{rest}", f"https://{host}{junk}"):
+        if not _resolvable(link, hosts):
+            continue
+        sent = urlsplit(request_link(link))
+        assert "@" not in sent.netloc
+        assert sent.hostname == urlsplit(link).hostname
+        assert (sent.scheme, sent.path, sent.query) == urlsplit(link)[0:1] + urlsplit(link)[2:4]
 
 
 # -- item 3: user info never printed, logged or stored --------------------------------------
@@ -228,6 +302,121 @@ async def test_spaces_and_odd_hosts_are_sent_escaped_or_refused(server: LocalSer
     for bad in ("https://xn--.com/", "http://a b.com/"):
         with pytest.raises(InvalidURL):
             await afetch(bad, settings=settings)
+
+
+# -- a host name DNS cannot carry (a label over 63 characters, a name over 253) ----------------
+
+LONG_LABEL = "a" * 64 + ".com"
+LONG_NAME = ".".join(["a" * 50] * 5) + ".com"  # 258 characters, every label short
+
+
+@given(st.lists(st.integers(1, 80), min_size=1, max_size=6), st.sampled_from(["com", "xn--bcher-kva"]))
+def test_a_host_is_a_url_exactly_when_dns_can_carry_it(labels: list[int], top: str) -> None:
+    host = ".".join("a" * n for n in labels) + "." + top
+    fits = max(labels) <= 63 and len(host) <= 253
+    if fits:
+        assert canonical_url(f"https://{host}/") == f"https://{host}/"
+        host.encode("idna")  # what getaddrinfo does with it: no UnicodeError
+    else:
+        with pytest.raises(InvalidURL, match="63 per label"):
+            canonical_url(f"https://{host}/x")
+        with pytest.raises(InvalidURL):
+            urls.parse_web_url(f"http://u:p@{host.upper()}.:8080/")
+
+
+async def test_the_guard_turns_a_name_the_resolver_cannot_encode_into_invalid_url() -> None:
+    guard = AddressGuard()  # the system resolver: getaddrinfo fails before any DNS query
+    for host in (LONG_LABEL, "a..com"):
+        with pytest.raises(InvalidURL):
+            await guard.addresses(host, 443)
+
+
+def test_a_host_dns_cannot_carry_is_invalid_url_in_the_library_cli_and_http(
+    server: LocalServer, tmp_path: Path
+) -> None:
+    import sourcewise
+    from sourcewise.server import create_app
+    from sourcewise.service import DoorSettings
+
+    settings = settings_for(tmp_path)
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "c"), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+    with uvicorn_thread(create_app(settings, DoorSettings())) as api:
+        for host in (LONG_LABEL, LONG_NAME):
+            url = f"https://{host}/"
+            with pytest.raises(InvalidURL):
+                sourcewise.fetch(url, settings=settings)
+            with pytest.raises(InvalidURL):
+                sourcewise.fetch(url, settings=settings, best_effort=True)
+            out = subprocess.run(
+                [sys.executable, "-m", "sourcewise", "fetch", url],
+                capture_output=True,
+                text=True,
+                env=env,
+                check=False,
+                timeout=120,
+            )
+            assert out.returncode == 2, out.stderr
+            assert out.stderr.startswith("error: Invalid URL")
+            assert "Traceback" not in out.stderr
+            response = httpx.post(f"{api}/fetch", json={"url": url}, timeout=60)
+            assert response.status_code == 400, response.text
+            assert response.json()["error"]["type"] == "InvalidURL"
+
+
+async def test_a_host_dns_cannot_carry_is_a_tool_error_over_mcp(tmp_path: Path) -> None:
+    from mcp import Client
+
+    from sourcewise.mcp_server import build_server
+
+    async with Client(build_server(settings_for(tmp_path))) as client:
+        for host in (LONG_LABEL, LONG_NAME):
+            result = await client.call_tool("web_fetch", {"url": f"https://{host}/"})
+            assert result.is_error
+            block = result.content[0]
+            assert block.type == "text"
+            assert "InvalidURL" in block.text
+
+
+# -- the doors bound a page slice's start (10**9: past any page, and exact as a JSON number) --------
+
+
+def test_http_fetch_refuses_a_start_past_any_page(server: LocalServer, tmp_path: Path) -> None:
+    from sourcewise.server import create_app
+    from sourcewise.service import DoorSettings
+
+    server.route("/page", Reply(200, PAGE))
+    settings = settings_for(tmp_path, allow_private=True)
+    with uvicorn_thread(create_app(settings, DoorSettings())) as api:
+        schema = httpx.get(f"{api}/openapi.json", timeout=30).json()
+        assert schema["components"]["schemas"]["FetchRequest"]["properties"]["start"]["maximum"] == 10**9
+        for start in (10**30, 10**9 + 1, 2**53 + 1):
+            response = httpx.post(
+                f"{api}/fetch", json={"url": f"{server.url}/page", "start": start}, timeout=60
+            )
+            assert response.status_code == 422, response.text
+            assert "start" in response.text
+        assert server.hits("/page") == 0
+        response = httpx.post(f"{api}/fetch", json={"url": f"{server.url}/page", "start": 10**9}, timeout=60)
+        assert response.status_code == 200, response.text
+        assert response.json()["content"] == ""
+
+
+async def test_mcp_web_fetch_refuses_a_start_past_any_page(server: LocalServer, tmp_path: Path) -> None:
+    from mcp import Client
+
+    from sourcewise.mcp_server import build_server
+
+    server.route("/page", Reply(200, PAGE))
+    async with Client(build_server(settings_for(tmp_path, allow_private=True))) as client:
+        for start in (10**30, 10**9 + 1):
+            result = await client.call_tool("web_fetch", {"url": f"{server.url}/page", "start": start})
+            assert result.is_error
+            block = result.content[0]
+            assert block.type == "text"
+            assert "start" in block.text
+        assert server.hits("/page") == 0
+        result = await client.call_tool("web_fetch", {"url": f"{server.url}/page", "start": 10**9})
+        assert not result.is_error
 
 
 def test_protocol_relative_is_sent_as_https() -> None:

@@ -120,10 +120,13 @@ def test_the_page_cache_is_wal_and_two_processes_write_it_at_once(tmp_path: Path
 
 
 def test_the_redirect_cache_degrades_to_memory_on_an_unwritable_directory(tmp_path: Path) -> None:
+    from sourcewise.net.guard import AddressGuard
     from sourcewise.net.redirects import RedirectCache
 
     blocker = tmp_path / "file"
     blocker.write_text("not a directory", "utf-8")
     cache = RedirectCache(blocker / "state" / "redirects.sqlite3")
-    cache.put("https://vertexaisearch.cloud.google.com/x", "https://example.com/", 0.0)
-    assert cache.get("https://vertexaisearch.cloud.google.com/x", 1.0) == "https://example.com/"
+    hop = ("vertexaisearch.cloud.google.com", 443, ["142.250.1.1"])
+    cache.put("https://vertexaisearch.cloud.google.com/x", "https://example.com/", 0.0, hop)
+    got = cache.get("https://vertexaisearch.cloud.google.com/x", 1.0, AddressGuard())
+    assert got == "https://example.com/"

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ._sync import sync
 from .config import Settings, load_settings
 from .core.tiers import rate, table_for
-from .engine import Engine
 from .models import ProviderStatus, SearchResponse, SourceRating
+
+if TYPE_CHECKING:
+    from .engine import Engine
 
 __all__ = ["asearch", "provider_status", "rate_source", "reset_providers", "search"]
 
@@ -38,7 +41,7 @@ async def asearch(
     Raises ``InvalidQuery``/``InvalidOption`` for bad input and ``NoProviderAvailable`` when no
     provider answered; zero results is an empty ``results`` with a warning, never an error.
     """
-    engine = Engine(settings)
+    engine = _engine(settings)
     try:
         return await engine.asearch(
             query, tier=tier, max_results=max_results, strategy=strategy, providers=providers
@@ -50,9 +53,15 @@ async def asearch(
 search = sync(asearch)
 
 
+def _engine(settings: Settings | None) -> Engine:
+    from .engine import Engine  # here: the HTTP client and the providers load when first needed
+
+    return Engine(settings)
+
+
 def provider_status(settings: Settings | None = None) -> list[ProviderStatus]:
     """What ``sourcewise providers`` shows: configured or not, suspended or not."""
-    engine = Engine(settings)
+    engine = _engine(settings)
     try:
         return engine.status()
     finally:
@@ -61,7 +70,7 @@ def provider_status(settings: Settings | None = None) -> list[ProviderStatus]:
 
 def reset_providers(name: str | None = None, settings: Settings | None = None) -> int:
     """Lift the suspension of provider ``name`` (of every provider when ``None``): how many."""
-    engine = Engine(settings)
+    engine = _engine(settings)
     try:
         return engine.reset(name)
     finally:

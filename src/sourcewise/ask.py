@@ -69,6 +69,11 @@ def _terms(plan: Plan) -> list[str]:
     return list(dict.fromkeys(analyze(" ".join(words))))
 
 
+def _words(plan: Plan) -> list[str]:
+    """The question's words as the plan kept them (phrases whole), for the answer's coverage."""
+    return [*plan.phrases, *plan.entities, *plan.keywords] or [plan.question]
+
+
 def _suggest(plan: Plan) -> tuple[str, ...]:
     out: list[str] = []
     wider = plan.broaden()
@@ -88,16 +93,17 @@ def _clarification(found: list[Reading], language_ko: bool) -> str:
     return "\n".join([head, *lines])
 
 
-def _by_reading(ranked: list[RankedHit], found: list[Reading]) -> list[RankedHit]:
-    """Minor ambiguity: the best hits of each reading first, each tagged with its reading."""
+def _tag(ranked: list[RankedHit], found: list[Reading]) -> tuple[list[RankedHit], list[int]]:
+    """Minor ambiguity: each hit tagged with the reading it fits (order kept), and the index of the
+    best hit of each reading, best first, so the answer leads with one sentence of each reading and
+    still opens with the most relevant hit."""
     tagged: list[RankedHit] = []
     for hit in ranked:
         text = " ".join(analyze(f"{hit.hit.title} {hit.hit.text or hit.hit.snippet}"))
         label = next((r.label for r in found if " ".join(analyze(r.label)) in text), None)
         tagged.append(hit.model_copy(update={"reading": label}))
-    firsts = {r.label: next((h for h in tagged if h.reading == r.label), None) for r in found}
-    lead = [h for h in firsts.values() if h is not None]
-    return lead + [h for h in tagged if h not in lead]
+    lead = [next((i for i, h in enumerate(tagged) if h.reading == r.label), -1) for r in found]
+    return tagged, sorted(i for i in lead if i >= 0)
 
 
 async def aask(
@@ -180,12 +186,19 @@ async def _ask(
         answer = answer.model_copy(update={"clarification": text, "text": text, "writer": "none"})
     elif not ranked:
         answer = answer.model_copy(
-            update={"text": _nothing(gathered.reports), "writer": "none", "suggestions": _suggest(plan)}
+            update={
+                "text": _nothing(gathered.reports),
+                "writer": "none",
+                "answered": False,
+                "suggestions": _suggest(plan),
+            }
         )
     else:
+        lead: list[int] = []
         if verdict == "minor":
-            ranked = _by_reading(ranked, found)
-        answer = await _write(answer, question, terms, ranked, use_model, session)
+            ranked, lead = _tag(ranked, found)
+            answer = answer.model_copy(update={"hits": tuple(ranked)})
+        answer = await _write(answer, question, _words(plan), ranked, use_model, session, lead)
     t3 = clock()
     timings = {"plan": (t1 - t0) * 1000, "gather": (t2 - t1) * 1000, "answer": (t3 - t2) * 1000}
     return answer.model_copy(update={"timings": {k: round(v, 1) for k, v in timings.items()}})
@@ -206,13 +219,23 @@ def _nothing(reports: Sequence[SourceReport]) -> str:
     return f"{text} Nothing found in {', '.join(empty)}." if empty else text
 
 
+def _unanswered(reports: Sequence[SourceReport]) -> str:
+    searched = [r.source for r in reports if r.status in ("ok", "empty")]
+    where = ", ".join(searched) or "the sources"
+    return (
+        f"Nothing in {where} answers this question: no passage found covers enough of what it asks. "
+        "The closest results are listed; they may not answer it."
+    )
+
+
 async def _write(
     answer: Answer,
     question: str,
-    terms: list[str],
+    words: list[str],
     ranked: list[RankedHit],
     use_model: bool | None,
     session: Session,
+    lead: Sequence[int] = (),
 ) -> Answer:
     settings = session.settings
     warnings = list(answer.warnings)
@@ -231,10 +254,17 @@ async def _write(
             )
         except ModelError as exc:
             warnings.append(f"model answer unavailable, extractive answer instead: {exc}")
-    picked = pick_sentences(terms, ranked, how=procedural(question))
-    if not picked:  # hits that match no term in any sentence: cite the best hit's opening
-        lead = ranked[0].hit
-        picked = [((lead.text or lead.snippet or lead.title)[:300], 0)]
+    picked = pick_sentences(words, ranked, how=procedural(question), lead=lead)
+    if not picked:  # no sentence covers enough of the question: say so, never cite filler
+        return answer.model_copy(
+            update={
+                "text": _unanswered(answer.reports),
+                "writer": "none",
+                "answered": False,
+                "suggestions": _suggest(answer.plan),
+                "warnings": tuple(warnings),
+            }
+        )
     text, citations, cited = assemble([(s, [i]) for s, i in picked], ranked)
     return answer.model_copy(
         update={

@@ -12,18 +12,25 @@ from contextlib import contextmanager
 from datetime import date
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
-from pydantic import BaseModel
 
-from . import api, pages, routing
+from ._lazy import lazy_module
 from ._version import __version__
 from .cli_doors import add_door_commands
-from .config import Settings, load_settings
-from .core.render import render
 from .core.text import json_safe, printable
 from .errors import ConfigError, InvalidInput, InvalidOption, NoProviderAvailable, SourcewiseError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from . import api, pages, routing
+    from .config import Settings
+else:  # imported when a command first needs them: ``--help`` starts without them
+    api = lazy_module("sourcewise.api")
+    pages = lazy_module("sourcewise.pages")
+    routing = lazy_module("sourcewise.routing")
 
 app = typer.Typer(
     add_completion=False,
@@ -87,6 +94,8 @@ def _setup(verbose: bool, config: Path | None, **overrides: object) -> Settings:
     log.handlers[:] = [handler]
     log.setLevel(logging.INFO if verbose else logging.WARNING)
     log.propagate = False
+    from .config import load_settings
+
     try:
         return load_settings(config, **overrides)
     except ConfigError as exc:
@@ -183,6 +192,8 @@ def search(
     elif as_json or fmt is Format.json:
         _echo_json(response)
     else:
+        from .core.render import render
+
         _echo(render(response, fmt.value))
 
 
@@ -385,7 +396,10 @@ def index_cmd(
 
     settings = _setup(verbose, config)
     with _reported(), KnowledgeBase(kb, settings=settings, semantic=False if no_semantic else None) as base:
-        report = base.index(paths)
+        try:
+            report = base.index(paths)
+        except OSError as exc:  # a path the system refuses to look at (a name too long ...)
+            _fail(InvalidOption(f"cannot index {exc.filename or ''}: {exc.strerror or exc}"), 2)
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
         return

@@ -11,13 +11,15 @@ import ipaddress
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .config import Settings
 from .errors import ConfigError
-from .service import DoorSettings
+
+if TYPE_CHECKING:
+    from .config import Settings
+    from .service import DoorSettings
 
 __all__ = ["add_door_commands"]
 
@@ -27,6 +29,8 @@ ConfigOpt = Annotated[Path | None, typer.Option("--config", help="TOML config fi
 
 
 def _doors(host: str) -> DoorSettings:
+    from .service import DoorSettings  # here: the server's modules load when a door is opened
+
     try:
         doors = DoorSettings()
     except ValueError as exc:
@@ -63,7 +67,8 @@ def add_door_commands(app: typer.Typer, setup: Callable[..., Settings], fail: Ca
         workers: WorkersOpt = 1,
         config: ConfigOpt = None,
     ) -> None:
-        """Serve the tools to MCP clients: web_search, web_fetch, route (stdio unless --http)."""
+        """Serve the tools to MCP clients: ask, search, retrieve, route, web_search, web_fetch
+        (stdio unless --http)."""
         settings = setup(False, config)
         try:
             _doors(host)
@@ -83,7 +88,8 @@ def add_door_commands(app: typer.Typer, setup: Callable[..., Settings], fail: Ca
         workers: WorkersOpt = 1,
         config: ConfigOpt = None,
     ) -> None:
-        """Serve the HTTP API (OpenAPI at /docs and /openapi.json)."""
+        """Serve the HTTP API: /ask, /sources/search, /retrieve, /route, /search, /fetch, /health
+        (OpenAPI at /docs and /openapi.json)."""
         setup(False, config)
         try:
             _doors(host)

@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
-from . import sources_api
-from .ask import aask
+from ._lazy import lazy_module
 from .cli import ConfigOpt, VerboseOpt, _echo, _echo_json, _fail, _reported, _setup, app
-from .config import Settings
-from .core.extractive import strip_controls
-from .core.present import ANSWER_FORMATS, render_answer, render_results
 from .core.text import printable
 from .errors import InvalidOption
-from .models import Answer, Cycle, Retrieval, SourceReport
-from .session import Session
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from . import sources_api
+    from .config import Settings
+    from .core import extractive, present
+    from .models import Answer, Cycle, Retrieval, SourceReport
+else:  # imported when a command first needs them: ``--help`` starts without them
+    sources_api = lazy_module("sourcewise.sources_api")
+    present = lazy_module("sourcewise.core.present")
+    extractive = lazy_module("sourcewise.core.extractive")
 
 __all__ = ["render_retrieval", "search_sources_cmd"]
 
@@ -36,23 +40,25 @@ ICON = {"ok": "✓", "empty": "·", "timeout": "⏱", "rate_limited": "⏸", "un
 
 def search_sources_cmd(query: str, sources: list[str], fmt: str, limit: int, settings: Settings) -> None:
     """``sourcewise search QUERY --source ...``: the query in each source's own syntax."""
-    if fmt not in ANSWER_FORMATS:
-        _fail(InvalidOption(f"format must be one of {', '.join(ANSWER_FORMATS)}; got {fmt!r}"), 2)
+    if fmt not in present.ANSWER_FORMATS:
+        _fail(InvalidOption(f"format must be one of {', '.join(present.ANSWER_FORMATS)}; got {fmt!r}"), 2)
     with _reported():
         results = sources_api.search_sources(query, sources, limit=limit, settings=settings)
     if fmt == "json":
         _echo_json(results)
     else:
-        _echo(render_results(results, fmt))
+        _echo(present.render_results(results, fmt))
     if not any(r.hits for r in results):
         typer.echo("warning: no results", err=True)
 
 
 def _progress(console: Console):  # type: ignore[no-untyped-def]
+    from .models import SourceReport
+
     def show(report: SourceReport | str) -> None:
         if isinstance(report, SourceReport):
             detail = f"{report.hits} results" if report.status == "ok" else report.status.replace("_", " ")
-            name = strip_controls(report.source)
+            name = extractive.strip_controls(report.source)
             console.print(f"{ICON[report.status]} {name}: {detail} ({report.elapsed_ms:.0f} ms)")
 
     return show
@@ -61,6 +67,11 @@ def _progress(console: Console):  # type: ignore[no-untyped-def]
 async def _run(
     question: str, sources: list[str] | None, reading: str | None, settings: Settings, live: bool
 ) -> Answer:
+    from rich.console import Console
+
+    from .ask import aask
+    from .session import Session
+
     console = Console(stderr=True, highlight=False)
     progress = _progress(console) if live else None
     async with Session(settings) as session:
@@ -91,9 +102,11 @@ def ask_cmd(
     """Answer a question from every source at once, each sentence citing the source behind it."""
     settings = _setup(verbose, config)
     fmt = "json" if as_json else fmt
-    if fmt not in ANSWER_FORMATS:
-        _fail(InvalidOption(f"format must be one of {', '.join(ANSWER_FORMATS)}; got {fmt!r}"), 2)
+    if fmt not in present.ANSWER_FORMATS:
+        _fail(InvalidOption(f"format must be one of {', '.join(present.ANSWER_FORMATS)}; got {fmt!r}"), 2)
     live = sys.stderr.isatty() and fmt != "json"
+    import asyncio
+
     with _reported():
         try:
             answer = asyncio.run(_run(question, source or None, reading, settings, live))
@@ -111,10 +124,12 @@ def ask_cmd(
     if fmt == "json":
         _echo_json(answer)
     else:
-        _echo(render_answer(answer, fmt, explain=explain))
+        _echo(present.render_answer(answer, fmt, explain=explain, specs=source or ()))
     if not answer.hits and not answer.clarification:
         failed = [r for r in answer.reports if r.status not in ("ok", "empty")]
         if failed and len(failed) == len(answer.reports):
+            said = "; ".join(f"{r.source}: {r.status}" for r in failed)
+            _echo(f"error: no source could answer ({said})", err=True)
             raise typer.Exit(3)
 
 
@@ -135,8 +150,8 @@ def sources_cmd(
         state = "ready" if info.ready else "not ready"
         size = f", {info.items} items" if info.items is not None else ""
         fresh = f", updated {info.updated:%Y-%m-%d %H:%M}" if info.updated else ""
-        where = f" {strip_controls(info.location)}" if info.location else ""
-        detail = f" - {strip_controls(info.detail)}" if info.detail else ""
+        where = f" {extractive.strip_controls(info.location)}" if info.location else ""
+        detail = f" - {extractive.strip_controls(info.detail)}" if info.detail else ""
         typer.echo(
             f"{info.name} ({info.type}, {info.kind.replace('_', ' ')}){where}: {state}{size}{fresh}{detail}"
         )
@@ -155,6 +170,8 @@ def _cycle_lines(cycle: Cycle) -> list[str]:
     for item in cycle.learned:
         target = f" for {', '.join(item.stands_for)}" if item.stands_for else " (context)"
         lines.append(f"  learned {item.term!r} ({item.via} in {item.origin}){target}")
+    if cycle.feedback:
+        lines.append(f"  feedback words for the next query: {', '.join(cycle.feedback)}")
     lines.append(f"  -> {cycle.decision}")
     return lines
 
@@ -172,7 +189,7 @@ def render_retrieval(found: Retrieval) -> str:
     for cycle in found.cycles:
         lines.extend(_cycle_lines(cycle))
     lines.extend(f"warning: {w}" for w in found.warnings)
-    return "\n".join(strip_controls(line) for line in lines)
+    return "\n".join(extractive.strip_controls(line) for line in lines)
 
 
 @app.command("retrieve")

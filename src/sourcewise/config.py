@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shlex
 import tomllib
+from contextlib import suppress
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated, Any
@@ -27,7 +28,7 @@ from pydantic_settings import (
 from ._version import __version__
 from .errors import ConfigError
 
-__all__ = ["DEFAULT_CHAIN", "Settings", "config_path", "load_settings"]
+__all__ = ["DEFAULT_CHAIN", "Settings", "clear_settings_cache", "config_path", "load_settings"]
 
 # Seed 000's order: Gemini (API key, then an MCP server, then the gemini CLI), then the keyed
 # engines, then the keyless ones (README, "Providers", says why in this order). Providers that are
@@ -230,9 +231,113 @@ class Settings(BaseSettings):
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, config_path()))
 
 
+# Environment variables read besides SOURCEWISE_*: the providers' usual ones and those that
+# place the config file and the state directory.
+_OTHER_ENV = frozenset(
+    {
+        "BRAVE_API_KEY",
+        "GEMINI_API_KEY",
+        "GOOGLE_CSE_ID",
+        "GOOGLE_CSE_KEY",
+        "OPENAI_API_KEY",
+        "SEARXNG_URL",
+        "TAVILY_API_KEY",
+        "XDG_CONFIG_HOME",
+        "XDG_CACHE_HOME",
+        "HOME",
+    }
+)
+_OTHER_ENV_ANY = _OTHER_ENV | {name.encode() for name in _OTHER_ENV}
+_CACHE_MAX = 8
+_cache: dict[tuple[object, ...], Settings] = {}
+_paths: dict[tuple[object, ...], str] = {}
+# (the environment as last seen, its relevant variables): one tuple, replaced whole, so that
+# threads never see one half new and the other old
+_env_state: tuple[dict[object, object], tuple[tuple[object, object], ...]] = ({}, ())
+
+
+def _cache_key(config: str | Path | None) -> tuple[object, ...]:
+    """What the settings are read from: the config file (path and stat) and the environment."""
+    env = _relevant_env()
+    given = str(config) if config else None
+    path = _paths.get((given, env))
+    if path is None:  # the file's place follows from the argument and the environment
+        token = _config_file.set(Path(config) if config else None)
+        try:
+            path = str(config_path())
+        finally:
+            _config_file.reset(token)
+        if len(_paths) >= _CACHE_MAX:
+            _evict(_paths)
+        _paths[(given, env)] = path
+    stamp: tuple[int, ...] | None = None
+    try:
+        # Most people have no config file: os.access says so without raising an exception.
+        if os.access(path, os.F_OK):
+            st = os.stat(path)
+            stamp = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+    except (OSError, ValueError):
+        stamp = None
+    return (given, path, stamp, env)
+
+
+def _relevant_env() -> tuple[tuple[object, object], ...]:
+    """The environment variables settings are read from, as they are now."""
+    # os.environ's own store (bytes on POSIX): reading it undecoded takes microseconds, where
+    # decoding every variable through the mapping took tens of them.
+    global _env_state
+    data = getattr(os.environ, "_data", None)
+    if not isinstance(data, dict):  # pragma: no cover - another platform's os.environ
+        data = dict(os.environ)
+    seen, key = _env_state
+    if data == seen:  # nothing changed since the last look (one comparison, in C)
+        return key
+    snapshot = dict(data)
+    found = []
+    prefix: str | bytes = ""
+    for key, value in data.items():
+        if not prefix:
+            prefix = b"SOURCEWISE_" if isinstance(key, bytes) else "SOURCEWISE_"
+        upper = key.upper()
+        if upper.startswith(prefix) or upper in _OTHER_ENV_ANY:
+            found.append((key, value))
+    found.sort()
+    _env_state = (snapshot, tuple(found))
+    return _env_state[1]
+
+
+def _evict(cache: dict[Any, Any]) -> None:
+    """Drop the oldest entry (another thread may have dropped it already)."""
+    with suppress(StopIteration, RuntimeError):
+        cache.pop(next(iter(cache)), None)
+
+
+def clear_settings_cache() -> None:
+    """Forget the settings read so far (the next ``load_settings()`` reads again)."""
+    _cache.clear()
+    _paths.clear()
+
+
 def load_settings(config: str | Path | None = None, **overrides: Any) -> Settings:
-    """Read settings from the file, the environment and ``overrides``; ``ConfigError`` if bad."""
-    clean = {k: v for k, v in overrides.items() if v is not None}
+    """Read settings from the file, the environment and ``overrides``; ``ConfigError`` if bad.
+
+    Without overrides the result is kept per process, per config file (path, modification time
+    and size) and per relevant environment: unchanged, the same (frozen) object is returned.
+    """
+    clean = {k: v for k, v in overrides.items() if v is not None} if overrides else {}
+    if clean:
+        return _load(config, clean)
+    key = _cache_key(config)
+    settings = _cache.get(key)
+    if settings is None:
+        settings = _load(config, clean)
+        if len(_cache) >= _CACHE_MAX:
+            _evict(_cache)
+        _cache[key] = settings
+    return settings
+
+
+def _load(config: str | Path | None, clean: dict[str, Any]) -> Settings:
     token = _config_file.set(Path(config) if config else None)
     try:
         path = config_path()

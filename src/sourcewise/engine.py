@@ -14,7 +14,7 @@ import httpx
 
 from ._sync import run_sync
 from .config import Settings, load_settings
-from .core.rank import dedup, enrich, pick_per_tier, rank, widen_by_tier
+from .core.rank import dedup, merge_results, pick_per_tier, rank, widen_by_tier
 from .core.tiers import SourceTable, table_for
 from .core.validate import validate_max_results, validate_query, validate_strategy, validate_tier
 from .errors import (
@@ -251,7 +251,7 @@ class Engine:
         )
 
     def _merge(self, raw: Sequence[RawResult], query: str) -> list[SearchResult]:
-        return rank(dedup(enrich(raw, query, self.table)))
+        return merge_results(raw, query, self.table)
 
     async def _progressive(
         self, query: str, providers: Sequence[str] | None, warnings: list[str]

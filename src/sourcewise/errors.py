@@ -157,8 +157,9 @@ class NoProviderAvailable(SourcewiseError):
             tried = "no providers in the chain"
         super().__init__(
             f"No search provider could answer. Tried: {tried}. "
-            "Check your network, or configure another provider "
-            "(SEARXNG_URL, BRAVE_API_KEY, TAVILY_API_KEY, GOOGLE_CSE_KEY + GOOGLE_CSE_ID); "
+            "Check your network, or configure another provider: GEMINI_API_KEY, an MCP search "
+            "server (SOURCEWISE_MCP_COMMAND or SOURCEWISE_MCP_URL), a logged-in `gemini` CLI on "
+            "PATH, SEARXNG_URL, BRAVE_API_KEY, TAVILY_API_KEY or GOOGLE_CSE_KEY + GOOGLE_CSE_ID; "
             "`sourcewise providers` shows their state."
         )
 

@@ -10,6 +10,7 @@ what to do; the server itself never stops on a bad call.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,7 +19,7 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictInt, ValidationError
 from starlette.types import ASGIApp
 
 from ._version import __version__
@@ -26,19 +27,25 @@ from .config import Settings, load_settings
 from .core.present import render_answer, render_results
 from .errors import SourcewiseError
 from .models import Answer, Page, Retrieval, Route, SearchResponse, SourceResult
-from .service import DOOR_MAX_CHARS, DoorSettings, Progress, Service, classify
+from .service import DOOR_MAX_CHARS, DoorSettings, Progress, Service, classify, describe_problems
 
 __all__ = ["SEARCH_BUDGET", "build_server", "create_http_app", "render_page", "render_search"]
 
 log = logging.getLogger("sourcewise")
 SEARCH_BUDGET = 6_000  # characters of text for one search's results
+STRUCTURED_BUDGET = 12_000  # characters of JSON beyond which hit texts are cut (see _fit)
+HIT_TEXT_CUT = 300  # characters of a hit's text kept (when it has no snippet) over that budget
 FETCH_DEFAULT = 8_000  # characters of page content per web_fetch call, unless asked otherwise
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=True)
 
-INSTRUCTIONS = """sourcewise finds sources on the web and says how far each can be trusted: tier 1
-official docs, 2 semi-official, 3 community, 4 blogs and media, with a 0-100 reliability score.
-Use `route` first when unsure whether a question needs the web; `web_search` to find pages;
-`web_fetch` to read one page (long pages come in slices: pass the `start` it gives you)."""
+INSTRUCTIONS = """sourcewise answers from the team's private sources (knowledge base, code, chat,
+mail, issues) and the web, and says how far each source can be trusted: web tier 1 official docs,
+2 semi-official, 3 community, 4 blogs and media, with a 0-100 reliability score.
+Use `ask` for a cited answer to a question from every source at once (after a clarifying
+question, call it again with `reading`); `search` for raw hits from private sources in their
+filter syntax; `retrieve` to find the files or passages a task needs; `route` when unsure
+whether a question needs the web; `web_search` to find pages; `web_fetch` to read one page (long
+pages come in slices: pass the `start` it gives you)."""
 
 Ctx = Context[Service, Any]
 
@@ -76,10 +83,50 @@ async def _tool_call(ctx: Ctx) -> AsyncIterator[Service]:
         raise ToolError(f"internal error ({type(exc).__name__}); the server logged the details") from exc
 
 
-def _result(model: BaseModel, text: str) -> CallToolResult:
-    return CallToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=model.model_dump(mode="json")
-    )
+def _result(model: BaseModel, text: str, *, keep: str | None = None) -> CallToolResult:
+    data = _fit(model.model_dump(mode="json"), STRUCTURED_BUDGET, keep)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+def _fit(data: dict[str, Any], budget: int, keep: str | None) -> dict[str, Any]:
+    """``data`` without the whole texts of its hits when its JSON is longer than ``budget``:
+    whole chunks of every hit found would fill an agent's context. A cut hit keeps its snippet
+    (or the first ``HIT_TEXT_CUT`` characters when it has none) and its ``location``, the handle
+    to read the rest (web_fetch for a URL, the file's lines for a path). The hits under the
+    top-level key ``keep`` (an answer's cited sources, retrieve's candidates) stay whole. A
+    warning says what was cut. Plans, factors and reports are not cut (about 1 KB per hit), so
+    the result can stay over ``budget``: an ask over ten long hits goes from ~30 KB to ~17 KB."""
+    if len(json.dumps(data, ensure_ascii=False)) <= budget:
+        return data
+    cut = 0
+
+    def walk(node: Any) -> None:
+        nonlocal cut
+        if isinstance(node, dict):
+            text = node.get("text")
+            if "location" in node and "kind" in node and isinstance(text, str) and len(text) > HIT_TEXT_CUT:
+                node["text"] = "" if node.get("snippet") else text[:HIT_TEXT_CUT].rstrip() + "…"
+                cut += 1
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    for key, value in data.items():
+        if key != keep:
+            walk(value)
+    if cut:
+        kept = f"; the {keep} are whole" if keep else ""
+        note = (
+            f"{cut} hit texts cut to fit the result budget (the snippet, or {HIT_TEXT_CUT} characters, "
+            f"is kept){kept}; each hit's location says where to read the rest"
+        )
+        # An answer or a retrieval has warnings; search's results have one list per source.
+        holders = [data] if "warnings" in data else [r for r in data.get("results", []) if "warnings" in r]
+        for holder in holders:
+            holder["warnings"].append(note)
+    return data
 
 
 def render_search(response: SearchResponse, budget: int = SEARCH_BUDGET) -> str:
@@ -133,7 +180,8 @@ Query = Annotated[
     str, Field(max_length=500, description="what to search for, as you would type it (3-500 characters)")
 ]
 TierArg = Annotated[
-    int | None, Field(default=None, ge=1, le=4, description="only this tier: 1 official docs ... 4 blogs")
+    StrictInt | None,
+    Field(default=None, ge=1, le=4, description="only this tier: 1 official docs ... 4 blogs"),
 ]
 Strategy = Literal["default", "official", "comprehensive", "progressive"]
 
@@ -142,7 +190,7 @@ async def web_search(
     query: Query,
     ctx: Ctx,
     tier: TierArg = None,
-    max_results: Annotated[int, Field(ge=1, le=50, description="results wanted (1-50)")] = 10,
+    max_results: Annotated[StrictInt, Field(ge=1, le=50, description="results wanted (1-50)")] = 10,
     strategy: Annotated[
         Strategy,
         Field(
@@ -169,10 +217,11 @@ async def web_fetch(
         Field(max_length=1000, description="what you want from the page; its best passages come first"),
     ] = None,
     start: Annotated[
-        int, Field(ge=0, description="character offset to read from (a previous answer gives it)")
+        StrictInt,
+        Field(ge=0, le=10**9, description="character offset to read from (a previous answer gives it)"),
     ] = 0,
     max_chars: Annotated[
-        int, Field(ge=100, le=DOOR_MAX_CHARS, description="characters of content to return")
+        StrictInt, Field(ge=100, le=DOOR_MAX_CHARS, description="characters of content to return")
     ] = FETCH_DEFAULT,
 ) -> Annotated[CallToolResult, Page]:
     """Read one web page: its main content as Markdown (HTML, PDF, JSON, text), its title, tier
@@ -204,7 +253,37 @@ class SourceResults(BaseModel):
 
 SourcesArg = Annotated[
     list[str] | None,
-    Field(default=None, max_length=32, description="configured source names (e.g. kb, web); default: all"),
+    Field(
+        default=None,
+        min_length=1,
+        max_length=32,
+        description="configured source names (e.g. kb, notes); leave it out for the knowledge base (kb)",
+    ),
+]
+AskSourcesArg = Annotated[
+    list[str] | None,
+    Field(
+        default=None,
+        min_length=1,
+        max_length=32,
+        description="configured source names (e.g. kb, web); leave it out for every configured source, "
+        "plus the web when the question needs it",
+    ),
+]
+FormatArg = Annotated[
+    Literal["quick", "deep", "progressive", "json"],
+    Field(
+        description="the text rendering: quick (the answer and its sources), deep (every source with "
+        "its factors), progressive (the answer, the top results, what to read next) or json; the "
+        "structured result is the same whatever the format"
+    ),
+]
+ReadingArg = Annotated[
+    StrictInt | Annotated[str, Field(max_length=200)] | None,
+    Field(
+        default=None,
+        description="after a clarifying question: the number (from 1) or the label of the reading meant",
+    ),
 ]
 
 
@@ -212,13 +291,13 @@ async def search(
     query: Annotated[str, Field(max_length=4000, description="words plus filters (from:, in:, after: ...)")],
     ctx: Ctx,
     sources: SourcesArg = None,
-    limit: Annotated[int, Field(ge=1, le=50, description="results per source")] = 10,
+    limit: Annotated[StrictInt, Field(ge=1, le=50, description="results per source")] = 10,
 ) -> Annotated[CallToolResult, SourceResults]:
     """Search the team's private sources (knowledge base, code, chat, mail, issues) with a query in
     their own filter syntax (from:, in:, after:, before:, path:, label: ...). Filters a source
     cannot honour come back as warnings. Use ask for a cited answer instead of raw results."""
     async with _tool_call(ctx) as service:
-        results = await service.search_sources(query, sources or ["kb"], limit=limit)
+        results = await service.search_sources(query, sources, limit=limit)
         wrapped = SourceResults(results=results)
         return _result(wrapped, _budget(render_results(results), SEARCH_BUDGET))
 
@@ -226,32 +305,44 @@ async def search(
 async def ask(
     question: Annotated[str, Field(max_length=2000, description="the user's question, as asked")],
     ctx: Ctx,
-    sources: SourcesArg = None,
+    sources: AskSourcesArg = None,
+    format: FormatArg = "quick",
+    reading: ReadingArg = None,
 ) -> Annotated[CallToolResult, Answer]:
     """Answer a question from every source at once (private sources, and the web when the question
     needs it): sentences that each end with [n] citations, the sources behind them with their kind,
-    tier or authority and date, and what each source found or why it failed."""
+    tier or authority and date, and what each source found or why it failed. When the sources split
+    into different readings the answer is a clarifying question listing them: ask again with
+    reading. A tool error when every source failed, with each one's reason."""
     async with _tool_call(ctx) as service:
-        answer = await service.ask(question, sources=sources, progress=_progress(ctx))
-        return _result(answer, _budget(render_answer(answer, "quick"), SEARCH_BUDGET))
+        answer = await service.ask(question, sources=sources, reading=reading, progress=_progress(ctx))
+        return _result(answer, _budget(_render_answer(answer, format), SEARCH_BUDGET), keep="sources")
+
+
+def _render_answer(answer: Answer, fmt: str) -> str:
+    """The text for ``fmt``; json is the answer's JSON when it fits the budget, else the quick text."""
+    if fmt == "json":
+        whole = answer.model_dump_json()
+        if len(whole) <= SEARCH_BUDGET:
+            return whole
+        return render_answer(answer, "quick") + "\n[the whole answer as JSON is the structured result]"
+    return render_answer(answer, fmt)
 
 
 async def retrieve(
     task: Annotated[str, Field(max_length=2000, description="the task, e.g. 'fix the token expiry bug'")],
     ctx: Ctx,
     sources: SourcesArg = None,
-    max_cycles: Annotated[int, Field(ge=1, le=5, description="search-evaluate-refine cycles")] = 3,
+    max_cycles: Annotated[StrictInt, Field(ge=1, le=5, description="search-evaluate-refine cycles")] = 3,
 ) -> Annotated[CallToolResult, Retrieval]:
     """Find the files or passages a task needs when you do not know what to look for: searches,
     scores each candidate 0-1 with a reason and what is missing, learns the codebase's own words
     and searches again (at most max_cycles). Returns the candidates scoring 0.7 or more."""
     async with _tool_call(ctx) as service:
-        found = await service.retrieve(
-            task, sources=sources or ["kb"], max_cycles=max_cycles, progress=_progress(ctx)
-        )
+        found = await service.retrieve(task, sources=sources, max_cycles=max_cycles, progress=_progress(ctx))
         rows = (f"{c.relevance:.2f} {c.hit.location}: {c.reason}" for c in found.candidates)
         lines = [found.summary, *rows]
-        return _result(found, _budget("\n".join(lines), SEARCH_BUDGET))
+        return _result(found, _budget("\n".join(lines), SEARCH_BUDGET), keep="candidates")
 
 
 def _budget(text: str, budget: int) -> str:
@@ -260,6 +351,35 @@ def _budget(text: str, budget: int) -> str:
 
 
 TOOLS = (web_search, web_fetch, route, search, ask, retrieve)
+
+
+class _Server(MCPServer[Service]):
+    """The SDK's server, stricter about arguments: an argument a tool does not take is a tool
+    error (the SDK would drop it silently), and a validation error reads like the HTTP API's
+    ("tier: Input should be a valid integer"), without pydantic's links."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Service, Any] | None = None
+    ) -> Any:
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            _check_arguments(name, tool.parameters, tool.fn_metadata.validate_arguments, arguments)
+        return await super().call_tool(name, arguments, context)
+
+
+def _check_arguments(name: str, schema: dict[str, Any], validate: Any, arguments: dict[str, Any]) -> None:
+    known = set(schema.get("properties", {}))
+    unknown = sorted(set(arguments) - known)
+    if unknown:
+        raise ToolError(
+            f"Error executing tool {name}: InvalidRequest: unknown argument(s) "
+            f"{', '.join(repr(u[:40]) for u in unknown[:5])}; {name} takes {', '.join(sorted(known))}"
+        )
+    try:
+        validate(arguments)
+    except ValidationError as exc:
+        problems = describe_problems(exc.errors())
+        raise ToolError(f"Error executing tool {name}: InvalidRequest: {problems}") from None
 
 
 def build_server(settings: Settings | None = None, doors: DoorSettings | None = None) -> MCPServer[Service]:
@@ -273,13 +393,16 @@ def build_server(settings: Settings | None = None, doors: DoorSettings | None = 
         finally:
             await service.aclose()
 
-    server: MCPServer[Service] = MCPServer(
+    server = _Server(
         "sourcewise", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING"
     )
     for tool in TOOLS:
         # One paragraph: clients show the description as it is, indentation and all.
         summary = " ".join((tool.__doc__ or "").split())
         server.add_tool(tool, description=summary, annotations=READ_ONLY)
+        registered = server._tool_manager.get_tool(tool.__name__)
+        if registered is not None:  # clients learn that other arguments are refused
+            registered.parameters["additionalProperties"] = False
     return server
 
 

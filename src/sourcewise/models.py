@@ -380,6 +380,9 @@ class Cycle(_Model):
     new: int = Field(default=0, description="candidates not seen in earlier cycles")
     relevant: int = Field(default=0, description="candidates at 0.7 or more after this cycle")
     learned: tuple[Learned, ...] = ()
+    feedback: tuple[str, ...] = Field(
+        default=(), description="words of the best candidates added to the next query (RM3 feedback)"
+    )
     excluded: tuple[str, ...] = Field(default=(), description="locations scored below 0.2, left out")
     uncovered: tuple[str, ...] = Field(default=(), description="key task terms no relevant candidate covers")
     include: tuple[str, ...] = ()
@@ -417,7 +420,12 @@ class Answer(_Model):
     writer: Literal["extractive", "model", "none"] = "extractive"
     clarification: str | None = Field(default=None, description="a question back, when the hits split")
     readings: tuple[Reading, ...] = ()
-    suggestions: tuple[str, ...] = Field(default=(), description="rewordings, when nothing was found")
+    answered: bool = Field(
+        default=True,
+        description="false when nothing found answers the question: no [n] text, and ``hits`` are only "
+        "the closest results, which may not answer it",
+    )
+    suggestions: tuple[str, ...] = Field(default=(), description="rewordings, when nothing answers")
     dropped: tuple[str, ...] = Field(default=(), description="model sentences or citations refused")
     warnings: tuple[str, ...] = ()
     timings: dict[str, float] = Field(default_factory=dict, description="milliseconds per stage")

@@ -6,9 +6,12 @@
   test files, unless the task is about tests).
 - **Evaluate**: every candidate scored 0-1 in seed 004's bands with a reason and what it misses
   (``core/refine.py``; the configured model may score instead, with the rules as the fallback).
-- **Refine**: learn the codebase's words from the best candidates, exclude what scored below 0.2,
-  and search next for the task terms still uncovered with the learned words; filters are relaxed in
-  seed 003's order (dates, then source filters) when a cycle found nothing relevant.
+- **Refine**: learn the codebase's words from the best candidates, exclude what scored below 0.2
+  when first seen, and search next for the task terms still uncovered with the learned words and
+  RM3 feedback words (the heaviest words of the top candidates' text); filters are relaxed in seed
+  003's order (dates, then source filters) when a cycle found nothing relevant.
+- **Order**: the first pass's candidates keep its order; later cycles add below, never reshuffle
+  or drop what was kept.
 - **Loop**: stop when 3 candidates score 0.7 or more and every key term is covered, when nothing new
   is left to search, or after ``max_cycles``. The answer is the 0.7+ set, or the best found with
   what is missing said plainly.
@@ -19,6 +22,7 @@ The same loop serves ``ask`` (``refine_gathered``) when its first pass is not go
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -29,15 +33,20 @@ from .core.plan import replan
 from .core.refine import (
     ENOUGH,
     EXCLUDE_BELOW,
+    FB_DOCS,
+    FB_QUERY,
     RELEVANT,
     TASK_STOP,
     Facts,
     Scored,
     Vocabulary,
     allowed,
+    bag,
     band,
     evaluate,
+    expand,
     facts_for,
+    key_stems,
     learn,
     uncovered,
     vocabulary,
@@ -76,6 +85,7 @@ class _Loop:
     vocab: Vocabulary
     max_cycles: int = 3
     enough: int = ENOUGH
+    use_feedback: bool = True  # RM3 words in the next query (``ask`` goes without: it needs speed)
     pool: dict[str, Hit] = field(default_factory=dict)
     first_seen: dict[str, int] = field(default_factory=dict)
     facts: dict[str, Facts] = field(default_factory=dict)
@@ -87,6 +97,9 @@ class _Loop:
     scored: list[Scored] = field(default_factory=list)
     cycles: list[Cycle] = field(default_factory=list)
     new_hits: dict[str, list[Hit]] = field(default_factory=dict)
+    bags: dict[str, Counter[str]] = field(default_factory=dict)
+    first_order: list[str] = field(default_factory=list)
+    surface: dict[str, str] = field(default_factory=dict)
 
 
 def _check(task: object, max_cycles: object, limit: object, patterns: Sequence[object]) -> str:
@@ -138,6 +151,8 @@ def _admit(loop: _Loop, gathered: Gathered, cycle: int) -> tuple[int, int]:
                 loop.new_hits.setdefault(source.name, []).append(hit)
             loop.facts[key] = facts_for(hit, whole)
             loop.texts[key] = whole if whole is not None else (hit.text or hit.snippet)
+            if loop.use_feedback:
+                loop.bags[key] = bag(loop.texts[key], hit.path or "", loop.surface)
     return found, new
 
 
@@ -188,14 +203,22 @@ async def _cycle(loop: _Loop, plan: Plan, number: int, terms: list[str], first: 
     loop.searched.extend(w.lower() for w in [*current.keywords, *current.entities])
     found, new = await asyncio.to_thread(_admit, loop, gathered, number)
     scored = await _score(loop)
-    gone = [s.facts.location for s in scored if s.relevance < EXCLUDE_BELOW]
+    # a candidate is excluded when first evaluated: one kept stays kept (later cycles never drop it)
+    gone = [
+        s.facts.location
+        for s in scored
+        if s.relevance < EXCLUDE_BELOW and loop.first_seen[s.facts.location] == number
+    ]
     loop.excluded.update(gone)
     for loc in gone:
         loop.pool.pop(loc)
-    loop.scored = [s for s in scored if s.relevance >= EXCLUDE_BELOW]
+    loop.scored = [s for s in scored if s.facts.location in loop.pool]
+    if number == 1:
+        loop.first_order = [s.facts.location for s in loop.scored]
     gaps = uncovered(loop.vocab, loop.scored)
     relevant = sum(1 for s in loop.scored if s.relevance >= RELEVANT)
     learned: list[Learned] = []
+    feedback: list[str] = []
     nxt: list[str] = []
     if relevant >= loop.enough and not gaps:
         decision = f"enough: {relevant} candidates at {RELEVANT} or more and every key term covered"
@@ -204,28 +227,53 @@ async def _cycle(loop: _Loop, plan: Plan, number: int, terms: list[str], first: 
     else:
         known = [*loop.searched, *(item.term for item in loop.vocab.learned)]
         learned = learn(loop.vocab, loop.scored, loop.texts, gaps, known)
-        nxt = [*gaps, *(item.term for item in learned)]
+        grown = Vocabulary(loop.vocab.key, loop.vocab.variants, (*loop.vocab.learned, *learned))
+        feedback = _feedback(loop, grown) if loop.use_feedback else []
+        nxt = list(dict.fromkeys([*gaps, *(item.term for item in learned), *feedback]))
         if not learned and all(t.lower() in loop.searched for t in nxt):
             decision, nxt = "stop: nothing new to search (no word learned, every gap already searched)", []
         else:
-            decision = "refine: " + _why(relevant, gaps, learned)
+            decision = "refine: " + _why(relevant, gaps, learned, feedback)
     loop.vocab = Vocabulary(loop.vocab.key, loop.vocab.variants, (*loop.vocab.learned, *learned))
     queries = tuple(f"{r.source}: {q}" for r in gathered.reports for q in r.queries)
     loop.cycles.append(
         Cycle(
             number=number, queries=queries, found=found, new=new, relevant=relevant,
-            learned=tuple(learned), excluded=tuple(gone), uncovered=tuple(gaps), include=loop.include,
-            exclude=loop.exclude, broadened=tuple(dropped), decision=decision,
+            learned=tuple(learned), feedback=tuple(feedback), excluded=tuple(gone), uncovered=tuple(gaps),
+            include=loop.include, exclude=loop.exclude, broadened=tuple(dropped), decision=decision,
             reports=tuple(gathered.reports),
         )
     )  # fmt: skip
     return nxt
 
 
-def _why(relevant: int, gaps: list[str], learned: list[Learned]) -> str:
+def _feedback(loop: _Loop, vocab: Vocabulary) -> list[str]:
+    """RM3 pseudo-relevance feedback: the task's query model grown with the words of the best
+    candidates so far; its new words (as written in the code), the heaviest first, for the next
+    query."""
+    score = {s.facts.location: s.relevance for s in loop.scored}
+    top = [(loop.bags[loc], score[loc]) for loc in _order(loop)[:FB_DOCS]]
+    model = expand(vocab, top, [loop.bags[loc] for loc in loop.pool])
+    known = key_stems(vocab)
+    words = [loop.surface.get(w, w) for w in model if w not in known]
+    return [w for w in words if w.lower() not in loop.searched][:FB_QUERY]
+
+
+def _order(loop: _Loop) -> list[str]:
+    """The ranking: the first pass's candidates in the first pass's order, then what later cycles
+    found, by relevance. Later cycles add below and never reshuffle: re-scored with learned words,
+    candidates found through those words outrank direct matches more often than they deserve
+    (measured on this repository's history, benchmarks/RESULTS.md)."""
+    kept = [loc for loc in loop.first_order if loc in loop.pool]
+    seen = set(kept)
+    return kept + [s.facts.location for s in loop.scored if s.facts.location not in seen]
+
+
+def _why(relevant: int, gaps: list[str], learned: list[Learned], feedback: list[str]) -> str:
     parts = [f"{relevant} of {ENOUGH} candidates at {RELEVANT}+"]
     parts += [f"uncovered: {', '.join(gaps)}"] if gaps else []
     parts += [f"learned: {', '.join(item.term for item in learned)}"] if learned else []
+    parts += [f"feedback: {', '.join(feedback)}"] if feedback else []
     return "; ".join(parts)
 
 
@@ -242,7 +290,8 @@ def _candidate(loop: _Loop, s: Scored) -> Candidate:
 
 
 def _result(loop: _Loop, limit: int) -> Retrieval:
-    considered = [_candidate(loop, s) for s in loop.scored]
+    by_loc = {s.facts.location: s for s in loop.scored}
+    considered = [_candidate(loop, by_loc[loc]) for loc in _order(loop)]
     best = [c for c in considered if c.relevance >= RELEVANT]
     gaps = tuple(uncovered(loop.vocab, loop.scored))
     sufficient = len(best) >= ENOUGH and not gaps
@@ -334,7 +383,8 @@ async def refine_gathered(
 ) -> tuple[list[list[Hit]], list[Cycle]]:
     """For ``ask``: evaluate its first pass with the rules and, when it is not good enough (no hit at
     0.7, or a key term nothing relevant covers), run refinement cycles through the same private
-    sources (the web is left out: it costs queries). An answer needs one good hit, not three.
+    sources (the web is left out: it costs queries). An answer needs one good hit, not three, and
+    goes without feedback words (they cost a cycle's time and were not measured to help answers).
     Returns the new hits per source (aligned with ``sources``) and the cycles run after the first."""
     private = [
         i
@@ -345,7 +395,7 @@ async def refine_gathered(
         return [[] for _ in sources], []
     loop = _Loop(
         task=task, sources=[sources[i] for i in private], settings=settings, include=(),
-        exclude=(), use_model=False, max_cycles=max_cycles, enough=1,
+        exclude=(), use_model=False, max_cycles=max_cycles, enough=1, use_feedback=False,
         vocab=vocabulary([*plan.phrases, *plan.entities, *plan.keywords], plan.variants),
     )  # fmt: skip
     mine = Gathered(reports=[first.reports[i] for i in private], hits=[first.hits[i] for i in private])

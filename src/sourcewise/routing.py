@@ -17,7 +17,6 @@ from .core.text import is_hangul
 from .core.validate import validate_question, validate_today
 from .errors import NoProviderAvailable, SourcewiseError
 from .models import Page, Plan, Route, SearchResult, _Model
-from .pages import afetch
 
 __all__ = [
     "WebContext",
@@ -91,6 +90,8 @@ def _say(question: str, korean: str, english: str) -> str:
 
 
 async def _read_pages(question: str, urls: Sequence[str], settings: Settings) -> tuple[list[Page], list[str]]:
+    from .pages import afetch  # here: the HTTP client loads when a page is first read
+
     pages: list[Page] = []
     problems: list[str] = []
     for url in urls:

@@ -4,7 +4,8 @@
 --workers N`` runs several workers (settings come from the environment and the config file).
 Every error is ``{"error": {"type", "message", "status"}}``: bad input 400/422, a missing key
 401, too many requests 429, too large a body 413, provider failures 502/503 with the typed
-reason, a page the guard refuses 403, a time-out 504. Never a stack trace.
+reason (an ``ask`` whose every source failed: 503 with each source's report), a page the guard
+refuses 403, a time-out 504. Never a stack trace.
 """
 
 from __future__ import annotations
@@ -25,19 +26,29 @@ from starlette.types import ASGIApp
 
 from ._version import __version__
 from .config import Settings, load_settings
+from .core.present import render_answer
 from .errors import SourcewiseError
 from .guards import guarded
 from .models import Answer, Page, Retrieval, Route, SearchResponse, SourceResult
-from .service import DOOR_MAX_CHARS, DoorSettings, Health, Service, classify
+from .service import DOOR_MAX_CHARS, DoorSettings, Health, Service, classify, describe_problems
 
-__all__ = ["FetchRequest", "RouteRequest", "SearchRequest", "build_api", "create_app"]
+__all__ = [
+    "AskRequest",
+    "AskResponse",
+    "FetchRequest",
+    "RouteRequest",
+    "SearchRequest",
+    "build_api",
+    "create_app",
+]
 
 log = logging.getLogger("sourcewise")
 T = TypeVar("T")
 
 
 class _Request(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: JSON true is not the integer 1 and "3" is not 3; a caller's mistake is a 422, not a guess.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class SearchRequest(_Request):
@@ -50,7 +61,7 @@ class SearchRequest(_Request):
 class FetchRequest(_Request):
     url: str = Field(min_length=1, max_length=2048, description="absolute http(s) URL")
     prompt: str | None = Field(default=None, max_length=1000, description="passages answering this first")
-    start: int = Field(default=0, ge=0, description="character offset of the slice (next_start)")
+    start: int = Field(default=0, ge=0, le=10**9, description="character offset of the slice (next_start)")
     max_chars: int | None = Field(default=None, ge=1, le=DOOR_MAX_CHARS, description="slice length")
 
 
@@ -58,20 +69,44 @@ class RouteRequest(_Request):
     question: str = Field(min_length=1, max_length=2000, description="the user's question")
 
 
+KB_SOURCES = "configured source names; leave it out for the knowledge base (kb)"
+
+
 class SourcesSearchRequest(_Request):
     query: str = Field(min_length=1, max_length=4000, description="words plus the sources' filters")
-    sources: list[str] = Field(default=["kb"], max_length=32, description="configured source names")
+    sources: list[str] = Field(default=["kb"], min_length=1, max_length=32, description=KB_SOURCES)
     limit: int = Field(default=10, ge=1, le=50)
 
 
 class AskRequest(_Request):
     question: str = Field(min_length=1, max_length=2000, description="the user's question")
-    sources: list[str] | None = Field(default=None, max_length=32, description="configured names, or all")
+    sources: list[str] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=32,
+        description="configured source names; leave it out for every configured source (plus the web "
+        "when the question needs it)",
+    )
+    format: Literal["quick", "deep", "progressive", "json"] = Field(
+        default="json",
+        description="json: the answer alone; quick, deep or progressive: also `rendered`, the answer as "
+        "text in that form (as `sourcewise ask --format`)",
+    )
+    reading: int | str | None = Field(
+        default=None,
+        description="after a clarifying question: the number (from 1) or the label of the reading meant",
+    )
+
+
+class AskResponse(Answer):
+    """The answer, and its text rendering when a format other than json was asked for."""
+
+    rendered: str | None = Field(default=None, description="the answer in the requested text format")
 
 
 class RetrieveRequest(_Request):
     task: str = Field(min_length=1, max_length=2000, description="what the caller is trying to do")
-    sources: list[str] = Field(default=["kb"], max_length=32, description="configured source names")
+    sources: list[str] = Field(default=["kb"], min_length=1, max_length=32, description=KB_SOURCES)
     max_cycles: int = Field(default=3, ge=1, le=5)
 
 
@@ -80,6 +115,9 @@ class ErrorDetail(BaseModel):
     message: str
     status: int
     attempts: list[dict[str, str]] | None = None
+    reports: list[dict[str, str | float | None]] | None = Field(
+        default=None, description="an ask whose every source failed: each source's status and reason"
+    )
 
 
 class ErrorBody(BaseModel):
@@ -95,7 +133,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
         422: "request does not match the schema",
         429: "rate limited (see Retry-After)",
         502: "a provider or the page failed",
-        503: "no provider could answer",
+        503: "no provider could answer (for ask: no source could; see reports)",
         504: "time-out",
     }.items()
 }
@@ -136,8 +174,10 @@ def build_api(settings: Settings | None = None, doors: DoorSettings | None = Non
     api = FastAPI(
         title="sourcewise",
         version=__version__,
-        description="Web search with source tiers, page fetching and routing. "
-        "Send the API key as `Authorization: Bearer KEY` when the server has one.",
+        description="Cited answers from the team's private sources and the web (`/ask`), search of "
+        "the private sources (`/sources/search`), iterative retrieval for a task (`/retrieve`), web "
+        "search with source tiers (`/search`), page fetching in slices (`/fetch`), routing (`/route`) "
+        "and `/health`. Send the API key as `Authorization: Bearer KEY` when the server has one.",
         lifespan=lifespan,
     )
     _handlers(api)
@@ -170,10 +210,15 @@ def build_api(settings: Settings | None = None, doors: DoorSettings | None = Non
         """Search configured private sources with a query in their own filter syntax."""
         return await _limited(service, service.search_sources(body.query, body.sources, limit=body.limit))
 
-    @api.post("/ask", response_model=Answer, responses=ERRORS)
-    async def ask(body: AskRequest, service: ServiceDep) -> Answer:
-        """One question across every source: cited sentences, the sources, each source's report."""
-        return await _limited(service, service.ask(body.question, sources=body.sources))
+    @api.post("/ask", response_model=AskResponse, responses=ERRORS)
+    async def ask(body: AskRequest, service: ServiceDep) -> AskResponse:
+        """One question across every source: cited sentences, the sources, each source's report.
+        Some sources failing is a 200 with their reports; every source failing is a 503."""
+        answer = await _limited(
+            service, service.ask(body.question, sources=body.sources, reading=body.reading)
+        )
+        rendered = None if body.format == "json" else render_answer(answer, body.format)
+        return AskResponse(**dict(answer), rendered=rendered)
 
     @api.post("/retrieve", response_model=Retrieval, responses=ERRORS)
     async def retrieve(body: RetrieveRequest, service: ServiceDep) -> Retrieval:
@@ -197,10 +242,7 @@ def _handlers(api: FastAPI) -> None:
 
     @api.exception_handler(RequestValidationError)
     async def bad_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err.get('loc', ()) if p != 'body') or 'body'}: {err.get('msg')}"
-            for err in exc.errors()
-        )
+        problems = describe_problems(exc.errors())
         return _error(422, "InvalidRequest", problems or "the request does not match the schema")
 
     @api.exception_handler(StarletteHTTPException)

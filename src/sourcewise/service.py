@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Awaitable, Callable, Sequence
+import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +36,7 @@ from .errors import (
     IndexVersionError,
     InvalidInput,
     InvalidOption,
+    InvalidQuery,
     ModelError,
     NoProviderAvailable,
     ProviderError,
@@ -53,11 +55,64 @@ from .routing import route as _route
 from .session import Session
 from .sources_api import asearch_sources
 
-__all__ = ["DOOR_MAX_CHARS", "DoorSettings", "Failure", "Health", "Progress", "Service", "classify"]
+__all__ = [
+    "DOOR_MAX_CHARS",
+    "DoorSettings",
+    "Failure",
+    "Health",
+    "NoSourceAnswered",
+    "Progress",
+    "Service",
+    "classify",
+    "describe_problems",
+    "door_text",
+]
 
 log = logging.getLogger("sourcewise")
 DOOR_MAX_CHARS = 100_000  # the largest page slice one call may ask for
 Progress = Callable[[float, float, str], Awaitable[None]]
+NO_SOURCES = "give at least one source or leave it out"
+# C0 controls but tab, newline and carriage return; DEL and the C1 controls. A NUL in a query
+# would reach a provider's URL or a database; such text is a caller's mistake, not a query.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_NUMBER = re.compile("[0-9]{1,4}")
+
+
+def door_text(text: str | None, what: str) -> str | None:
+    """``text`` unchanged, or ``InvalidQuery`` when it holds a control character (both doors)."""
+    if isinstance(text, str) and (bad := _CONTROL.search(text)):
+        raise InvalidQuery(
+            f"{what} holds a control character (U+{ord(bad.group()):04X} at {bad.start()}); remove it"
+        )
+    return text
+
+
+def describe_problems(errors: Sequence[Mapping[str, Any]]) -> str:
+    """Pydantic's errors as one line per door, ``field: what is wrong; ...`` (no links, no input
+    values): the HTTP API's 422 and the MCP tool error say the same."""
+    by_field: dict[str, list[str]] = {}
+    for err in errors:
+        loc = [p for p in err.get("loc", ()) if p != "body"]
+        # The field and any list index; not pydantic's union tags (reading.int, reading.str).
+        parts = [str(p) for i, p in enumerate(loc) if i == 0 or isinstance(p, int)]
+        name = ".".join(parts) or "arguments"
+        msg = str(err.get("msg", "invalid"))
+        if err.get("type") == "too_short" and parts == ["sources"]:
+            msg = NO_SOURCES
+        if msg not in by_field.setdefault(name, []):
+            by_field[name].append(msg)
+    return "; ".join(f"{name}: {' or '.join(msgs)}" for name, msgs in by_field.items())
+
+
+class NoSourceAnswered(SourceUnavailable):
+    """Every source of an ``ask`` failed (a door's 503): ``reports`` says why, per source."""
+
+    def __init__(self, reports: Sequence[SourceReport]) -> None:
+        self.reports = tuple(reports)
+        why = "; ".join(
+            f"{r.source} {r.status.replace('_', ' ')} ({r.error or 'no detail'})" for r in reports
+        )
+        super().__init__(", ".join(r.source for r in reports), f"no source could answer: {why}")
 
 
 async def _no_progress(_done: float, _total: float, _message: str) -> None:
@@ -122,6 +177,12 @@ def classify(exc: SourcewiseError) -> Failure:
         return Failure(502, kind, message, {"upstream_status": status} if status else {})
     if isinstance(exc, ConfigError):
         return Failure(503, kind, f"the server's configuration is invalid: {message}")
+    if isinstance(exc, NoSourceAnswered):
+        reports = [
+            {"source": r.source, "status": r.status, "error": r.error, "retry_after": r.retry_after}
+            for r in exc.reports
+        ]
+        return Failure(503, kind, message, {"reports": reports})
     if isinstance(exc, SourceRateLimited):
         return Failure(429, kind, message, {"source": exc.source, "retry_after": exc.retry_after})
     if isinstance(exc, SourceUnavailable | IndexVersionError):
@@ -174,6 +235,7 @@ class Service:
         progress: Progress = _no_progress,
     ) -> SearchResponse:
         """The provider chain; results rated, de-duplicated and ranked (``sourcewise.asearch``)."""
+        door_text(query, "the query")
         await progress(0, 1, f"searching the web for {validate_query(query)!r}")
         response = await self.engine.asearch(query, tier=tier, max_results=max_results, strategy=strategy)
         await progress(1, 1, f"{len(response.results)} results from {response.provider}")
@@ -190,6 +252,7 @@ class Service:
     ) -> Page:
         """One slice of a page. The operator's ``allow_private`` decides the address guard, never
         the caller; the next slice of a page read within ``cache_ttl`` comes from the cache."""
+        door_text(prompt, "the prompt")
         canonical_url(url)
         size = self.settings.max_chars if max_chars is None else max_chars
         if isinstance(start, bool) or not isinstance(start, int) or start < 0:
@@ -207,6 +270,7 @@ class Service:
 
     async def route(self, question: str) -> Route:
         """Search the web, fetch the URLs in the question, or skip it (seed 001)."""
+        door_text(question, "the question")
         return _route(question, settings=self.settings)
 
     # -- private sources, ask and retrieve -------------------------------------------------------
@@ -215,6 +279,8 @@ class Service:
         ``code:/etc`` would let a remote caller read the server's files."""
         if sources is None:
             return None
+        if not sources:
+            raise InvalidOption(NO_SOURCES)
         allowed = {*self.settings.sources, "kb", "web"}
         bad = [s for s in sources if s not in allowed]
         if bad:
@@ -225,17 +291,27 @@ class Service:
         return list(sources)
 
     async def search_sources(
-        self, query: str, sources: Sequence[str], *, limit: int = 10
+        self, query: str, sources: Sequence[str] | None = None, *, limit: int = 10
     ) -> list[SourceResult]:
         """Search private sources with a query in their own syntax (``sourcewise.search_sources``)."""
+        door_text(query, "the query")
         chosen = self.door_sources(sources) or ["kb"]
         return await asearch_sources(query, chosen, limit=limit, settings=self.settings)
 
     async def ask(
-        self, question: str, *, sources: Sequence[str] | None = None, progress: Progress = _no_progress
+        self,
+        question: str,
+        *,
+        sources: Sequence[str] | None = None,
+        reading: str | int | None = None,
+        progress: Progress = _no_progress,
     ) -> Answer:
-        """One question across every source, cited (``sourcewise.aask``)."""
+        """One question across every source, cited (``sourcewise.aask``). ``reading``: after a
+        clarifying question, the chosen reading's number (from 1) or label, as the CLI's choice.
+        ``NoSourceAnswered`` when every source failed (partial failures are in the reports)."""
         chosen = self.door_sources(sources)
+        door_text(question, "the question")
+        door_text(reading if isinstance(reading, str) else None, "the reading")
         done = 0
 
         async def report(item: SourceReport | str) -> None:
@@ -249,15 +325,51 @@ class Service:
             await progress(done, done + 1, text)
 
         async with Session(self.settings, engine=self.engine) as session:
-            return await aask(question, sources=chosen, session=session, progress=report)
+            if isinstance(reading, bool):
+                raise InvalidOption("reading is a number (from 1) or a label, not true or false")
+            label = reading
+            if isinstance(reading, int) or (isinstance(reading, str) and _NUMBER.fullmatch(reading.strip())):
+                # A number picks from the readings a first pass finds, as the CLI's prompt does.
+                first = _answered(await aask(question, sources=chosen, session=session, progress=report))
+                label = _pick_reading(first, int(reading))
+            if label is not None and not isinstance(label, str):
+                raise InvalidOption(f"reading is a number or a label, got {type(label).__name__}")
+            answer = await aask(question, sources=chosen, reading=label, session=session, progress=report)
+        return _answered(answer)
 
     async def retrieve(
-        self, task: str, *, sources: Sequence[str], max_cycles: int = 3, progress: Progress = _no_progress
+        self,
+        task: str,
+        *,
+        sources: Sequence[str] | None = None,
+        max_cycles: int = 3,
+        progress: Progress = _no_progress,
     ) -> Retrieval:
-        """Iterative retrieval over private sources (``sourcewise.aretrieve``)."""
+        """Iterative retrieval over private sources (``sourcewise.aretrieve``); default: ``kb``."""
+        door_text(task, "the task")
         chosen = self.door_sources(sources) or ["kb"]
         await progress(0, max_cycles, f"retrieving for {task[:80]!r}")
         async with Session(self.settings) as session:
             result = await aretrieve(task, sources=chosen, max_cycles=max_cycles, session=session)
         await progress(max_cycles, max_cycles, f"{len(result.candidates)} candidates")
         return result
+
+
+def _answered(answer: Answer) -> Answer:
+    """``answer``, or ``NoSourceAnswered`` when nothing was found because every source failed."""
+    failed = [r for r in answer.reports if r.status not in ("ok", "empty")]
+    if not answer.hits and not answer.clarification and failed and len(failed) == len(answer.reports):
+        raise NoSourceAnswered(answer.reports)
+    return answer
+
+
+def _pick_reading(first: Answer, number: int) -> str:
+    """The label of reading ``number`` (from 1) of ``first``; ``InvalidOption`` naming the choices."""
+    if not first.readings:
+        raise InvalidOption(
+            f"reading {number}: this question has no readings to choose from; ask again without a reading"
+        )
+    if not 1 <= number <= len(first.readings):
+        labels = ", ".join(f"{i} {r.label!r}" for i, r in enumerate(first.readings, 1))
+        raise InvalidOption(f"reading must be 1-{len(first.readings)} ({labels}) or a label, got {number}")
+    return first.readings[number - 1].label

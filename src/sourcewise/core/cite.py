@@ -8,7 +8,9 @@ segment's own text and, when it does not match, the text is searched for instead
 nearest the given offset, since a sentence can repeat). Pure: no I/O, no clock.
 
 Limits: at most ``MAX_TEXT_CHARS`` characters of text, ``MAX_SUPPORTS`` supports and
-``MAX_CHUNKS`` chunks; more is ``InvalidInput``.
+``MAX_CHUNKS`` chunks; more is ``InvalidInput``. Searching for drifted text reads at most about
+``SEARCH_BUDGET`` characters in all; supports past it keep their offsets (with a note), so citing
+takes time linear in the input.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ __all__ = [
     "MAX_CHUNKS",
     "MAX_SUPPORTS",
     "MAX_TEXT_CHARS",
+    "SEARCH_BUDGET",
     "Cited",
     "Placement",
     "Source",
@@ -40,6 +43,10 @@ log = logging.getLogger("sourcewise")
 MAX_TEXT_CHARS = 1_000_000
 MAX_SUPPORTS = 10_000
 MAX_CHUNKS = 1_000
+# Characters that searching for drifted segments may read in all (a search that finds its text
+# near the offset reads little): a hostile 1 MB answer with 10k segments that are not in it stops
+# after about 100 searches, and the rest keep their offsets.
+SEARCH_BUDGET = 100_000_000
 # C0/C1 controls and line breaks: a title or URL from outside must stay on its own line.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
@@ -103,6 +110,20 @@ def chars_for_bytes(text: str, offsets: Iterable[int], data: bytes | None = None
         done_chars += len(data[done_bytes:end].decode("utf-8", "surrogatepass"))
         done_bytes = end
         out[offset] = done_chars
+    return out
+
+
+def _bytes_for_chars(text: str, data: bytes, offsets: Iterable[int]) -> dict[int, int]:
+    """Map str offsets (``0..len(text)``) to UTF-8 byte offsets in one pass over the text."""
+    wanted = sorted(set(offsets))
+    if len(data) == len(text):
+        return {o: o for o in wanted}
+    out: dict[int, int] = {}
+    done_chars = done_bytes = 0
+    for offset in wanted:
+        done_bytes += len(_encode(text[done_chars:offset]))
+        done_chars = offset
+        out[offset] = done_bytes
     return out
 
 
@@ -213,22 +234,28 @@ def _supports(raw: list[Any], n_chunks: int, notes: list[str]) -> list[_Support]
 
 
 # -- placing markers ------------------------------------------------------------------------------
-def _nearest(text: str, needle: str, target: int) -> int | None:
-    """The end (str offset) of the occurrence of ``needle`` whose end is nearest ``target``."""
-    best: int | None = None
-    start = text.find(needle)
-    while start != -1:
-        end = start + len(needle)
-        if best is None or abs(end - target) < abs(best - target):
-            best = end
-        if end > target:  # later occurrences only move further away
-            break
-        start = text.find(needle, start + 1)
-    return best
+def _nearest(text: str, needle: str, target: int) -> tuple[int | None, int]:
+    """The end (str offset) of the occurrence of ``needle`` whose end is nearest ``target``, and
+    how many characters the search read.
+
+    Two searches in C, whatever the number of occurrences: the last occurrence ending at or
+    before ``target`` and the first ending after it. On a tie the earlier one wins.
+    """
+    size = len(needle)
+    target = min(max(target, 0), len(text))
+    start = text.rfind(needle, 0, target)
+    before = start + size if start != -1 else None
+    read = target - max(start, 0)
+    start = text.find(needle, max(0, target - size + 1))
+    after = start + size if start != -1 else None
+    read += (after if after is not None else len(text)) - target + size
+    if before is None or (after is not None and after - target < target - before):
+        return after, read
+    return before, read
 
 
 def _place(
-    text: str, data: bytes, support: _Support, chars: Mapping[int, int], notes: list[str]
+    text: str, data: bytes, support: _Support, chars: Mapping[int, int], notes: list[str], budget: list[int]
 ) -> Placement | None:
     end, segment = support.end, support.text
     in_range = end is not None and 0 <= end <= len(data)
@@ -237,14 +264,19 @@ def _place(
         if in_range and end is not None and end >= len(wanted) and data[end - len(wanted) : end] == wanted:
             return Placement(support.at, chars[end], end, support.numbers, "offset")
         target = chars[end] if in_range and end is not None else len(text)
-        found = _nearest(text, segment, target)
-        if found is not None:
-            return Placement(support.at, found, char_to_byte(text, found), support.numbers, "found")
+        found = None
+        if budget[0] > 0:
+            found, read = _nearest(text, segment, target)
+            budget[0] -= read
+        elif not budget[1]:
+            budget[1] = 1
+            notes.append(f"support {support.at}: too many segments to search for; the rest keep offsets")
+        if found is not None:  # byte offsets of found and unchecked places: one pass, in cite()
+            return Placement(support.at, found, -1, support.numbers, "found")
     if in_range and end is not None:
         if segment is not None:
             notes.append(f"support {support.at}: its text is not in the answer; placed at its offset")
-        char = chars[end]
-        return Placement(support.at, char, char_to_byte(text, char), support.numbers, "unchecked")
+        return Placement(support.at, chars[end], -1, support.numbers, "unchecked")
     notes.append(f"support {support.at}: end offset {end!r} is outside the answer; ignored")
     return None
 
@@ -266,7 +298,10 @@ def cite(text: str, grounding_metadata: Mapping[str, Any] | None) -> Cited:
     supports = _supports(raw, len(chunks), notes)
     data = _encode(text)
     chars = chars_for_bytes(text, (s.end for s in supports if s.end is not None), data)
-    placed = [p for s in supports if (p := _place(text, data, s, chars, notes)) is not None]
+    budget = [SEARCH_BUDGET, 0]  # characters left to read; whether the note was written
+    placed = [p for s in supports if (p := _place(text, data, s, chars, notes, budget)) is not None]
+    to_bytes = _bytes_for_chars(text, data, (p.char_offset for p in placed if p.byte_offset < 0))
+    placed = [p if p.byte_offset >= 0 else p._replace(byte_offset=to_bytes[p.char_offset]) for p in placed]
     body = _insert(text, placed)
     sources = _sources(chunks)
     full = f"{body}\n\n{sources_block(sources)}" if sources else body

@@ -7,9 +7,11 @@ question with no signal is ``exploration``.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..errors import InvalidQuery
 from ..models import QueryKind, QueryType
-from .keywords import find
+from .keywords import find_forms, word_forms_of
 from .text import is_hangul, words
 
 __all__ = ["ORDER", "SOURCE_PRIORITY", "classify_query"]
@@ -174,22 +176,51 @@ SOURCE_PRIORITY: dict[QueryKind, list[str]] = {
 }
 
 
-def _korean_stems(question: str, vocabulary: frozenset[str]) -> list[str]:
-    stems = [v for v in vocabulary if is_hangul(v) and " " not in v]
-    return [stem for word in words(question) if is_hangul(word) for stem in stems if word.startswith(stem)]
+@lru_cache(maxsize=64)
+def _stems(vocabulary: frozenset[str]) -> tuple[str, ...]:
+    return tuple(v for v in vocabulary if is_hangul(v) and " " not in v)
+
+
+def _korean_stems(hangul_words: list[str], vocabulary: frozenset[str]) -> list[str]:
+    stems = _stems(vocabulary)
+    return [
+        stem
+        for word in hangul_words
+        if word.startswith(stems)  # one test for all stems first: most words start with none
+        for stem in stems
+        if word.startswith(stem)
+    ]
 
 
 def signals_of(question: str, kind: QueryKind) -> list[str]:
+    toks = words(question)
+    return _signals(toks, [w for w in toks if is_hangul(w)], kind, _forms_of(toks))
+
+
+def _signals(
+    toks: list[str],
+    hangul_words: list[str],
+    kind: QueryKind,
+    forms: tuple[list[tuple[str, ...]], frozenset[str]],
+) -> list[str]:
     vocabulary = SIGNALS[kind]
-    found = find(question, vocabulary) + _korean_stems(question, vocabulary)
+    found = find_forms(toks, forms[0], forms[1], vocabulary) + _korean_stems(hangul_words, vocabulary)
     return list(dict.fromkeys(found))
+
+
+def _forms_of(toks: list[str]) -> tuple[list[tuple[str, ...]], frozenset[str]]:
+    forms = [word_forms_of(t) for t in toks]
+    return forms, frozenset(f for pair in forms for f in pair)
 
 
 def classify_query(question: str) -> QueryType:
     """The query type of ``question``, the signals that decided it, and where to look first."""
     if not isinstance(question, str):
         raise InvalidQuery(f"the question must be text, not {type(question).__name__}")
-    found = {kind: signals_of(question, kind) for kind in ORDER}
+    toks = words(question)
+    hangul_words = [w for w in toks if is_hangul(w)]
+    forms = _forms_of(toks)
+    found = {kind: _signals(toks, hangul_words, kind, forms) for kind in ORDER}
     best = max(ORDER, key=lambda kind: (len(found[kind]), -ORDER.index(kind)))
     if not found[best]:
         best = "exploration"

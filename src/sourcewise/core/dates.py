@@ -54,38 +54,65 @@ def relative_dates(text: str, today: date) -> tuple[date | None, date | None, li
         return None, None, []
 
 
+# A word that every pattern of ``_relative_dates`` needs (each pattern matches only where one of
+# these occurs), looked for first in one pass: a question that has none names no date.
+_ANY_DATE_WORD = re.compile(
+    r"today|오늘|yesterday|어제|week|주|month|달|year|올해|금년|작년|해|recently|lately|최근|past|last|지난|q[1-4]|분기"
+)
+
+
+# The patterns of _relative_dates, compiled once, in the order they are tried.
+_RULES = [
+    re.compile(r"\b(today)\b|오늘"),
+    re.compile(r"\b(yesterday)\b|어제"),
+    re.compile(r"\bthis week\b|이번\s?주"),
+    re.compile(r"\blast week\b|지난\s?주|저번\s?주"),
+    re.compile(r"\bthis month\b|이번\s?달"),
+    re.compile(r"\blast month\b|지난\s?달|저번\s?달"),
+    re.compile(r"\bthis year\b|올해|금년"),
+    re.compile(r"\blast year\b|작년|지난\s?해"),
+    re.compile(r"\b(recently|lately)\b|최근"),
+]
+_LAST_N = re.compile(
+    rf"\b(?:past|last)\s++{_N}\s++(day|week|month)s?\b|(?:지난|최근)\s*{_N}\s*(일|주|개월|달)"
+)
+# Spaces are bounded ({0,3}): an unbounded \s* before an optional part rescans a run of spaces from
+# every start, quadratic on hostile text (tests/test_regex_time.py).
+_QUARTER = re.compile(
+    r"\bq([1-4])(?:\s{0,3}(\d{4}))?\b|(\d{4})\s{0,3}q([1-4])\b|(\d{4})?\s{0,3}(?:년\s{0,3})?([1-4])\s{0,3}분기"
+)
+
+
 def _relative_dates(text: str, today: date) -> tuple[date | None, date | None, list[str]]:
     # One space between words: a pattern's \s* then never rescans a long run of blanks.
     low = " ".join(text.lower().split())
-    rules: list[tuple[str, tuple[date, date]]] = [
-        (r"\b(today)\b|오늘", (today, today)),
-        (r"\b(yesterday)\b|어제", (today - timedelta(days=1), today - timedelta(days=1))),
-        (r"\bthis week\b|이번\s?주", (_week(today), today)),
+    if not _ANY_DATE_WORD.search(low):
+        return None, None, []  # none of the patterns below can match: most questions
+    rules: list[tuple[re.Pattern[str], tuple[date, date]]] = [
+        (_RULES[0], (today, today)),
+        (_RULES[1], (today - timedelta(days=1), today - timedelta(days=1))),
+        (_RULES[2], (_week(today), today)),
         (
-            r"\blast week\b|지난\s?주|저번\s?주",
+            _RULES[3],
             (_week(today) - timedelta(days=7), _week(today) - timedelta(days=1)),
         ),
-        (r"\bthis month\b|이번\s?달", (_month(today), today)),
-        (r"\blast month\b|지난\s?달|저번\s?달", (_prev_month(today), _month(today) - timedelta(days=1))),
-        (r"\bthis year\b|올해|금년", (date(today.year, 1, 1), today)),
-        (r"\blast year\b|작년|지난\s?해", (date(today.year - 1, 1, 1), date(today.year - 1, 12, 31))),
-        (r"\b(recently|lately)\b|최근", (today - timedelta(days=30), today)),
+        (_RULES[4], (_month(today), today)),
+        (_RULES[5], (_prev_month(today), _month(today) - timedelta(days=1))),
+        (_RULES[6], (date(today.year, 1, 1), today)),
+        (_RULES[7], (date(today.year - 1, 1, 1), date(today.year - 1, 12, 31))),
+        (_RULES[8], (today - timedelta(days=30), today)),
     ]
     for pattern, (after, before) in rules:
-        match = re.search(pattern, low)
+        match = pattern.search(low)
         if match:
             return after, before, [match.group(0)]
-    match = re.search(
-        rf"\b(?:past|last)\s++{_N}\s++(day|week|month)s?\b|(?:지난|최근)\s*{_N}\s*(일|주|개월|달)", low
-    )
+    match = _LAST_N.search(low)
     if match:
         count = int(match[1] or match[3])
         unit = match[2] or match[4]
         days = {"day": 1, "일": 1, "week": 7, "주": 7, "month": 30, "개월": 30, "달": 30}[unit] * count
         return today - timedelta(days=days), today, [match.group(0)]
-    match = re.search(
-        r"\bq([1-4])(?:\s*(\d{4}))?\b|(\d{4})\s*q([1-4])\b|(\d{4})?\s*(?:년\s*)?([1-4])\s*분기", low
-    )
+    match = _QUARTER.search(low)
     if match:
         q = int(match[1] or match[4] or match[6])
         year = int(match[2] or match[3] or match[5] or today.year)

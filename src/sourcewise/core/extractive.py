@@ -1,9 +1,11 @@
 """Extractive answers with no model: the sentences that answer, each ending with its ``[n]``.
 
 Sentences are taken whole from the best hits, so every sentence has a source by construction. A
-sentence is chosen for the question terms it covers (each term counts once across the answer, so
-the answer does not repeat itself), then by the relevance of its hit. Also here: checking that a
-cited passage supports a sentence, used on a model's answer.
+sentence is chosen for the question's content words it covers (each counts once across the answer,
+so the answer does not repeat itself), then by the relevance of its hit. A sentence must cover at
+least ``MIN_COVERAGE`` of the content words: one shared word does not make an answer, and when no
+sentence qualifies the caller says that nothing answers the question rather than cite filler.
+Also here: checking that a cited passage supports a sentence, used on a model's answer.
 
 Pure and linear: sentence splitting is one pass over the text, no regular expression.
 """
@@ -13,12 +15,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..models import Citation, RankedHit
-from .analyze import analyze
-from .text import printable
+from .analyze import STOPWORDS, analyze
+from .text import is_hangul, printable
 
 __all__ = [
     "MAX_SENTENCE",
+    "MIN_COVERAGE",
     "assemble",
+    "content_groups",
+    "covered",
     "pick_sentences",
     "procedural",
     "sentences",
@@ -120,42 +125,91 @@ def procedural(question: str) -> bool:
     return q.startswith(("how do i", "how can i", "how to", "how should i")) or "어떻게" in q
 
 
+MIN_COVERAGE = 0.5
+"""The share of the question's content words a sentence must cover to be part of an answer."""
+# Stopwords as the stemmed analyzer gives them, plus the question words of STOP.
+_NOT_CONTENT = frozenset(STOP | STOPWORDS | {t for w in STOPWORDS | STOP for t in analyze(w, stem=True)})
+
+
+def _meaningful(term: str) -> bool:
+    """Not a lone Latin letter; a digit and a one-syllable Korean stem ("휴가" -> "휴") carry meaning."""
+    return len(term) > 1 or term.isdigit() or is_hangul(term)
+
+
+def content_groups(words: Sequence[str]) -> list[frozenset[str]]:
+    """The question's content words, each as the set of stemmed terms the shared analyzer gives it
+    (a Korean stem with its bigrams, an identifier with its parts); stopwords and lone Latin
+    letters are left out, and a word met twice counts once."""
+    out: list[frozenset[str]] = []
+    for word in words:
+        terms = [t for t in analyze(word, stem=True) if t not in _NOT_CONTENT and _meaningful(t)]
+        group = frozenset(terms)
+        if group and group not in out:
+            out.append(group)
+    return out
+
+
+def covered(sentence_terms: set[str], groups: Sequence[frozenset[str]]) -> set[int]:
+    """Indexes of the groups the sentence covers: at least half of a group's terms (so "배포 절차"
+    covers "배포절차" through its bigrams, and "token expiry" covers ``tokenExpiry``)."""
+    return {i for i, g in enumerate(groups) if 2 * len(g & sentence_terms) >= len(g)}
+
+
 def pick_sentences(
-    terms: Sequence[str],
+    words: Sequence[str],
     hits: Sequence[RankedHit],
     *,
     limit: int = 4,
     per_hit: int = 2,
     how: bool = False,
+    lead: Sequence[int] = (),
 ) -> list[tuple[str, int]]:
-    """Up to ``limit`` (sentence, hit index) pairs that cover the question terms best. ``how``:
-    the question asks how to do something, so a code line counts as much as a written sentence."""
-    wanted = _content(terms)
-    covered: set[str] = set()
+    """Up to ``limit`` (sentence, hit index) pairs that cover the question's content ``words`` best.
+
+    Only sentences covering at least ``MIN_COVERAGE`` of the content words count; none may be
+    returned (nothing answers). ``how``: the question asks how to do something, so a code line
+    counts as much as a written sentence. ``lead``: hit indexes whose best sentence comes first, in
+    this order (the best hit of each reading of an ambiguous question)."""
+    groups = content_groups(words)
+    if not groups:
+        return []
+    need = MIN_COVERAGE * len(groups)
+    done: set[int] = set()
     chosen: list[tuple[str, int]] = []
-    candidates: list[tuple[float, int, int, str, set[str]]] = []
+    candidates: list[tuple[float, int, int, str, set[int]]] = []
     for h, ranked in enumerate(hits[:8]):
         # Chat lines are separate messages; every other kind wraps its prose.
         wrapped = ranked.hit.kind != "chat"
         for s, sentence in enumerate(sentences(ranked.hit.text or ranked.hit.snippet, wrapped=wrapped)):
-            have = set(analyze(sentence)) & wanted
-            if have:
+            have = covered(set(analyze(sentence, stem=True)), groups)
+            if have and len(have) >= need:
                 candidates.append((ranked.relevance, h, s, sentence, have))
     used: dict[int, int] = {}
 
     def written(sentence: str) -> bool:
         return _prose(sentence) or (how and sentence[:1] == "`")
 
+    for h in lead:
+        mine = [c for c in candidates if c[1] == h]
+        if not mine or len(chosen) >= limit:
+            continue
+        best = max(mine, key=lambda c: (len(c[4]), written(c[3]), -c[2]))
+        candidates.remove(best)
+        if any(best[3] == c for c, _ in chosen):
+            continue
+        used[h] = used.get(h, 0) + 1
+        done |= best[4]
+        chosen.append((best[3], h))
     while candidates and len(chosen) < limit:
-        best = max(candidates, key=lambda c: (len(c[4] - covered), written(c[3]), c[0], -c[1], -c[2]))
+        best = max(candidates, key=lambda c: (len(c[4] - done), written(c[3]), c[0], -c[1], -c[2]))
         candidates.remove(best)
         _, h, _, sentence, have = best
-        if not (have - covered) and len(chosen) >= MIN_SENTENCES:
+        if not (have - done) and len(chosen) >= max(MIN_SENTENCES, len(lead)):
             break
         if used.get(h, 0) >= per_hit or any(sentence == c for c, _ in chosen):
             continue
         used[h] = used.get(h, 0) + 1
-        covered |= have
+        done |= have
         chosen.append((sentence, h))
     return chosen
 

@@ -9,10 +9,11 @@ Users extend the routing sets in config (``recency_keywords``, ``external_keywor
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from .text import word_forms, words
 
-__all__ = ["EXTERNAL", "INTERNAL", "RECENCY", "REQUEST_FILLER", "find", "tokens"]
+__all__ = ["EXTERNAL", "INTERNAL", "RECENCY", "REQUEST_FILLER", "find", "release_signals", "tokens"]
 
 RECENCY: frozenset[str] = frozenset(
     {
@@ -207,6 +208,37 @@ HOT = frozenset({"핫한", "hot", "trending", "인기", "인기있는"})
 TREND_WORDS = frozenset({"트렌드", "동향", "trend", "trends", "전망"})
 
 
+# "What's new in X" asks about a release: recent by nature. "What changed" does too when it names a
+# version ("What changed in Python 3.14?"); without one ("what changed in our deploy process") it
+# may well be internal, so it is no signal on its own.
+_WHATS = frozenset({"what's", "whats", "what’s"})
+_CHANGE_WORDS = frozenset({"changed", "changes", "변경사항", "변경점", "달라진", "바뀐"})
+
+
+def _versioned(word: str) -> bool:
+    """``3.14``, ``19``, ``v2.0``, ``5.x``: a version number (one pass, no pattern)."""
+    body = word[1:] if word[:1] == "v" else word
+    parts = body.split(".")
+    return bool(parts[0]) and parts[0].isdigit() and all(p.isdigit() or p == "x" for p in parts[1:] if p)
+
+
+def release_signals(question: str) -> list[str]:
+    """Recency signals of a release question: "what's new" (in anything), and "what changed" /
+    "변경사항" beside a version number."""
+    toks = tokens(question)
+    found: list[str] = []
+    for i, tok in enumerate(toks):
+        if (
+            tok == "new"
+            and i
+            and (toks[i - 1] in _WHATS or (toks[i - 1] == "is" and toks[i - 2 : i - 1] == ["what"]))
+        ):
+            found.append("what's new")
+        elif tok in _CHANGE_WORDS and any(_versioned(t) for t in toks):
+            found.append(tok)
+    return list(dict.fromkeys(found))
+
+
 def tokens(text: str) -> list[str]:
     """The text's words, lower-cased, in order."""
     return words(text)
@@ -215,24 +247,70 @@ def tokens(text: str) -> list[str]:
 def find(text_or_tokens: str | Sequence[str], vocabulary: Iterable[str]) -> list[str]:
     """The vocabulary entries present in the text, as words or word sequences, in text order."""
     toks = tokens(text_or_tokens) if isinstance(text_or_tokens, str) else list(text_or_tokens)
-    by_size: dict[int, set[str]] = {}
-    for entry in {v.lower() for v in vocabulary}:
-        by_size.setdefault(len(entry.split()), set()).add(entry)
+    vocab = vocabulary if isinstance(vocabulary, frozenset) else frozenset(vocabulary)
+    forms = [word_forms_of(t) for t in toks]
+    return find_forms(toks, forms, frozenset(f for pair in forms for f in pair), vocab)
+
+
+def find_forms(
+    toks: Sequence[str], forms: Sequence[tuple[str, ...]], every: frozenset[str], vocab: frozenset[str]
+) -> list[str]:
+    """``find`` for words already split, with their ``word_forms`` and the set of all of those:
+    for a caller that looks for several vocabularies in one text."""
+    if _index(vocab)[1].isdisjoint(every):
+        return []  # no word of the text can start an entry
     found: list[tuple[int, str]] = []
     taken: set[int] = set()
-    for size in sorted(by_size, reverse=True):  # longest entries first
-        entries = by_size[size]
-        firsts = {entry.split()[0] for entry in entries} if size > 1 else None
+    index = _index(vocab)[0]
+    for size, entries, firsts in index:  # longest entries first
+        if size == 0 or size > len(toks):
+            continue  # an empty entry names nothing
+        if (firsts if firsts is not None else entries).isdisjoint(every):
+            continue  # no entry of this size can start at any word
         for i in range(len(toks) - size + 1):
             if firsts is not None and toks[i] not in firsts:
                 continue  # cheap test first: a phrase can only start with its first word
-            if any(j in taken for j in range(i, i + size)):
+            if taken and any(j in taken for j in range(i, i + size)):
                 continue
-            span = toks[i : i + size]
-            for last in word_forms(span[-1]):
-                phrase = " ".join([*span[:-1], last])
+            head = " ".join(toks[i : i + size - 1]) + " " if size > 1 else ""
+            for last in forms[i + size - 1]:
+                phrase = head + last
                 if phrase in entries:
                     found.append((i, phrase))
                     taken.update(range(i, i + size))
                     break
     return [phrase for _, phrase in sorted(found)]
+
+
+_Index = tuple[tuple[tuple[int, frozenset[str], frozenset[str] | None], ...], frozenset[str]]
+
+
+@lru_cache(maxsize=64)
+def _index(vocabulary: frozenset[str]) -> _Index:
+    """The vocabulary lower-cased and grouped by number of words, longest first, with the first
+    words of the longer entries, and every word that can start an entry (a one-word entry or
+    the first word of a longer one): built once per vocabulary, not per question."""
+    by_size: dict[int, set[str]] = {}
+    for entry in {v.lower() for v in vocabulary}:
+        by_size.setdefault(len(entry.split()), set()).add(entry)
+    groups = tuple(
+        (
+            size,
+            frozenset(by_size[size]),
+            frozenset(entry.split()[0] for entry in by_size[size]) if size > 1 else None,
+        )
+        for size in sorted(by_size, reverse=True)
+    )
+    starts = frozenset(
+        word
+        for size, entries, firsts in groups
+        if size
+        for word in (firsts if firsts is not None else entries)
+    )
+    return groups, starts
+
+
+@lru_cache(maxsize=8192)
+def word_forms_of(word: str) -> tuple[str, ...]:
+    """``word_forms(word)`` as a tuple, kept: questions repeat their words."""
+    return tuple(word_forms(word))

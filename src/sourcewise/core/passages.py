@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ..models import Passage
-from .text import strip_particle, words
+from .text import _WORD, strip_particle, words
 
 __all__ = ["bm25_scores", "paragraphs", "tokens", "top_passages"]
 
@@ -21,7 +21,10 @@ _BLANK = re.compile(r"\n\s*\n")
 
 
 def tokens(text: str) -> list[str]:
-    return [strip_particle(w) for w in words(text)]
+    """``words(text)`` with Korean particles stripped."""
+    if text.isascii():  # the common case, in one pass: no particle, and lower() keeps every match
+        return [w.rstrip(".'-") or w for w in _WORD.findall(text.lower())]
+    return [w if w.isascii() else strip_particle(w) for w in words(text)]
 
 
 def paragraphs(text: str) -> list[tuple[int, int]]:
@@ -58,17 +61,19 @@ def bm25_scores(
     if not n_docs:
         return []
     avgdl = sum(len(d) for d in docs) / n_docs or 1.0
-    df = Counter(term for doc in docs for term in set(doc))
+    terms = set(query)
+    # Only the query's terms matter: their document frequency and idf, computed once.
+    df = Counter(term for doc in docs for term in terms.intersection(doc))
+    idf = {term: math.log((n_docs - df[term] + 0.5) / (df[term] + 0.5) + 1) for term in terms}
     scores = []
     for doc in docs:
-        tf = Counter(doc)
         score = 0.0
-        for term in set(query):
-            if term not in tf:
-                continue
-            idf = math.log((n_docs - df[term] + 0.5) / (df[term] + 0.5) + 1)
-            freq = tf[term]
-            score += idf * freq * (k1 + 1) / (freq + k1 * (1 - b + b * len(doc) / avgdl))
+        if not terms.isdisjoint(doc):
+            for term in terms:  # the same order as before, so the same sums to the last bit
+                freq = doc.count(term)
+                if not freq:
+                    continue
+                score += idf[term] * freq * (k1 + 1) / (freq + k1 * (1 - b + b * len(doc) / avgdl))
         scores.append(score)
     return scores
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import date, timedelta
+from functools import lru_cache
 from typing import Literal
 
 from ..errors import InvalidOption
@@ -29,7 +30,7 @@ _FILTER = re.compile(r"(?<!\S)(from|in|after|before|type):(\"[^\"]+\"|\S+)", re.
 # possessive where a failed match could otherwise retry every shorter length).
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^“”]+)”|「([^「」]+)」")
 _NEGATION = re.compile(
-    r"(?<!\S)-([\w.#+-]++)|\b(?:not|without|except|excluding)\s++([\w.#+-]++)"
+    r"(?<!\S)-(?!-)([\w.#+-]++)|\b(?:not|without|except|excluding)\s++([\w.#+-]++)"
     r"|(?<![\w.#+-])([\w.#+-]++)\s*+(?:제외|빼고|말고)",
     re.IGNORECASE,
 )
@@ -68,10 +69,19 @@ _VERB_ENDINGS = (
 )
 
 
-def _content_words(text: str, skip: set[str]) -> list[str]:
+# Signal words say what kind of question it is, not what it is about: never content words.
+_SKIP = frozenset({w for vocab in SIGNALS.values() for w in vocab} | {"project", "프로젝트"})
+
+
+@lru_cache(maxsize=8)
+def _hangul_prefixes(skip: frozenset[str]) -> tuple[str, ...]:
+    return tuple(s for s in skip if is_hangul(s))
+
+
+def _content_words(text: str, skip: frozenset[str]) -> list[str]:
     out: list[str] = []
     seen: set[str] = set()
-    hangul_skip = tuple(s for s in skip if is_hangul(s))
+    hangul_skip = _hangul_prefixes(skip)
     for raw in _WORD.findall(text):
         word = strip_particle(raw) if is_hangul(raw) else raw.rstrip(".'-")
         low = word.lower()
@@ -85,6 +95,15 @@ def _content_words(text: str, skip: set[str]) -> list[str]:
     return out
 
 
+# Compiled once (not looked up in re's cache for every word of every question).
+# camelCase or ACRONYMWord; the last two capitals are enough ({2,} rescans a run of capitals).
+_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z][A-Z][a-z]")
+_DIGIT = re.compile(r"\d")
+_LATIN = re.compile(r"[A-Za-z]")
+_PROJECT = re.compile(r"\b(?:project|프로젝트)\s+([\w-]+)", re.IGNORECASE)
+_CONCEPTUAL = re.compile(r"\b(how|why|think|opinion|approach)\b|어떻게|왜|생각|의견|방향", re.IGNORECASE)
+
+
 def _entities(question: str, words: list[str]) -> list[str]:
     found: list[str] = []
     first = _WORD.search(question)
@@ -92,12 +111,12 @@ def _entities(question: str, words: list[str]) -> list[str]:
     for word in words:
         if word.lower() in GENERIC_ACRONYMS or is_hangul(word):
             continue
-        camel = re.search(r"[a-z][A-Z]|[A-Z]{2,}[a-z]", word)
+        camel = _CAMEL.search(word)
         capital = word[:1].isupper() and word != first_word
-        named = bool(re.search(r"\d", word) and re.search(r"[A-Za-z]", word)) or "-" in word
+        named = bool(_DIGIT.search(word) and _LATIN.search(word)) or "-" in word
         if camel or capital or named or (word.isupper() and len(word) > 1):
             found.append(word)
-    for match in re.finditer(r"\b(?:project|프로젝트)\s+([\w-]+)", question, re.IGNORECASE):
+    for match in _PROJECT.finditer(question):
         if match.group(1) not in found:
             found.append(match.group(1))
     for said in projects_in(question).values():
@@ -162,9 +181,7 @@ def _mode(
 ) -> tuple[Literal["semantic", "keyword"], str]:
     """Seed 003: keyword search for known terms, names, quotes and filters; semantic otherwise."""
     filters = len(c.authors) + len(c.channels) + len(c.types) + (c.after is not None) + (c.before is not None)
-    conceptual = re.search(
-        r"\b(how|why|think|opinion|approach)\b|어떻게|왜|생각|의견|방향", question, re.IGNORECASE
-    )
+    conceptual = _CONCEPTUAL.search(question)
     if phrases:
         return "keyword", "the question quotes an exact phrase"
     if filters >= 2:
@@ -200,8 +217,7 @@ def plan(
     rest = _QUOTED.sub(" ", rest)
     negations = [next(g for g in m.groups() if g) for m in _NEGATION.finditer(rest)]
     rest = _NEGATION.sub(" ", rest)
-    intent_words = {w for vocab in SIGNALS.values() for w in vocab}
-    words = _content_words(rest, intent_words | {"project", "프로젝트"})
+    words = _content_words(rest, _SKIP)
     entities = _entities(question, words)
     keywords = [w for w in words if w not in entities]
     mode, why = _mode(query_type.kind, phrases, entities, constraints, question)

@@ -53,7 +53,9 @@ def _report_lines(reports: Sequence[SourceReport]) -> list[str]:
             "timeout": f"no answer within the deadline ({r.elapsed_ms / 1000:.1f} s)",
             "rate_limited": "rate-limited"
             + (f"; retry in {r.retry_after:.0f} s" if r.retry_after else "; retry later"),
-        }.get(r.status, _clean(r.error or r.status, 600))
+        }.get(r.status, _clean((r.error or r.status).removeprefix(f"{r.source}: "), 600))
+        if r.status == "unavailable":
+            why = f"unavailable, skipped ({why})"
         lines.append(f"! {r.source}: {why}")
     return lines
 
@@ -63,31 +65,48 @@ def _explain(ranked: RankedHit) -> str:
     return f"    relevance {ranked.relevance:.2f} = {factors}"
 
 
-def render_answer(answer: Answer, fmt: str = "quick", *, explain: bool = False) -> str:
-    """The answer in ``quick``, ``deep``, ``progressive`` or ``json`` form."""
+def render_answer(
+    answer: Answer, fmt: str = "quick", *, explain: bool = False, specs: Sequence[str] = ()
+) -> str:
+    """The answer in ``quick``, ``deep``, ``progressive`` or ``json`` form.
+
+    The ``Sources`` list is numbered as the answer's ``[n]`` markers in every form. ``specs``: the
+    sources the question was asked of (``-S`` values), kept in progressive's "Dig further" command."""
     if fmt == "json":
         return answer.model_dump_json(indent=2)
     lines = [_clean(line, 10_000) for line in answer.text.split("\n")]
-    if answer.suggestions:
-        lines += ["", "Try: " + " | ".join(_clean(s, 80) for s in answer.suggestions)]
-    if fmt == "progressive":
-        lines += ["", "Top results:"]
-        for i, ranked in enumerate(answer.hits[:5], 1):
-            lines.append(_source_line(i, ranked))
-        lines += ["", "Dig further:"]
-        q = shlex.quote(answer.question)
-        lines.append(f"  sourcewise ask {q} --format deep --explain")
+    if not answer.answered and answer.hits:  # no [n]: these are not sources of an answer
+        lines += ["", "Closest results (may not answer):"]
         for ranked in answer.hits[:3]:
-            if ranked.hit.location.startswith(("http://", "https://")):
-                lines.append(
-                    f"  sourcewise fetch {shlex.quote(_clean(ranked.hit.location, 500))} --prompt {q}"
-                )
-    elif answer.sources:
+            hit = ranked.hit
+            lines.append(f"- {_clean(hit.title, 120)} - {_clean(hit.location, 200)} ({describe(hit)})")
+    if answer.suggestions:
+        lines += ["", "Try rewording: " + " | ".join(_clean(s, 80) for s in answer.suggestions)]
+    if answer.sources:
         lines += ["", "Sources:"]
         for i, ranked in enumerate(answer.sources, 1):
             lines.append(_source_line(i, ranked))
             if explain:
                 lines.append(_explain(ranked))
+    if fmt == "progressive":
+        cited = {r.hit.location for r in answer.sources}
+        more = [r for r in answer.hits if r.hit.location not in cited][: max(0, 5 - len(answer.sources))]
+        if more and answer.answered:
+            lines += ["", "More results:"]
+            for ranked in more:
+                hit = ranked.hit
+                lines.append(f"- {_clean(hit.title, 120)} - {_clean(hit.location, 200)} ({describe(hit)})")
+                if explain:
+                    lines.append(_explain(ranked))
+        lines += ["", "Dig further:"]
+        q = shlex.quote(answer.question)
+        flags = "".join(f" -S {shlex.quote(strip_controls(spec))}" for spec in specs)
+        lines.append(f"  sourcewise ask {q}{flags} --format deep --explain")
+        for ranked in answer.hits[:3]:
+            if ranked.hit.location.startswith(("http://", "https://")):
+                lines.append(
+                    f"  sourcewise fetch {shlex.quote(_clean(ranked.hit.location, 500))} --prompt {q}"
+                )
     if fmt == "deep" and answer.hits:
         lines += ["", f"All results ({len(answer.hits)}), by relevance:"]
         for ranked in answer.hits:

@@ -5,18 +5,22 @@ from __future__ import annotations
 import html
 import logging
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from functools import lru_cache
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from ..errors import InvalidURL
 from ..models import SNIPPET_MAX, ProviderHit, RawResult, SearchResult
-from .tiers import SourceTable, builtin_table, rate_key, wanted_projects
+from .tiers import SourceTable, builtin_table, rate_canonical, rate_key, wanted_projects
 from .urls import canonical_url, redact
 
-__all__ = ["cut_snippet", "dedup", "enrich", "pick_per_tier", "rank", "widen_by_tier"]
+__all__ = ["cut_snippet", "dedup", "enrich", "merge_results", "pick_per_tier", "rank", "widen_by_tier"]
 
 log = logging.getLogger("sourcewise")
+_M = TypeVar("_M", bound=BaseModel)
 _SPACE = re.compile(r"\s+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _FRACTION = re.compile(r"(\.\d{6})\d+")
@@ -30,7 +34,12 @@ ELLIPSIS = "…"
 def clean_text(text: str) -> str:
     """Plain text on one line: tags removed, entities decoded, white space collapsed, lone
     surrogates (which no encoder accepts) replaced by U+FFFD."""
-    return _SURROGATE.sub("\ufffd", _SPACE.sub(" ", html.unescape(_TAG.sub("", text))).strip())
+    if "<" in text:
+        text = _TAG.sub("", text)
+    if "&" in text:
+        text = html.unescape(text)
+    text = " ".join(text.split())  # str.split and \s agree on what white space is
+    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
 
 
 def cut_snippet(text: str, limit: int = SNIPPET_MAX) -> str:
@@ -72,6 +81,100 @@ def enrich(raw: Iterable[RawResult], query: str, table: SourceTable | None = Non
             )
         )
     return out
+
+
+def merge_results(
+    raw: Iterable[RawResult], query: str, table: SourceTable | None = None
+) -> list[SearchResult]:
+    """``rank(dedup(enrich(raw, query, table)))`` in one pass, with the same results in the same order.
+
+    Only the first result per canonical URL is titled, rated and built; later ones add their
+    provider, a longer snippet and a missing date as plain values, and each model is built
+    once at the end.
+    """
+    table = table or builtin_table()
+    wanted = tuple(wanted_projects(table, query).items())
+    # Plain values on the way: the first result per key, and the later ones with the same key.
+    first: dict[str, RawResult] = {}
+    later: dict[str, list[RawResult]] = {}
+    for item in raw:
+        try:
+            key = canonical_url(item.url)
+        except InvalidURL as exc:
+            log.warning("dropped a %s result with an invalid URL: %s", item.provider, exc)
+            continue
+        if key in first:
+            if key in later:
+                later[key].append(item)
+            else:
+                later[key] = [item]
+        else:
+            first[key] = item
+    out: list[SearchResult] = []
+    build = _builder(SearchResult)
+    for key, item in first.items():
+        snippet = cut_snippet(item.snippet)
+        hits = [(item.provider, item.position)]
+        published = item.published
+        for other in later.get(key, ()):
+            hit = (other.provider, other.position)
+            if hit not in hits:
+                hits.append(hit)
+            # Cleaning never lengthens a text: a snippet no longer than the kept one cannot replace it.
+            if len(other.snippet) > len(snippet):
+                longer = cut_snippet(other.snippet)
+                if len(longer) > len(snippet):
+                    snippet = longer
+            if published is None:
+                published = other.published
+        rating = rate_canonical(key, wanted, table)
+        out.append(
+            build(
+                title=clean_text(item.title) or redact(clean_text(item.url)),
+                url=redact(item.url.strip()),
+                canonical_url=key,
+                snippet=snippet,
+                tier=rating.tier,
+                reliability_score=rating.reliability_score,
+                reason=rating.reason,
+                providers=tuple([_provider_hit(p, n) for p, n in hits]),
+                published=published,
+            )
+        )
+    return rank(out)
+
+
+@lru_cache(maxsize=4096)
+def _provider_hit(provider: str, position: int) -> ProviderHit:
+    return ProviderHit.model_construct(provider=provider, position=position)  # frozen: shared
+
+
+def _builder(cls: type[_M]) -> Callable[..., _M]:
+    """``cls.model_construct`` for values already checked, given every field in declaration order.
+
+    It does what ``model_construct`` does for a model without aliases, extra fields, private
+    attributes or a post-init hook, minus the per-field search for aliases and defaults.
+    """
+    fields = cls.model_fields
+    if (
+        cls.__pydantic_post_init__
+        or cls.__private_attributes__
+        or cls.model_config.get("extra") == "allow"
+        or any(f.alias or f.validation_alias for f in fields.values())
+    ):  # pragma: no cover - not the case for SearchResult
+        return cls.model_construct
+    new = cls.__new__
+    setattr_ = object.__setattr__
+
+    def build(**values: Any) -> _M:
+        model = new(cls)
+        setattr_(model, "__dict__", values)
+        setattr_(model, "__pydantic_fields_set__", set(values))
+        setattr_(model, "__pydantic_extra__", None)
+        setattr_(model, "__pydantic_private__", None)
+        return model
+
+    return build
 
 
 def dedup(results: Iterable[SearchResult]) -> list[SearchResult]:

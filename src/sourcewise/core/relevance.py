@@ -15,7 +15,8 @@ words, like a document search.
 Authority follows seed 003's hierarchies (fact/policy: wiki > shared doc > email > chat; decision:
 meeting notes > thread conclusion > email > chat; status: tracker > recent chat > status doc >
 email). Web hits enter through their tier: tier 1 ranks with official docs, tier 2 with shared
-documents, tiers 3-4 below email.
+documents, tier 3 with email and tier 4 with chat (``TIER_AUTHORITY``); an untiered web hit is off
+every hierarchy (0.2).
 
 Everything here is pure: ``today`` is an argument.
 """

@@ -6,7 +6,8 @@ The decision follows this order; the first rule that applies decides:
 2. **Internal** keywords ("사내", "우리 회사", "internal", "policy", "handbook" ...): ``skip``.
    Questions about the team's own documents are answered from private sources, and sending
    them to a web search engine would leak internal terms for nothing.
-3. **Recency** keywords ("최신", "요즘", "latest", a recent year ...): ``search``.
+3. **Recency** keywords ("최신", "요즘", "latest", a recent year, "what's new in X", "what changed in
+   <something with a version>" ...): ``search``.
 4. **External** keywords ("시장", "경쟁사", "AI", "market", "benchmark" ...): ``search``.
 5. Anything else is a general request: ``skip`` (answer from what is already known).
 
@@ -23,7 +24,18 @@ from datetime import date
 from urllib.parse import urlsplit
 
 from ..models import Route
-from .keywords import EXTERNAL, HOT, INTERNAL, RECENCY, RECENCY_FILLER, REQUEST_FILLER, TREND_WORDS, find
+from .keywords import (
+    EXTERNAL,
+    HOT,
+    INTERNAL,
+    RECENCY,
+    RECENCY_FILLER,
+    REQUEST_FILLER,
+    TREND_WORDS,
+    find,
+    release_signals,
+    tokens,
+)
 from .text import is_hangul, strip_particle
 from .weburls import find_urls
 
@@ -34,6 +46,12 @@ _YEAR = re.compile(r"(?<![\d.])((?:19|20)\d{2})(?:년|年)?(?![\d.])")
 
 def _recent_years(question: str, today: date) -> list[str]:
     return [y for y in _YEAR.findall(question) if int(y) >= today.year - 1]
+
+
+def _extended(builtin: frozenset[str], extra: Iterable[str]) -> frozenset[str]:
+    """The built-in set, the very same object when nothing is added (its index is cached)."""
+    more = {k.lower() for k in extra}
+    return builtin | more if more - builtin else builtin
 
 
 def route(
@@ -49,12 +67,13 @@ def route(
     found_urls = find_urls(question)
     urls = [url for url, site in found_urls if not site]
     sites = [url for url, site in found_urls if site]
+    words_ = tokens(question)
     found = {
-        "recency": find(question, RECENCY | {k.lower() for k in recency}),
-        "external": find(question, EXTERNAL | {k.lower() for k in external}),
-        "internal": find(question, INTERNAL | {k.lower() for k in internal}),
+        "recency": find(words_, _extended(RECENCY, recency)),
+        "external": find(words_, _extended(EXTERNAL, external)),
+        "internal": find(words_, _extended(INTERNAL, internal)),
     }
-    found["recency"] += _recent_years(question, today)
+    found["recency"] += _recent_years(question, today) + release_signals(question)
     if urls:
         return Route(
             action="fetch", reason=f"the question gives {len(urls)} URL(s) to read", urls=urls, signals=found

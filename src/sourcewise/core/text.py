@@ -112,12 +112,14 @@ _HANGUL = re.compile("[\uac00-\ud7a3]")
 
 
 def is_hangul(text: str) -> bool:
-    return _HANGUL.search(text) is not None
+    return not text.isascii() and _HANGUL.search(text) is not None
 
 
 def words(text: str) -> list[str]:
     """The words of ``text`` in order, lower-cased, trailing sentence punctuation removed."""
-    return [m.group(0).lower().rstrip(".'-") or m.group(0).lower() for m in _WORD.finditer(text)]
+    if text.isascii():  # lower-casing ASCII first changes no match
+        return [w.rstrip(".'-") or w for w in _WORD.findall(text.lower())]
+    return [w.rstrip(".'-") or w for w in map(str.lower, _WORD.findall(text))]
 
 
 def strip_particle(word: str) -> str:

@@ -31,15 +31,17 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
-from publicsuffixlist import PublicSuffixList
-
 from ..models import SourceRating, Tier
+from .suffixes import psl
 from .text import strip_particle, words
 from .urls import canonical_url
 
@@ -50,7 +52,9 @@ __all__ = [
     "default_table",
     "projects_in",
     "rate",
+    "rate_canonical",
     "rate_key",
+    "rate_parts",
     "wanted_projects",
 ]
 
@@ -98,7 +102,6 @@ _LOCALE = re.compile(r"^/[a-z]{2}(?:[-_][a-z]{2,4})?(?=/)")
 _RTD = ("readthedocs.io", "readthedocs.org", "readthedocs-hosted.com")
 #: Forum and Q&A paths on an official site: community answers, not the docs.
 _COMMUNITY_PATHS = ("/forums", "/forum", "/answers/questions", "/community", "/discussions", "/thread")
-_psl = PublicSuffixList()
 # CamelCase or all-caps names of three or more letters: likely a product the query is about.
 _NAME = re.compile(r"\b(?:[A-Z]{3,}[a-z]*|[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+|[a-z]+[A-Z]\w*)\b")
 
@@ -147,6 +150,13 @@ class SourceTable:
             mid = sum(BANDS[level]) // 2
             self._add(_Entry(host, path, tier=level, score=mid, source="config"))  # type: ignore[arg-type]
         self._max_words = max((len(n.split()) for n in self.names), default=1)
+        # the first words of the names of several words, by number of words
+        firsts: dict[int, set[str]] = {}
+        for name in self.names:
+            parts = name.split()
+            if len(parts) > 1:
+                firsts.setdefault(len(parts), set()).add(parts[0])
+        self._firsts = {size: frozenset(words) for size, words in firsts.items()}
 
     def _add(self, entry: _Entry) -> None:
         self._by_host.setdefault(entry.host, []).append(entry)
@@ -181,7 +191,12 @@ class SourceTable:
         tokens = [strip_particle(w) for w in words(query)]
         found: dict[str, str] = {}
         for size in range(self._max_words, 0, -1):
+            firsts = self._firsts.get(size, frozenset()) if size > 1 else None
+            if firsts is not None and not firsts:
+                continue
             for i in range(len(tokens) - size + 1):
+                if firsts is not None and tokens[i] not in firsts:
+                    continue  # no name of this many words starts with this word
                 phrase = " ".join(tokens[i : i + size])
                 project = self.names.get(phrase)
                 if project and project not in found:
@@ -238,13 +253,116 @@ def rate(url: str, query: str | None = None, table: SourceTable | None = None) -
     """Rate ``url`` (see the module docstring). Raises ``InvalidURL`` for a non-http(s) URL."""
     table = table or builtin_table()
     wanted = wanted_projects(table, query) if query else {}
-    return rate_key(canonical_url(url), wanted, table)
+    return rate_canonical(canonical_url(url), tuple(wanted.items()), table)
+
+
+def rate_canonical(key: str, wanted: tuple[tuple[str, str], ...], table: SourceTable) -> SourceRating:
+    """``rate_key`` for a key that ``canonical_url`` made, through the cache of ``rate_parts``
+    (``wanted``: the query's projects as ``tuple(wanted_projects(...).items())``)."""
+    slash = key.find("/", 8)  # "https://host/path...": no user info; a port or IPv6 shows a ":"
+    host_end = slash if slash >= 0 else len(key)
+    path_end = len(key)
+    for mark in "?#":
+        at = key.find(mark, host_end)
+        if 0 <= at < path_end:
+            path_end = at
+    host = key[8:host_end]
+    if not key.startswith("https://") or host.startswith("[") or ":" in host:
+        return rate_key(key, dict(wanted), table)  # the general reading
+    return rate_parts(host, key[host_end:path_end], wanted, table)
 
 
 def rate_key(key: str, wanted: Mapping[str, str], table: SourceTable) -> SourceRating:
     """``rate`` for a URL already canonicalised, with the query's projects already found."""
     parts = urlsplit(key)
-    host, path = parts.hostname or "", parts.path
+    return _rate(parts.hostname or "", parts.path, wanted, table, None)
+
+
+_RATING_CACHE_MAX = 8192
+
+
+def rate_parts(host: str, path: str, wanted: tuple[tuple[str, str], ...], table: SourceTable) -> SourceRating:
+    """``rate_key`` for the host and path of a canonical key (``wanted``: the query's projects as
+    ``tuple(wanted_projects(...).items())``), cached per host and per set of projects.
+
+    A rating reads little of the path: which of this host's path entries and user-content paths
+    it falls under (the table is indexed by first path segment), whether it starts like a
+    documentation path, the forum it is in on an official site, and whether a project the
+    query names is one of its segments. The cache key is the host and those answers, so that
+    pages of one site share one entry, and the cache is bounded (least recently used goes).
+    """
+    low = path.lower()
+    profile = _profile(table, host)
+    entries: tuple[object, ...] = ()
+    if profile.by_segment:
+        first = low.split("/", 2)[1] if len(low) > 1 else ""
+        group = profile.by_segment.get(first)
+        if group:
+            bare = low.rstrip("/")
+            entries = (first, *(bare == p or bare.startswith(p + "/") for p in group))
+    hosted = tuple(low.startswith(p) for p in profile.hosted_paths) if profile.hosted_paths else ()
+    forum = None
+    if profile.official:
+        locale = _LOCALE.match(low)  # anchored: the one match _LOCALE.sub would remove
+        unlocalised = low[locale.end() :] if locale else low
+        if unlocalised.startswith(_COMMUNITY_PATHS):
+            forum = unlocalised.split("/")[1]
+    named = False
+    if wanted:
+        for _, said in wanted:
+            if said.replace(" ", "-") in low and _in_path(said, low):
+                named = True
+                break
+    key = (table, wanted, host, entries, hosted, low.startswith(_DOC_PATHS), forum, named)
+    cache = _RATINGS
+    rating = cache.get(key)
+    if rating is None:
+        rating = _rate(host, path, dict(wanted), table, named)
+        cache[key] = rating
+        if len(cache) > _RATING_CACHE_MAX:
+            with suppress(KeyError):  # another thread may have emptied it meanwhile
+                cache.popitem(last=False)  # the least recently used goes
+    elif len(cache) > _RATING_CACHE_MAX // 2:
+        with suppress(KeyError):  # another thread may have evicted it meanwhile
+            cache.move_to_end(key)  # order matters only once the cache may fill up
+    return rating
+
+
+_RATINGS: OrderedDict[tuple[object, ...], SourceRating] = OrderedDict()
+
+
+class _Profile(NamedTuple):
+    """What a rating of this host may read of a path."""
+
+    by_segment: dict[str, tuple[str, ...]]  # first segment -> the path entries under it
+    hosted_paths: tuple[str, ...]  # user-content path prefixes for this host ("/spaces")
+    official: bool  # a tier-1 entry may apply: its forum paths are community
+
+
+@lru_cache(maxsize=_RATING_CACHE_MAX)
+def _profile(table: SourceTable, host: str) -> _Profile:
+    labels = host.split(".")
+    suffixes = [".".join(labels[i:]) for i in range(len(labels))]
+    by_segment: dict[str, list[str]] = {}
+    official = False
+    for suffix in suffixes:
+        for entry in table._by_host.get(suffix, ()):
+            official = official or entry.tier == 1
+            if entry.path:
+                by_segment.setdefault(entry.path.split("/")[1], []).append(entry.path)
+    hosted = []
+    for spec in user_content():
+        spec_host, _, spec_path = spec.partition("/")
+        if spec_path and spec_host in suffixes:
+            hosted.append("/" + spec_path)
+    return _Profile({k: tuple(v) for k, v in by_segment.items()}, tuple(hosted), official)
+
+
+def _rate(
+    host: str, path: str, wanted: Mapping[str, str], table: SourceTable, named: bool | None
+) -> SourceRating:
+    """The rating of a canonical key's host and path; ``named``: whether the path names a wanted
+    project (None: find out here)."""
     tier, base, why, project = _classify(table, host, path, wanted)
     low, high = BANDS[tier]
     score = base
@@ -252,7 +370,9 @@ def rate_key(key: str, wanted: Mapping[str, str], table: SourceTable) -> SourceR
     if project and project in wanted:
         score += {1: 6, 2: 4, 3: 3, 4: 3}[tier]
         notes.append(f"the query is about {project}")
-    elif tier >= 3 and any(_in_path(name, path) for name in wanted.values()):
+    elif tier >= 3 and (
+        named if named is not None else any(_in_path(name, path) for name in wanted.values())
+    ):
         score += 3
         notes.append("the path names the project the query is about")
     if tier == 1 and (host.startswith(_DOC_HOSTS) or path.lower().startswith(_DOC_PATHS)):
@@ -305,7 +425,7 @@ def _classify(
         return _hosted(host, hosted, wanted)
     if entry is not None:
         return _from_table(table, entry, host, path)
-    registrable = _psl.privatesuffix(host) or host
+    registrable = psl().privatesuffix(host) or host
     label = registrable.split(".")[0]
     named = _named(label, wanted)
     owner = table.project_of(registrable)
@@ -318,7 +438,7 @@ def _classify(
         return 1, 90, f"the domain {registrable} is named after {wanted[named]!r} in the query", named
     if owner and host.startswith(_BLOG_HOSTS):
         return 2, 78, f"{host} is an official blog of {owner}", owner
-    suffix = _psl.publicsuffix(host) or ""
+    suffix = psl().publicsuffix(host) or ""
     if suffix in _INSTITUTION or suffix.split(".")[0] in ("gov", "edu", "ac", "go"):
         return 2, 78, f"{host} is a government or academic site", None
     if host.startswith(_COMMUNITY_HOSTS):

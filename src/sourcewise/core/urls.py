@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from functools import lru_cache
 from typing import NamedTuple
 from urllib.parse import quote_from_bytes, unquote_to_bytes, urlsplit
 
@@ -146,6 +147,8 @@ def redact(url: str) -> str:
     """``url`` without its user info (``user:password@``), for messages and logs."""
     if not isinstance(url, str):
         return repr(url)
+    if "@" not in url:  # both patterns need an "@": nothing to remove
+        return url[:MAX_URL]
     return _USERINFO_IN_TEXT.sub("", _USERINFO.sub(r"\1", url[:MAX_URL]))
 
 
@@ -208,8 +211,76 @@ def parse_web_url(url: str) -> WebURL:
     )
 
 
+# A plain URL: lower-case scheme, a host of letters, digits, dots, hyphens and underscores, no
+# port or user info, a path and query of characters that every rule leaves as they are (no "%",
+# no fragment). Such a URL takes the fast path; every other one the general one, same key.
+_PLAIN = re.compile(
+    r"https?://([A-Za-z0-9._-]+)(/[A-Za-z0-9/._~!$'()*+,;=:@-]*)?(?:\?([A-Za-z0-9._~!$'()*+,;:@/?&=-]*))?"
+)
+_HOST_CACHE_MAX = 4096
+
+
+@lru_cache(maxsize=_HOST_CACHE_MAX)
+def _plain_host(host: str) -> str | None:
+    """The key's host for a plain host as written, or None when only the general path can say
+    (an invalid host, whose error message names the whole URL)."""
+    try:
+        host = _normalise_host(host.lower(), host)
+    except InvalidURL:
+        return None
+    if host.startswith("www.") and "." in host[4:]:
+        host = host[4:]
+    return None if ":" in host else host
+
+
 def canonical_url(url: str) -> str:
     """Return the dedup key of ``url``; raise ``InvalidURL`` if it is not an http(s) URL."""
+    if type(url) is str and len(url) <= MAX_URL:
+        match = _PLAIN.fullmatch(url)
+        if match is not None:
+            key = _plain_key(match)
+            if key is not None:
+                return key
+    return _general_key(url)
+
+
+def _plain_key(match: re.Match[str]) -> str | None:
+    """``canonical_url`` for a URL that ``_PLAIN`` matched; None when a rule needs the general path."""
+    host_text, path, query = match.groups()
+    host = _plain_host(host_text)
+    if host is None:
+        return None
+    if path:
+        if "/." in path:  # dot segments (and names starting with a dot): the general path decides
+            return None
+        if "//" in path:
+            path = _SLASHES.sub("/", path)
+        path = path.rstrip("/") or "/"
+    else:
+        path = "/"
+    if not query:
+        return f"https://{host}{path}"
+    pairs: list[tuple[str, str]] = []
+    for chunk in query.split("&"):
+        if not chunk:
+            continue
+        name, _, value = chunk.partition("=")
+        if not name:
+            continue
+        if "=" in value or "?" in chunk or "/" in chunk:  # escaped by the general path
+            return None
+        low = name.replace("+", " ").lower()
+        if low in TRACKING_PARAMS or low.startswith("utm_"):
+            continue
+        pairs.append((name, value))
+    if not pairs:
+        return f"https://{host}{path}"
+    pairs.sort()
+    return f"https://{host}{path}?" + "&".join(f"{k}={v}" for k, v in pairs)
+
+
+def _general_key(url: str) -> str:
+    """``canonical_url`` by the general rules (``parse_web_url`` and the normalisations)."""
     parts = parse_web_url(url)
     host = parts.host
     if host.startswith("www.") and "." in host[4:]:
@@ -252,6 +323,8 @@ def _normalise_host(hostname: str | None, original: str) -> str:
         return ipv4
     if not _HOST_OK.match(host) or ".." in host:
         raise _bad(original, f"{hostname!r} is not a valid host name")
+    if len(host) > 253 or max(map(len, host.split("."))) > 63:  # what DNS (and getaddrinfo) can carry
+        raise _bad(original, "a host name is at most 253 characters and 63 per label")
     if "xn--" in host:
         try:
             idna.decode(host)

@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import re
 
-from publicsuffixlist import PublicSuffixList
-
+from .suffixes import psl
 from .text import is_hangul, strip_particle
 from .urls import is_http_url, redact
 
 __all__ = ["extract_urls", "find_urls"]
 
-_psl = PublicSuffixList()
 _SCHEME = re.compile(r"https?://[^\s<>\"'`]+", re.IGNORECASE)
 _BARE = re.compile(
     r"(?<![\w@.\-/])((?:www\.)?(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24})(/[^\s<>\"'`]*)?(?![a-z0-9@-])"
@@ -58,8 +56,8 @@ def _trim(url: str) -> str:
 
 
 def _looks_like_site(host: str, path: str | None) -> bool:
-    suffix = _psl.publicsuffix(host)
-    if not suffix or _psl.privatesuffix(host) is None:
+    suffix = psl().publicsuffix(host)
+    if not suffix or psl().privatesuffix(host) is None:
         return False
     tld = host.rsplit(".", 1)[-1]
     if host.startswith("www.") or (path and len(path) > 1):

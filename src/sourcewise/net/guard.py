@@ -125,6 +125,8 @@ class AddressGuard:
             found = [literal] if literal else await self.resolver(name, port)
         except OSError as exc:
             raise FetchConnectionError(host, f"cannot resolve {host} ({exc})") from exc
+        except UnicodeError as exc:  # the idna codec refused the name (a label over 63 characters ...)
+            raise InvalidURL(f"{host[:80]!r} is not a host name DNS can look up ({exc})") from exc
         self.check(host, port, found)
         self.approved[(name, port)] = found
         return found

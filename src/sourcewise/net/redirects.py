@@ -5,22 +5,28 @@ One GET per link through the guarded client (``net.guard``), never following fur
 ``Location`` of the first answer is the page. Answers are cached in SQLite beside the page cache.
 A link that cannot be resolved (refused, timed out, no redirect, not an http(s) target) is kept
 as it was: resolution never fails a search.
+
+The cache keeps what the guard decided on (the host, port and addresses the GET connected to) and
+serves a link only to a caller whose own guard would let that connection through, as the page
+cache does: a link resolved with ``allow_private`` is not served to a default caller. User info
+(``user:password@``) is never sent, stored or logged: a link is requested and keyed without it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 
 from ..config import Settings
 from ..core.urls import is_http_url
-from ..errors import SourcewiseError
+from ..errors import AddressNotAllowed, SourcewiseError
 from .db import open_db
 from .guard import AddressGuard, GuardedTransport, Resolver
 
@@ -31,40 +37,71 @@ REDIRECT_TTL = 86_400.0  # a grounding link keeps pointing at the same page; a d
 CONCURRENCY = 8
 _REDIRECTS = (301, 302, 303, 307, 308)
 
+#: (host, port, addresses connected to): what the address guard decided on for one GET
+Hop = tuple[str, int, list[str]]
+
 
 def _setup(db: sqlite3.Connection) -> None:
     db.execute("PRAGMA journal_mode=WAL")  # shared by the workers of one server, like the page cache
     with db:
+        # The first table kept neither the guard's inputs nor links without user info: drop it.
+        db.execute("DROP TABLE IF EXISTS redirect")
         db.execute(
-            "CREATE TABLE IF NOT EXISTS redirect"
-            " (link TEXT PRIMARY KEY, target TEXT NOT NULL, resolved_at REAL NOT NULL)"
+            "CREATE TABLE IF NOT EXISTS redirect_hop (link TEXT PRIMARY KEY, target TEXT NOT NULL,"
+            " resolved_at REAL NOT NULL, host TEXT NOT NULL, port INTEGER NOT NULL, addresses TEXT NOT NULL)"
         )
 
 
+def request_link(link: str) -> str:
+    """``link`` as it is requested and keyed: without user info (the host ``_resolvable`` read)."""
+    parts = urlsplit(link)
+    if "@" not in parts.netloc:
+        return link
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
 class RedirectCache:
-    """Link -> target, in SQLite. An unusable file is reported once and replaced by memory."""
+    """Link -> target, in SQLite, with the hop the guard approved. An unusable file is reported
+    once and replaced by memory."""
 
     def __init__(self, path: Path | None, ttl: float = REDIRECT_TTL) -> None:
         self.ttl = ttl
         self._db: sqlite3.Connection | None = open_db(path, _setup, "redirect cache")
 
-    def get(self, link: str, now: float) -> str | None:
+    def get(self, link: str, now: float, guard: AddressGuard) -> str | None:
+        """The cached target of ``link`` if fresh and ``guard`` would let its GET through."""
         if self._db is None:
             return None
         try:
             row = self._db.execute(
-                "SELECT target, resolved_at FROM redirect WHERE link = ?", (link,)
+                "SELECT target, resolved_at, host, port, addresses FROM redirect_hop WHERE link = ?",
+                (request_link(link),),
             ).fetchone()
         except sqlite3.DatabaseError:
             return None
-        return str(row[0]) if row and now - row[1] < self.ttl else None
+        if not row or now - row[1] >= self.ttl:
+            return None
+        try:
+            addresses = json.loads(row[4])
+            if not addresses or not all(isinstance(a, str) for a in addresses):
+                return None  # nothing to re-check: resolve again
+            guard.check(str(row[2]), int(row[3]), addresses)
+        except (ValueError, TypeError, AddressNotAllowed) as exc:
+            log.info("not serving a grounding link from the cache (%s)", type(exc).__name__)
+            return None
+        return str(row[0])
 
-    def put(self, link: str, target: str, now: float) -> None:
-        if self._db is None:
+    def put(self, link: str, target: str, now: float, hop: Hop) -> None:
+        """Keep ``link`` -> ``target``; only a link whose addresses are known is kept."""
+        host, port, addresses = hop
+        if self._db is None or not addresses or "@" in urlsplit(target).netloc:
             return
         try:
             with self._db:
-                self._db.execute("INSERT OR REPLACE INTO redirect VALUES (?, ?, ?)", (link, target, now))
+                self._db.execute(
+                    "INSERT OR REPLACE INTO redirect_hop VALUES (?, ?, ?, ?, ?, ?)",
+                    (request_link(link), target, now, host, port, json.dumps(addresses)),
+                )
         except sqlite3.DatabaseError as exc:
             log.warning("redirect cache write failed (%s)", exc)
 
@@ -73,21 +110,27 @@ class RedirectCache:
             self._db.close()
 
 
-async def _one(client: httpx.AsyncClient, link: str, seconds: float) -> str | None:
-    """The ``Location`` the link answers with, or ``None``."""
+async def _one(
+    client: httpx.AsyncClient, guard: AddressGuard, link: str, seconds: float
+) -> tuple[str, Hop] | None:
+    """The ``Location`` the link answers with and the hop the guard approved, or ``None``."""
+    url = request_link(link)
     try:
-        async with asyncio.timeout(seconds), client.stream("GET", link) as response:
+        async with asyncio.timeout(seconds), client.stream("GET", url) as response:
             location = response.headers.get("location")
             if response.status_code not in _REDIRECTS or not location:
                 log.info("grounding link answered HTTP %d without a redirect; kept", response.status_code)
                 return None
+            asked = response.request.url
     except (TimeoutError, httpx.HTTPError, SourcewiseError) as exc:
         log.info("could not resolve a grounding link (%s); kept", type(exc).__name__)
         return None
-    target: str = urljoin(link, str(location).strip())
+    target: str = urljoin(url, str(location).strip())
     if not is_http_url(target) or "@" in urlsplit(target).netloc:  # user info is never kept
         return None
-    return target
+    host = asked.raw_host.decode("ascii").strip("[]").lower().rstrip(".")
+    port = asked.port or (443 if asked.scheme == "https" else 80)
+    return target, (host, port, list(guard.approved.get((host, port), [])))
 
 
 def _resolvable(link: str, hosts: frozenset[str]) -> bool:
@@ -114,21 +157,21 @@ async def resolve_redirects(
         return {}
     own = cache is None
     store = cache or RedirectCache(settings.state_dir / "redirects.sqlite3")
-    found = {link: hit for link in todo if (hit := store.get(link, clock())) is not None}
+    guard = AddressGuard(
+        allow_private=settings.allow_private, allow_hosts=settings.allow_hosts, resolver=resolver
+    )
+    found = {link: hit for link in todo if (hit := store.get(link, clock(), guard)) is not None}
     missing = [link for link in todo if link not in found]
     if not missing:
         if own:
             store.close()
         return found
-    guard = AddressGuard(
-        allow_private=settings.allow_private, allow_hosts=settings.allow_hosts, resolver=resolver
-    )
     gate = asyncio.Semaphore(CONCURRENCY)
     limit = seconds if seconds is not None else settings.timeout
 
-    async def run(link: str) -> tuple[str, str | None]:
+    async def run(link: str) -> tuple[str, tuple[str, Hop] | None]:
         async with gate:
-            return link, await _one(client, link, limit)
+            return link, await _one(client, guard, link, limit)
 
     try:
         async with httpx.AsyncClient(
@@ -138,10 +181,11 @@ async def resolve_redirects(
             follow_redirects=False,
             trust_env=False,
         ) as client:
-            for link, target in await asyncio.gather(*(run(link) for link in missing)):
-                if target is not None:
+            for link, answer in await asyncio.gather(*(run(link) for link in missing)):
+                if answer is not None:
+                    target, hop = answer
                     found[link] = target
-                    store.put(link, target, clock())
+                    store.put(link, target, clock(), hop)
     finally:
         if own:
             store.close()

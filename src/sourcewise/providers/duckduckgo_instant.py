@@ -19,8 +19,9 @@ __all__ = ["PROVIDER", "build", "parse"]
 
 NAME = "duckduckgo_instant"
 MAX_TOPICS = 200
-# The anchor text of a topic's Result HTML: '<a href="...">Title</a>rest'. No nesting, linear.
-_ANCHOR = re.compile(r"<a [^>]*>([^<]*)</a>")
+# The anchor text of a topic's Result HTML: '<a href="...">Title</a>rest'. Linear: no part can
+# run past the next '<', so an attempt that fails stops there (``[^>]*`` ran to the end: quadratic).
+_ANCHOR = re.compile(r"<a [^<>]*>([^<]*)</a>")
 
 
 def build(query: str, max_results: int, settings: Settings) -> HttpRequest:

@@ -4,16 +4,20 @@ When a ``gemini`` executable is on PATH (name: ``gemini_cli_command``), it is ru
 non-interactively (``--output-format json -p PROMPT``, no shell) with a prompt asking it to use its
 ``google_web_search`` tool and answer with JSON. The run is killed at ``gemini_cli_timeout``
 seconds. A timeout, a missing login or output that is not the JSON asked for are typed provider
-errors, so the chain moves on. Output past ``MAX_OUTPUT`` bytes is refused.
+errors, so the chain moves on. Output is read in chunks: past ``MAX_OUTPUT`` bytes the CLI (and
+anything it started) is killed and the answer refused, so memory stays bounded.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import os
 import re
 import shutil
+import signal
 from typing import Any
 
 from ..config import Settings
@@ -26,8 +30,15 @@ __all__ = ["PROVIDER", "CliTimeout", "command", "parse_output", "prompt"]
 
 NAME = "gemini-cli"
 MAX_OUTPUT = 2_000_000
+MAX_STDERR = 64_000  # kept for the error message; the rest is read and dropped
+CHUNK = 65_536
 log = logging.getLogger("sourcewise")
-_LOGIN = re.compile(r"auth|log(?:ged)? ?in|credential|api key|GEMINI_API_KEY|GOOGLE_API_KEY", re.IGNORECASE)
+# Whole words: "author" or "oauth2" in a crash message is not a missing login.
+_LOGIN = re.compile(
+    r"\b(?:auth|authenticat\w*|unauthori[sz]ed|log(?:ged)? ?in|credentials?|api key"
+    r"|GEMINI_API_KEY|GOOGLE_API_KEY)\b",
+    re.IGNORECASE,
+)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -106,6 +117,39 @@ def _first_line(text: str) -> str:
     return _CONTROL.sub(" ", lines[0][:200]) if lines else ""
 
 
+class _TooMuch(Exception):
+    pass
+
+
+async def _capped(stream: asyncio.StreamReader | None, limit: int) -> bytes:
+    """Everything ``stream`` gives, in chunks; ``_TooMuch`` as soon as it passes ``limit``."""
+    data = bytearray()
+    while stream is not None and (chunk := await stream.read(CHUNK)):
+        data += chunk
+        if len(data) > limit:
+            raise _TooMuch
+    return bytes(data)
+
+
+async def _drained(stream: asyncio.StreamReader | None, keep: int) -> bytes:
+    """The first ``keep`` bytes of ``stream``; the rest is read and dropped until it ends."""
+    data = bytearray()
+    while stream is not None and (chunk := await stream.read(CHUNK)):
+        data += chunk[: max(0, keep - len(data))]
+    return bytes(data)
+
+
+async def _stop(proc: asyncio.subprocess.Process) -> None:
+    """Kill the CLI and everything it started (its own process group), and reap it."""
+    if proc.returncode is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (OSError, AttributeError):  # gone already, or no process groups (Windows)
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+        await proc.wait()
+
+
 async def _execute(argv: list[str], seconds: float) -> tuple[int, bytes, bytes]:
     try:
         proc = await asyncio.create_subprocess_exec(
@@ -113,21 +157,29 @@ async def _execute(argv: list[str], seconds: float) -> tuple[int, bytes, bytes]:
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,  # its own group: a kill reaches whatever it started too
         )
     except OSError as exc:
         raise ProviderNotConfigured(NAME, f"cannot run {argv[0]!r} ({exc.strerror or exc})") from exc
+    errors = asyncio.ensure_future(_drained(proc.stderr, MAX_STDERR))
     try:
         async with asyncio.timeout(seconds):
-            out, err = await proc.communicate()
-    except TimeoutError:
-        proc.kill()
-        await proc.wait()
-        raise CliTimeout(NAME, f"no answer within {seconds:g} s; the CLI was stopped") from None
-    except BaseException:  # cancelled by the caller's deadline: never leave the CLI running
-        if proc.returncode is None:
-            proc.kill()
+            out = await _capped(proc.stdout, MAX_OUTPUT)
+            err = await errors
             await proc.wait()
+    except TimeoutError:
+        await _stop(proc)
+        raise CliTimeout(NAME, f"no answer within {seconds:g} s; the CLI was stopped") from None
+    except _TooMuch:
+        await _stop(proc)
+        raise ParseError(NAME, f"the CLI wrote more than {MAX_OUTPUT} bytes; it was stopped") from None
+    except BaseException:  # cancelled by the caller's deadline: never leave the CLI running
+        await _stop(proc)
         raise
+    finally:
+        if not errors.done():
+            errors.cancel()
+            await asyncio.wait({errors})
     return proc.returncode or 0, out, err
 
 
@@ -137,8 +189,6 @@ async def run(call: ProviderCall) -> ProviderOutput:
         raise ProviderNotConfigured(NAME, configured(settings)[1])
     argv = command(call.query, call.max_results, settings)
     code, out, err = await _execute(argv, settings.gemini_cli_timeout)
-    if len(out) > MAX_OUTPUT:
-        raise ParseError(NAME, f"the CLI wrote more than {MAX_OUTPUT} bytes")
     stdout, stderr = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
     if code != 0:
         said = _first_line(stderr) or _first_line(stdout)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 from collections.abc import Mapping
 from typing import Any, TextIO
 
@@ -132,10 +133,22 @@ def parse_tool_output(structured: Any, texts: list[str]) -> list[RawResult]:
     raise ParseError(NAME, "the tool's answer holds no list of results")
 
 
+_warned: set[str] = set()
+
+
 def _server_log(settings: Settings) -> TextIO:
-    """Where a stdio server's stderr goes: a file beside the caches, never the user's terminal."""
-    settings.state_dir.mkdir(parents=True, exist_ok=True)
-    return (settings.state_dir / "mcp-server.log").open("a", encoding="utf-8")
+    """Where a stdio server's stderr goes: a file beside the caches, never the user's terminal.
+    When the state dir cannot be used, nowhere (the null device), with one warning per path."""
+    path = settings.state_dir / "mcp-server.log"
+    try:
+        settings.state_dir.mkdir(parents=True, exist_ok=True)
+        return path.open("a", encoding="utf-8")
+    except OSError as exc:
+        if str(path) not in _warned:
+            _warned.add(str(path))
+            why = exc.strerror or type(exc).__name__
+            log.warning("MCP server log %s cannot be written (%s); its messages are dropped", path, why)
+        return open(os.devnull, "w", encoding="utf-8")  # closed by the caller's with
 
 
 async def _call(settings: Settings, args: dict[str, Any], seconds: float) -> Any:

