@@ -415,7 +415,7 @@ def test_semantic_and_hybrid_with_the_extra(tmp_path: Path, docs: Path) -> None:
 def test_hybrid_on_an_index_without_embeddings_says_it_searched_lexically(kb: KnowledgeBase) -> None:
     pytest.importorskip("sentence_transformers")
     base = KnowledgeBase(kb.location, semantic=None)
-    hits, warnings = base.search_with_warnings("시장", mode="hybrid")
+    hits, warnings = base.search_with_warnings("payments market", mode="hybrid")
     assert names(hits)[:1] == ["market.txt"]
     assert any("no embeddings" in w for w in warnings)
 
@@ -447,10 +447,10 @@ def test_a_model_still_loading_leaves_the_search_lexical_and_says_so(
     monkeypatch.setattr(kbembed, "_loaded", threading.Event())
     monkeypatch.setattr(kbembed, "_loader", [])
     monkeypatch.setattr(kbembed, "embedder", slow_model)
-    hits, warnings = base.search_with_warnings("시장", mode="hybrid")
+    hits, warnings = base.search_with_warnings("payments market", mode="hybrid")
     assert names(hits)[:1] == ["market.txt"]
     assert any("still loading" in w for w in warnings), warnings
-    base.search_with_warnings("시장", mode="hybrid")
+    base.search_with_warnings("payments market", mode="hybrid")
     assert len(calls) == 1, "one background load, however many searches wait for it"
     release.set()
     kbembed._loader[0].join(5)
@@ -461,3 +461,53 @@ def np_ids(n: int):  # type: ignore[no-untyped-def]
     import numpy as np
 
     return np.arange(n, dtype=np.int64)
+
+
+def test_a_korean_query_in_hybrid_mode_never_asks_the_english_model(
+    kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MiniLM reads English: a query mostly in Hangul is searched lexically, without loading it."""
+    from sourcewise.sources import kb as kbmod
+
+    base = KnowledgeBase(kb.location, semantic=None)
+    monkeypatch.setattr(kbmod, "semantic_available", lambda: True)
+    monkeypatch.setattr(base, "_vectors", lambda: (np_ids(1), None))
+
+    def no_model() -> None:
+        raise AssertionError("the model was asked for a Korean query")
+
+    monkeypatch.setattr(kbmod, "embedder", no_model)
+    monkeypatch.setattr(kbmod, "embedder_within", lambda _wait: no_model())
+    hits, warnings = base.search_with_warnings("배포 절차", mode="hybrid")
+    lexical = base.search("배포 절차", mode="lexical")
+    assert [h.location for h in hits] == [h.location for h in lexical]
+    assert hits
+    assert warnings == []
+    with pytest.raises(AssertionError, match="model was asked"):
+        base.search_with_warnings("deployment rollback", mode="hybrid")
+
+
+def test_one_letter_and_digit_parts_of_query_words_are_not_searched(tmp_path: Path) -> None:
+    from sourcewise.sources.kb import kb_query_terms
+
+    assert kb_query_terms("w123 python3") == ["w123", "python3", "python"]
+    assert kb_query_terms("x-ray 3 items") == ["x", "ray", "3", "item"]  # words of their own stay
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("release w2 notes\n", "utf-8")
+    (folder / "b.md").write_text("release w9 notes and 2 more\n", "utf-8")
+    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    base.index([folder])
+    assert names(base.search("w2", mode="lexical")) == ["a.md"]  # not every chunk with a "w" or a "2"
+    assert sorted(names(base.search("2", mode="lexical"))) == ["a.md", "b.md"]  # "2" on its own
+
+
+@given(st.text(max_size=80))
+def test_kb_query_terms_are_query_terms_and_never_all_dropped(text: str) -> None:
+    from sourcewise.core.analyze import query_terms
+    from sourcewise.sources.kb import kb_query_terms
+
+    full = query_terms(text, stem=True)
+    kept = kb_query_terms(text)
+    assert set(kept) <= set(full)
+    assert bool(kept) == bool(full)

@@ -5,15 +5,35 @@ them, ``alpha * lexical + (1 - alpha) * semantic``; a chunk missing from a leg g
 ``rrf`` is reciprocal rank fusion (Cormack, Clarke & Buettcher, SIGIR 2009): ``sum 1 / (k + rank)``.
 Equal-weight RRF can be worse than its better leg when the legs differ much in quality; the
 measured comparison that picked the default is in ``benchmarks/RESULTS.md`` (kb suite).
+
+``semantic_reads`` says whether the semantic leg can read a query at all: all-MiniLM-L6-v2 was
+trained on English, so for a query mostly in another script (Korean, Japanese, Chinese, Cyrillic
+...) its vectors are noise and hybrid search stays lexical.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["ALPHA", "convex", "rrf"]
+__all__ = ["ALPHA", "LATIN_SHARE", "convex", "rrf", "semantic_reads"]
 
 ALPHA = 0.5
+LATIN_SHARE = 0.5  # the least share of a query's letters in Latin script for the semantic leg
+
+
+def _latin(ch: str) -> bool:
+    # Basic Latin, Latin-1, Latin Extended-A/B, IPA, Latin Extended Additional, fullwidth Latin.
+    o = ord(ch)
+    return o < 0x250 or 0x1E00 <= o < 0x1F00 or 0xFF21 <= o <= 0xFF5A
+
+
+def semantic_reads(query: str) -> bool:
+    """Whether an English sentence model can read ``query``: at least ``LATIN_SHARE`` of its letters
+    are Latin. A query with no letters at all (numbers, symbols) is left to the model too."""
+    letters = [ch for ch in query if ch.isalpha()]
+    if not letters:
+        return True
+    return sum(1 for ch in letters if _latin(ch)) >= LATIN_SHARE * len(letters)
 
 
 def _normalised(scored: Sequence[tuple[int, float]]) -> dict[int, float]:

@@ -1,26 +1,54 @@
-"""What the chat and mail sources share: an in-memory FTS5 index, date spans, snippets, clean text.
+"""What the chat and mail sources share: a stored FTS5 index per export, date spans, snippets, clean text.
 
-Both sources read a whole export (a Slack export, an mbox or a Maildir) once per source instance
-into records, index each record's analyzed text (``core/analyze.py``) in an in-memory SQLite FTS5
-table ranked by BM25, and then filter the ranked rows with their own predicates. In memory rather
-than a cache file: reading a 10,000-message mbox and indexing it takes about a second, once, and
-a query afterwards takes milliseconds (``benchmarks/run.py messages``).
+Both sources read a whole export (a Slack export, an mbox or a Maildir) into records and index each
+record's analyzed text (``core/analyze.py``) in an SQLite FTS5 table ranked by BM25, then filter the
+ranked rows with their own predicates. Reading and analyzing 10,000 mails takes tens of seconds on a
+busy machine, so the index and the records are kept in ``STATE_DIR/exports/KIND-HASH.sqlite3`` (one
+file per export path): built into a temporary file and renamed into place, so no half-written index
+is ever read; rebuilt when the export changes (its signature), when the analyzer or the schema
+changes, or when the file is damaged; reopened in well under a second otherwise
+(``benchmarks/run.py messages``). When the state directory cannot be written the index is built in
+memory for the run, with one warning.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
+import logging
 import math
+import os
 import sqlite3
+import tempfile
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime, tzinfo
-from typing import Generic, Protocol, TypeVar
+from pathlib import Path
+from typing import Any, Generic, Protocol, TypeVar
+from urllib.parse import quote
 
-from ..core.analyze import fts_query
+from ..core.analyze import ANALYZER_ID, fts_query
 from ..core.filters import ParsedQuery
 
-__all__ = ["FtsIndex", "Loaded", "clean", "date_span", "day_bounds", "matching_rows", "snippet"]
+__all__ = [
+    "EXPORT_SCHEMA",
+    "ExportCodec",
+    "FtsIndex",
+    "Loaded",
+    "clean",
+    "date_span",
+    "day_bounds",
+    "export_index_path",
+    "matching_rows",
+    "open_export",
+    "snippet",
+]
+
+log = logging.getLogger("sourcewise")
+EXPORT_SCHEMA = 1
+_warned: set[str] = set()
 
 _CONTROL = dict.fromkeys([*range(0, 9), 11, 12, *range(14, 32), 127, *range(0x80, 0xA0)])
 _CONTROL.update(dict.fromkeys([0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]))
@@ -80,16 +108,25 @@ def snippet(text: str, words: Iterable[str], width: int = SNIPPET_CHARS) -> str:
 
 
 class FtsIndex:
-    """An in-memory FTS5 table over analyzed text, one row per record (rowid = record number)."""
+    """An FTS5 table over analyzed text, one row per record (rowid = record number): in memory, or
+    in an open stored export file (``db``) whose ``docs`` table already exists."""
 
-    def __init__(self, columns: Sequence[str], weights: Sequence[float]) -> None:
-        self._db = sqlite3.connect(":memory:", check_same_thread=False)
+    def __init__(
+        self, columns: Sequence[str], weights: Sequence[float], db: sqlite3.Connection | None = None
+    ) -> None:
         self._weights = ", ".join(str(float(w)) for w in weights)
-        self._db.execute(
+        self._columns = tuple(columns)
+        if db is None:
+            db = sqlite3.connect(":memory:", check_same_thread=False)
+            self.create(db, columns)
+        self._db = db
+
+    @staticmethod
+    def create(db: sqlite3.Connection, columns: Sequence[str]) -> None:
+        db.execute(
             f"CREATE VIRTUAL TABLE docs USING fts5({', '.join(columns)}, "
             "tokenize=\"unicode61 remove_diacritics 0 tokenchars '_'\")"
         )
-        self._columns = tuple(columns)
 
     def add(self, rows: Iterable[tuple[int, Sequence[str]]]) -> None:
         """Index ``(rowid, analyzed column texts)`` rows in one transaction."""
@@ -181,3 +218,128 @@ class Loaded(Generic[T]):
         if self.value is not None:
             self.value.index.close()
             self.value = None
+
+
+# -- Stored export indexes ----------------------------------------------------------------------
+
+D = TypeVar("D")
+
+
+@dataclass(frozen=True)
+class ExportCodec(Generic[D]):
+    """How one kind of export is stored: its FTS columns and weights, and its loaded data (the
+    records and what the source keeps beside them) to and from JSON."""
+
+    kind: str  # "mail", "slack": the file name's prefix
+    columns: tuple[str, ...]
+    weights: tuple[float, ...]
+    dump: Callable[[D], Any]
+    load: Callable[[Any], D]
+
+
+def export_index_path(state_dir: Path, kind: str, export: Path) -> Path:
+    """``STATE_DIR/exports/KIND-HASH.sqlite3``, one file per resolved export path."""
+    key = hashlib.sha256(str(export.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return state_dir / "exports" / f"{kind}-{key}.sqlite3"
+
+
+def _warn_once(message: str) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        log.warning("%s", message)
+
+
+def _meta(codec: ExportCodec[Any], signature: tuple[int, ...]) -> dict[str, str]:
+    return {
+        "schema": str(EXPORT_SCHEMA),
+        "kind": codec.kind,
+        "analyzer": ANALYZER_ID,
+        "columns": ",".join(codec.columns),
+        "signature": json.dumps(list(signature)),
+    }
+
+
+def _reopen(codec: ExportCodec[D], file: Path, signature: tuple[int, ...]) -> tuple[D, FtsIndex] | None:
+    """The stored index when it is whole and still describes the export; ``None`` to rebuild."""
+    if not file.is_file():
+        return None
+    db: sqlite3.Connection | None = None
+    try:
+        db = sqlite3.connect(f"file:{quote(str(file))}?mode=ro", uri=True, check_same_thread=False)
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        if meta != _meta(codec, signature):
+            db.close()
+            return None  # the export, the analyzer or the format changed: not damage, just stale
+        (payload,) = db.execute("SELECT data FROM payload").fetchone()
+        data = codec.load(json.loads(payload))
+        db.execute("SELECT rowid FROM docs WHERE docs MATCH 'x' LIMIT 1").fetchall()
+        return data, FtsIndex(codec.columns, codec.weights, db)
+    except (sqlite3.Error, ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
+        if db is not None:
+            db.close()
+        log.warning("%s is damaged (%s); rebuilding it", file, exc)
+        return None
+
+
+def _write(
+    codec: ExportCodec[D],
+    file: Path,
+    signature: tuple[int, ...],
+    data: D,
+    rows: Iterable[tuple[int, Sequence[str]]],
+) -> None:
+    """Build the index in a temporary file beside ``file`` and rename it into place."""
+    file.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=f".{codec.kind}-", suffix=".tmp")
+    os.close(fd)
+    try:
+        db = sqlite3.connect(tmp)
+        try:
+            db.execute("PRAGMA journal_mode=OFF")  # a temporary file: the rename is the commit
+            FtsIndex.create(db, codec.columns)
+            db.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            db.execute("CREATE TABLE payload(data TEXT NOT NULL)")
+            marks = ", ".join("?" * (len(codec.columns) + 1))
+            with db:
+                db.executemany(
+                    f"INSERT INTO docs(rowid, {', '.join(codec.columns)}) VALUES ({marks})",
+                    ((r, *cols) for r, cols in rows),
+                )
+                db.execute("INSERT INTO docs(docs) VALUES('optimize')")
+                db.execute("INSERT INTO payload VALUES(?)", (json.dumps(codec.dump(data)),))
+                db.executemany("INSERT INTO meta VALUES(?, ?)", _meta(codec, signature).items())
+        finally:
+            db.close()
+        os.replace(tmp, file)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def open_export(
+    codec: ExportCodec[D],
+    export: Path,
+    signature: tuple[int, ...],
+    state_dir: Path | None,
+    read: Callable[[], D],
+    rows: Callable[[D], Iterable[tuple[int, Sequence[str]]]],
+) -> tuple[D, FtsIndex]:
+    """The export's data and FTS index: reopened from ``state_dir`` when stored and current, else
+    read, analyzed and stored there (in memory when ``state_dir`` is ``None`` or cannot be written).
+    ``signature`` is taken before reading, so an export changing meanwhile is read again next time."""
+    if state_dir is not None:
+        file = export_index_path(state_dir.expanduser(), codec.kind, export)
+        if (found := _reopen(codec, file, signature)) is not None:
+            return found
+    data = read()
+    if state_dir is not None:
+        try:
+            _write(codec, file, signature, data, rows(data))
+        except (OSError, sqlite3.OperationalError) as exc:
+            _warn_once(f"cannot store the {codec.kind} index under {file.parent} ({exc}); kept in memory")
+        else:
+            if (found := _reopen(codec, file, signature)) is not None:
+                return found
+    index = FtsIndex(codec.columns, codec.weights)
+    index.add(rows(data))
+    return data, index

@@ -3,8 +3,10 @@
 Markdown, text, reStructuredText, HTML and PDF files are chunked on headings and paragraphs and
 kept in one SQLite file (default ``STATE_DIR/kb.sqlite3``). Search is lexical (FTS5 bm25 over the
 shared analyzer's terms, title and headings weighted), semantic (MiniLM cosine, with the
-``semantic`` extra) or hybrid (both, fused). Filters in the query: ``path:``, ``type:``/``ext:``,
-``title:``, ``after:``/``before:`` (the front-matter ``date``, else the file's modification day);
+``semantic`` extra) or hybrid (both, fused by ``core.fusion.convex``; a query mostly in a non-Latin
+script, which the English model cannot read, is searched lexically: ``core.fusion.semantic_reads``).
+Filters in the query: ``path:``, ``type:``/``ext:``, ``title:``, ``after:``/``before:`` (the
+front-matter ``date``, else the file's modification day);
 each also negated (``-path:drafts``). Any other filter is reported, not silently dropped.
 """
 
@@ -13,16 +15,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Mapping
 from datetime import UTC, date, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from ..config import Settings, load_settings
 from ..core.analyze import ANALYZER_ID, analyze, query_terms
 from ..core.filters import ParsedQuery, parse_query
-from ..core.fusion import convex
+from ..core.fusion import convex, semantic_reads
 from ..errors import InvalidOption, InvalidQuery, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
 from .base import Source, SourceOptions
@@ -88,6 +92,16 @@ def build_filter(pairs: Iterable[tuple[str, str, bool]], warnings: list[str]) ->
     return where
 
 
+def kb_query_terms(text: str) -> list[str]:
+    """The query's terms (``query_terms``, stemmed) without the identifier parts that are one
+    character or only digits: "python3" keeps "python3" and "python", "w123" keeps "w123", but not
+    "w", "3" or "123", which match a large share of all chunks (every "w2", every number) and cost a
+    read of their long posting lists. A word standing on its own in the query always stays."""
+    terms = query_terms(text, stem=True)
+    whole = {first[0] for w in text.split() if (first := analyze(w, stem=True))}
+    return [t for t in terms if t in whole or (len(t) > 1 and not t.isdigit())] or terms
+
+
 def match_expression(parsed: ParsedQuery, negations: list[str]) -> str:
     """The FTS5 MATCH text: required phrases AND any of the terms, NOT the negated words."""
 
@@ -96,7 +110,7 @@ def match_expression(parsed: ParsedQuery, negations: list[str]) -> str:
 
     # Analyzed terms are letters, digits and "_": one quoted string is an FTS5 phrase of them.
     phrases = ['"' + " ".join(words) + '"' for p in parsed.phrases if (words := analyze(p, stem=True))]
-    terms = quoted(query_terms(" ".join(parsed.terms), stem=True))
+    terms = quoted(kb_query_terms(" ".join(parsed.terms)))
     parts = [*phrases]
     if terms:
         parts.append("(" + " OR ".join(terms) + ")")
@@ -222,6 +236,9 @@ class KnowledgeBase:
         warnings: list[str],
     ) -> list[tuple[int, float]]:  # fmt: skip
         model: Embedder | None = None
+        if mode == "hybrid" and not semantic_reads(parsed.text):
+            # MiniLM reads English: on a Korean (or other non-Latin) query its leg only adds noise.
+            mode = "lexical"
         if mode != "lexical":
             # Cheap checks first: the model (torch) is loaded only when there are vectors to compare.
             if self.semantic is False:
@@ -322,9 +339,23 @@ def _filter_pairs(filters: Mapping[str, str | list[str]] | None) -> list[tuple[s
     return out
 
 
+_WORD = re.compile(r"\w+")  # one character class, no backtracking: linear in the text
+
+
+@lru_cache(maxsize=65536)
+def _word_terms(word: str) -> frozenset[str]:
+    return frozenset(analyze(word, stem=True))
+
+
+def _has_term(line: str, terms: set[str]) -> bool:
+    # Word by word through a cache, stopping at the first hit: analyzing each hit's whole text was
+    # most of a lexical query's time.
+    return any(not terms.isdisjoint(_word_terms(w)) for w in _WORD.findall(line))
+
+
 def _snippet(text: str, terms: set[str], size: int = 200) -> str:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    start = next((i for i, ln in enumerate(lines) if terms & set(analyze(ln, stem=True))), 0)
+    start = next((i for i, ln in enumerate(lines) if _has_term(ln, terms)), 0)
     joined = " ".join(lines[start:])
     return joined if len(joined) <= size else joined[: size - 1].rsplit(" ", 1)[0] + "…"
 

@@ -19,6 +19,8 @@ __all__ = ["EMBED_DIM", "Embedder", "embedder", "embedder_within", "semantic_ava
 log = logging.getLogger("sourcewise")
 EMBED_DIM = 384
 MAX_EMBED_CHARS = 2_000  # the model reads 256 word pieces; more text only costs time
+SMALL_BATCH = 4  # up to this many texts (a query) are encoded on one thread
+_threads_lock = threading.Lock()
 _lock = threading.Lock()  # held while the model loads
 _start_lock = threading.Lock()  # held only to start the background loader
 _state: dict[str, Any] = {}
@@ -35,14 +37,28 @@ class Embedder:
     def encode(self, texts: Sequence[str], batch_size: int = 64) -> Any:
         import numpy as np
 
-        vecs = self.model.encode(
-            [t[:MAX_EMBED_CHARS] for t in texts],
-            batch_size=batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
-        return np.asarray(vecs, dtype=np.float32)
+        def run() -> Any:
+            return self.model.encode(
+                [t[:MAX_EMBED_CHARS] for t in texts],
+                batch_size=batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+
+        if len(texts) > SMALL_BATCH:
+            return np.asarray(run(), dtype=np.float32)
+        # A query is one short text: torch's thread pool only costs there, and on a busy machine a
+        # lot (one Vaswani query on 2 loaded cores: 275-920 ms with 2 threads, 39 ms with one).
+        import torch
+
+        with _threads_lock:
+            before = torch.get_num_threads()
+            torch.set_num_threads(1)
+            try:
+                return np.asarray(run(), dtype=np.float32)
+            finally:
+                torch.set_num_threads(before)
 
 
 def semantic_available() -> bool:

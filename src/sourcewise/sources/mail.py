@@ -14,16 +14,18 @@ Filters follow Gmail's search operators (https://support.google.com/mail/answer/
   ``anywhere`` every folder). An mbox has no folders: there they are warnings.
 
 Several values of one filter keep a message that matches any of them; different filters all apply.
-Each hit carries its thread (``meta["thread_id"]``, the root message id from References or
-In-Reply-To, and ``meta["thread_subject"]``). Locations are ``mid:`` URLs (RFC 2392).
+The index is stored under ``state_dir/exports`` (``cache = false``: in memory) and rebuilt when
+the mailbox changes. Each hit carries its thread (``meta["thread_id"]``, the root message id from
+References or In-Reply-To, and ``meta["thread_subject"]``). Locations are ``mid:`` URLs (RFC 2392).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 from urllib.parse import quote
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -35,7 +37,16 @@ from ..core.filters import ParsedQuery
 from ..errors import SourceError, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
 from ._mailbox import MailboxData, MailRecord, read_mailbox, signature
-from ._messages import FtsIndex, Loaded, date_span, day_bounds, matching_rows, snippet
+from ._messages import (
+    ExportCodec,
+    FtsIndex,
+    Loaded,
+    date_span,
+    day_bounds,
+    matching_rows,
+    open_export,
+    snippet,
+)
 from .base import Source, SourceOptions
 
 __all__ = ["MailOptions", "MailSource"]
@@ -46,6 +57,9 @@ _REPLY_PREFIXES = ("re:", "fw:", "fwd:", "aw:", "답장:", "회신:", "전달:",
 
 class MailOptions(SourceOptions):
     timezone: str = Field(default="UTC", description="IANA zone whose calendar days the date filters mean")
+    cache: bool = Field(
+        default=True, description="keep the index under state_dir/exports (False: in memory, per run)"
+    )
 
     @field_validator("timezone")
     @classmethod
@@ -65,7 +79,14 @@ class _Loaded:
     thread_ids: list[str]
     thread_subjects: dict[str, str]
     newest: list[int]
-    subject_words: list[frozenset[str]]
+    _subject_words: dict[int, frozenset[str]] = field(default_factory=dict)
+
+    def subject_words(self, row: int) -> frozenset[str]:
+        """The analyzed words of a record's subject, for ``subject:`` (worked out when first asked)."""
+        words = self._subject_words.get(row)
+        if words is None:
+            words = self._subject_words[row] = frozenset(analyze(self.data.records[row].subject))
+        return words
 
 
 @dataclass
@@ -108,27 +129,47 @@ def _threads(records: list[MailRecord]) -> tuple[list[str], dict[str, str]]:
     return ids, subjects
 
 
-def _build(source: str, path: Path) -> _Loaded:
+def _dump(data: MailboxData) -> dict[str, Any]:
+    return {
+        "kind": data.kind,
+        "folders": data.folders,
+        "skipped": data.skipped,
+        "size": data.size,
+        "records": [
+            [r.folder, r.key, r.message_id, r.subject, r.sender, r.sender_name, r.recipients,
+             r.time.isoformat() if r.time else None, r.body, list(r.attachments), r.in_reply_to,
+             list(r.references)]
+            for r in data.records
+        ],
+    }  # fmt: skip
+
+
+def _load(raw: Any) -> MailboxData:
+    records = [
+        MailRecord(str(f), str(k), mid, str(subj), str(snd), str(name), str(rcpt),
+                   datetime.fromisoformat(t) if t else None, str(body), tuple(att), irt, tuple(refs))
+        for f, k, mid, subj, snd, name, rcpt, t, body, att, irt, refs in raw["records"]
+    ]  # fmt: skip
+    return MailboxData(str(raw["kind"]), records, list(raw["folders"]), int(raw["skipped"]), int(raw["size"]))
+
+
+def _rows(data: MailboxData) -> Iterator[tuple[int, tuple[str, str, str]]]:
+    for i, r in enumerate(data.records):
+        people = " ".join([r.sender, r.recipients, *r.attachments])
+        yield i, (" ".join(analyze(r.subject)), " ".join(analyze(r.body)), " ".join(analyze(people)))
+
+
+CODEC = ExportCodec("mail", ("subject", "body", "people"), (3.0, 1.0, 0.5), _dump, _load)
+
+
+def _build(source: str, path: Path, state_dir: Path | None) -> _Loaded:
     sig = signature(path)
-    data = read_mailbox(source, path)
+    data, index = open_export(CODEC, path, sig, state_dir, lambda: read_mailbox(source, path), _rows)
     records = data.records
-    index = FtsIndex(("subject", "body", "people"), (3.0, 1.0, 0.5))
-    subject_words = [frozenset(analyze(r.subject)) for r in records]
-    index.add(
-        (
-            i,
-            (
-                " ".join(subject_words[i]),
-                " ".join(analyze(r.body)),
-                " ".join(analyze(" ".join([r.sender, r.recipients, *r.attachments]))),
-            ),
-        )
-        for i, r in enumerate(records)
-    )
     thread_ids, subjects = _threads(records)
     oldest = datetime.min.replace(tzinfo=UTC)
     newest = sorted(range(len(records)), key=lambda i: records[i].time or oldest, reverse=True)
-    return _Loaded(data, index, sig, thread_ids, subjects, newest, subject_words)
+    return _Loaded(data, index, sig, thread_ids, subjects, newest)
 
 
 def _gmail_day(value: str) -> date | None:
@@ -167,7 +208,9 @@ class MailSource(Source):
             except OSError as exc:
                 raise SourceUnavailable(self.name, f"{path} cannot be read ({exc.strerror or exc})") from exc
 
-        return await self._cache.get(sig, lambda: _build(self.name, path))
+        assert isinstance(self.options, MailOptions)
+        state = self.settings.state_dir if self.options.cache else None
+        return await self._cache.get(sig, lambda: _build(self.name, path, state))
 
     def _filter(self, parsed: ParsedQuery, data: MailboxData) -> _Filter:
         flt = _Filter()
@@ -210,12 +253,12 @@ class MailSource(Source):
         flt.folders = (flt.folders or set()) | {want}
 
     @staticmethod
-    def _keep(r: MailRecord, words: frozenset[str], flt: _Filter, bounds: tuple[float, float]) -> bool:
+    def _keep(r: MailRecord, loaded: _Loaded, row: int, flt: _Filter, bounds: tuple[float, float]) -> bool:
         if flt.senders is not None and not any(s in r.sender.casefold() for s in flt.senders):
             return False
         if flt.recipients is not None and not any(s in r.recipients.casefold() for s in flt.recipients):
             return False
-        if flt.subjects is not None and not any(want <= words for want in flt.subjects):
+        if flt.subjects is not None and not any(want <= loaded.subject_words(row) for want in flt.subjects):
             return False
         if flt.folders is not None and r.folder.casefold() not in flt.folders:
             return False
@@ -241,7 +284,7 @@ class MailSource(Source):
             return f"{records[i].subject}\n{records[i].body}"
 
         for row, score in matching_rows(loaded.index, parsed, lambda: loaded.newest, text_of):
-            if self._keep(records[row], loaded.subject_words[row], flt, bounds):
+            if self._keep(records[row], loaded, row, flt, bounds):
                 hits.append(self._hit(loaded, row, score or 1.0 / (1 + len(hits)), words))
                 if len(hits) >= want:
                     break

@@ -17,15 +17,18 @@ A filter this source cannot honour (``is:saved``, ``label:``...) comes back as a
 A hit is the best message of a thread, with the thread (parent and replies, in order) as its text:
 a thread is found once. The last reply of a thread is classed ``thread_conclusion``; every other
 message ``chat``. Locations are permalinks ``https://WORKSPACE.slack.com/archives/C123/p1737000000000200``
-when ``workspace_url`` is set, otherwise ``slack://CHANNEL/TS``.
+when ``workspace_url`` is set, otherwise ``slack://CHANNEL/TS``. The index is stored under
+``state_dir/exports`` (``cache = false``: in memory) and rebuilt when the export changes.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 from urllib.parse import quote, urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -36,7 +39,16 @@ from ..core.analyze import analyze
 from ..core.filters import ParsedQuery
 from ..errors import SourceError, SourceUnavailable
 from ..models import Authority, Hit, SourceInfo, SourceQuery, SourceResult
-from ._messages import FtsIndex, Loaded, date_span, day_bounds, matching_rows, snippet
+from ._messages import (
+    ExportCodec,
+    FtsIndex,
+    Loaded,
+    date_span,
+    day_bounds,
+    matching_rows,
+    open_export,
+    snippet,
+)
 from ._slack_export import SlackExport, SlackMessage, SlackUser, read_export
 from .base import Source, SourceOptions
 
@@ -51,6 +63,9 @@ class SlackOptions(SourceOptions):
         default=None, description="https://WORKSPACE.slack.com: hits get Slack permalinks"
     )
     timezone: str = Field(default="UTC", description="IANA zone whose calendar days the date filters mean")
+    cache: bool = Field(
+        default=True, description="keep the index under state_dir/exports (False: in memory, per run)"
+    )
 
     @field_validator("workspace_url")
     @classmethod
@@ -96,20 +111,46 @@ class _Filter:
 
 
 def _signature(source: str, path: Path) -> tuple[int, ...]:
-    """What changes when the export does: the zip, or the folder and its channels.json."""
+    """What changes when the export does: the zip, or the folder, its channels.json and each
+    conversation folder (a new day file changes its folder)."""
     try:
         stats = [path.stat()]
-        if path.is_dir() and (path / "channels.json").exists():
-            stats.append((path / "channels.json").stat())
+        if path.is_dir():
+            if (path / "channels.json").exists():
+                stats.append((path / "channels.json").stat())
+            with os.scandir(path) as entries:
+                stats.extend(e.stat() for e in sorted(entries, key=lambda e: e.name) if e.is_dir())
     except OSError as exc:
         raise SourceUnavailable(source, f"{path} cannot be read ({exc.strerror or exc})") from exc
     return tuple(x for s in stats for x in (s.st_mtime_ns, s.st_size))
 
 
-def _build(source: str, path: Path) -> _Loaded:
-    signature = _signature(source, path)
-    export = read_export(source, path)
-    msgs = export.messages
+def _dump(export: SlackExport) -> dict[str, Any]:
+    return {
+        "users": [[u.id, u.name, u.real_name, u.display_name] for u in export.users.values()],
+        "channel_ids": export.channel_ids,
+        "messages": [
+            [m.channel, m.channel_id, m.ts, m.time, m.user_id, m.author, m.text, m.thread_ts,
+             m.reply_count, list(m.files)]
+            for m in export.messages
+        ],
+        "counts": [export.skipped, export.day_files, export.bytes_read],
+        "notes": export.notes,
+    }  # fmt: skip
+
+
+def _load(raw: Any) -> SlackExport:
+    users = {str(u[0]): SlackUser(*(str(x) for x in u)) for u in raw["users"]}
+    messages = [
+        SlackMessage(str(ch), cid, str(ts), float(t), uid, str(author), str(text), tts, int(n), tuple(files))
+        for ch, cid, ts, t, uid, author, text, tts, n, files in raw["messages"]
+    ]
+    skipped, day_files, bytes_read = (int(x) for x in raw["counts"])
+    channel_ids = {str(k): str(v) for k, v in raw["channel_ids"].items()}
+    return SlackExport(users, channel_ids, messages, skipped, day_files, bytes_read, list(raw["notes"]))
+
+
+def _threads(msgs: list[SlackMessage]) -> tuple[list[tuple[str, str]], dict[tuple[str, str], list[int]]]:
     threads: dict[tuple[str, str], list[int]] = {}
     thread_of: list[tuple[str, str]] = []
     for i, m in enumerate(msgs):
@@ -118,14 +159,26 @@ def _build(source: str, path: Path) -> _Loaded:
         threads.setdefault(key, []).append(i)
     for rows in threads.values():
         rows.sort(key=lambda r: msgs[r].time)
-    index = FtsIndex(("body", "context"), (1.0, 0.3))
+    return thread_of, threads
 
-    def columns(i: int) -> tuple[str, str]:
-        m, first = msgs[i], threads[thread_of[i]][0]
+
+def _rows(export: SlackExport) -> Iterator[tuple[int, tuple[str, str]]]:
+    msgs = export.messages
+    thread_of, threads = _threads(msgs)
+    for i, m in enumerate(msgs):
+        first = threads[thread_of[i]][0]
         context = m.channel + ("" if first == i else " " + msgs[first].text)
-        return " ".join(analyze(" ".join([m.text, *m.files]))), " ".join(analyze(context))
+        yield i, (" ".join(analyze(" ".join([m.text, *m.files]))), " ".join(analyze(context)))
 
-    index.add((i, columns(i)) for i in range(len(msgs)))
+
+CODEC = ExportCodec("slack", ("body", "context"), (1.0, 0.3), _dump, _load)
+
+
+def _build(source: str, path: Path, state_dir: Path | None) -> _Loaded:
+    signature = _signature(source, path)
+    export, index = open_export(CODEC, path, signature, state_dir, lambda: read_export(source, path), _rows)
+    msgs = export.messages
+    thread_of, threads = _threads(msgs)
     newest = sorted(range(len(msgs)), key=lambda r: -msgs[r].time)
     return _Loaded(export, index, signature, thread_of, threads, newest)
 
@@ -183,7 +236,10 @@ class SlackSource(Source):
         path = self.options.require_path(self.name)
         if not path.exists():
             raise SourceUnavailable(self.name, f"{path} does not exist")
-        return await self._cache.get(lambda: _signature(self.name, path), lambda: _build(self.name, path))
+        state = self.settings.state_dir if self.opts.cache else None
+        return await self._cache.get(
+            lambda: _signature(self.name, path), lambda: _build(self.name, path, state)
+        )
 
     def _filter(self, parsed: ParsedQuery, export: SlackExport) -> _Filter:
         flt = _Filter()
