@@ -226,6 +226,13 @@ def test_missing_path_is_a_clear_error_and_writes_nothing(tmp_path: Path) -> Non
     assert base.info()[:2] == (0, 0)
 
 
+def test_a_name_longer_than_the_system_allows_is_a_clear_error(tmp_path: Path) -> None:
+    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    with pytest.raises(InvalidOption, match="cannot index .*too long"):
+        base.index([tmp_path / ("x" * 300)])
+    assert base.info()[:2] == (0, 0)
+
+
 def test_explicit_unsupported_file_is_reported(tmp_path: Path, docs: Path) -> None:
     report = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False).index([docs / "image.png"])
     assert report.skipped[0].reason == "unsupported file type '.png'"

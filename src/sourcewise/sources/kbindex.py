@@ -226,7 +226,13 @@ def run_index(store: Store, paths: Iterable[str | os.PathLike[str]], *, force: b
         raise InvalidOption(f"cannot index {exc}") from exc
     if not roots:
         raise InvalidOption("nothing to index: give one or more files or folders")
-    missing = [str(r) for r in roots if not r.exists()]
+    missing = []
+    for root in roots:
+        try:
+            if not root.exists():
+                missing.append(str(root))
+        except OSError as exc:  # a name longer than the system allows, a path it cannot stat
+            raise InvalidOption(f"cannot index {_clean(str(root))[:200]}: {exc.strerror or exc}") from exc
     if missing:
         raise InvalidOption(f"no such file or folder: {', '.join(missing)}")
     run = _Run(store, force)
