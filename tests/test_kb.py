@@ -228,7 +228,7 @@ def test_missing_path_is_a_clear_error_and_writes_nothing(tmp_path: Path) -> Non
 
 def test_a_name_longer_than_the_system_allows_is_a_clear_error(tmp_path: Path) -> None:
     base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
-    with pytest.raises(InvalidOption, match="cannot index .*too long"):
+    with pytest.raises(InvalidOption, match=r"cannot index .*too long"):
         base.index([tmp_path / ("x" * 300)])
     assert base.info()[:2] == (0, 0)
 
