@@ -12,7 +12,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sourcewise import AuthError, ParseError, ProviderError, RateLimited, load_settings
+from sourcewise import AuthError, NoProviderAvailable, ParseError, ProviderError, RateLimited, load_settings
 from sourcewise.config import DEFAULT_CHAIN, Settings
 from sourcewise.engine import Engine
 from sourcewise.providers import gemini, load_providers
@@ -294,3 +294,15 @@ def test_every_new_provider_is_registered() -> None:
     assert new <= names
     assert new <= set(load_providers())
     assert set(DEFAULT_CHAIN) <= set(load_providers())
+
+
+async def test_the_users_body_cap_holds_for_gemini(server: LocalServer, tmp_path: Path) -> None:
+    """Gemini's answer is read under the user's max_bytes, like every other provider's body."""
+    body = weather_body()
+    body["candidates"][0]["content"]["parts"][0]["text"] += " " * 5_000
+    serve(server, body)
+    with pytest.raises(NoProviderAvailable) as info:
+        await Engine(gemini_settings(server, tmp_path, max_bytes=2048)).asearch("weather in San Francisco")
+    assert "larger than 2048 bytes" in str(info.value)
+    response = await Engine(gemini_settings(server, tmp_path / "b")).asearch("weather in San Francisco")
+    assert response.provider == "gemini"

@@ -179,7 +179,9 @@ def with_links(grounded: Grounded, links: dict[str, str]) -> Grounded:
 
 async def run(call: ProviderCall) -> ProviderOutput:
     request = build(call.query, call.max_results, call.settings)
-    response = await send(call.client, request, NAME, call.deadline, call.clock())
+    response = await send(
+        call.client, request, NAME, call.deadline, call.clock(), max_bytes=call.settings.max_bytes
+    )
     grounded = parse_grounded(response)
     links = await resolve_redirects(
         (r.url for r in grounded.results), call.settings, clock=call.clock, seconds=call.deadline
