@@ -465,7 +465,8 @@ def test_a_model_still_loading_leaves_the_search_lexical_and_says_so(
 
 
 def np_ids(n: int):  # type: ignore[no-untyped-def]
-    import numpy as np
+    """Chunk ids as the vector store gives them; numpy comes with the semantic extra (else: skip)."""
+    np = pytest.importorskip("numpy", reason="numpy comes with the semantic extra")
 
     return np.arange(n, dtype=np.int64)
 
