@@ -33,6 +33,7 @@ def test_context_exits_3_when_no_provider_answers(server: LocalServer, tmp_path:
     )
     assert out.returncode == 3
     assert "error:" in out.stderr
+    assert out.stderr.count("No search provider could answer") == 1  # said once, not twice
     assert "웹" not in out.stderr  # an English question gets English lines
     assert "searching the web" in out.stderr
 

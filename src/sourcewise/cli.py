@@ -327,7 +327,9 @@ def context_cmd(
     elif outcome.context:
         _echo(outcome.context)
     if outcome.error is not None:  # zero results is no error: a warning was logged, exit 0
-        if not as_json:
+        if not as_json and outcome.no_provider:  # the warning above gave the whole reason
+            _echo("error: no web context: no search provider could answer (see the warning above)", err=True)
+        elif not as_json:
             _echo(f"error: {outcome.error}", err=True)
         raise typer.Exit(3 if outcome.no_provider else 1)
 
