@@ -81,23 +81,24 @@ class MemorySource(Source):
             return self.result(query, [], warnings)
         hits = []
         for i, doc in enumerate(self.docs):
-            have = set(analyze(f"{doc.title} {doc.text}"))
-            if words & have:
-                hits.append(
-                    Hit(
-                        title=doc.title,
-                        location=f"memory://{self.name}/{i}",
-                        text=doc.text,
-                        snippet=doc.text[:200],
-                        source=self.name,
-                        kind=self.kind,
-                        authority=doc.authority,
-                        score=len(words & have),
-                        timestamp=doc.when,
-                    )
-                )
+            shared_terms = len(words & set(analyze(f"{doc.title} {doc.text}")))
+            if shared_terms:
+                hits.append(self.hit(i, doc, shared_terms, timestamp=doc.when))
         hits.sort(key=lambda h: -h.score)
         return self.result(query, hits[: limit or 10], warnings)
+
+    def hit(self, i: int, doc: Doc, score: float, *, timestamp: datetime | None = None) -> Hit:
+        return Hit(
+            title=doc.title,
+            location=f"memory://{self.name}/{i}",
+            text=doc.text,
+            snippet=doc.text[:200],
+            source=self.name,
+            kind=self.kind,
+            authority=doc.authority,
+            score=score,
+            timestamp=timestamp,
+        )
 
 
 WIKI = [
@@ -388,16 +389,7 @@ class NearestSource(MemorySource):
         parsed, warnings = self.parse(query)
         words = set(analyze(parsed.text))
         hits = [
-            Hit(
-                title=doc.title,
-                location=f"memory://{self.name}/{i}",
-                text=doc.text,
-                snippet=doc.text[:200],
-                source=self.name,
-                kind=self.kind,
-                authority=doc.authority,
-                score=0.1 + len(words & set(analyze(f"{doc.title} {doc.text}"))),
-            )
+            self.hit(i, doc, 0.1 + len(words & set(analyze(f"{doc.title} {doc.text}"))))
             for i, doc in enumerate(self.docs)
         ]
         hits.sort(key=lambda h: -h.score)

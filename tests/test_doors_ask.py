@@ -19,17 +19,10 @@ from sourcewise.config import Settings
 from sourcewise.mcp_server import build_server
 from sourcewise.server import create_app
 from sourcewise.service import DoorSettings
+from test_cli_ask import MIGRATIONS  # the same three-reading corpus the CLI's ambiguity test uses
 
 from doorkit import uvicorn_thread
 
-MIGRATIONS = {
-    "phoenix.md": "# Phoenix\n\nThe database migration to PostgreSQL 16 starts in May.\n",
-    "phoenix2.md": "# Phoenix 2\n\nDatabase migration dry run passed on staging.\n",
-    "cloud.md": "# Cloud\n\nThe cloud migration from AWS to GCP is halfway.\n",
-    "cloud2.md": "# Cloud 2\n\nCloud migration budget was approved.\n",
-    "mail.md": "# Mail\n\nEmail migration from Exchange to O365 finished.\n",
-    "mail2.md": "# Mail 2\n\nEmail migration left 3 mailboxes behind.\n",
-}
 DEPLOY = "# Deploying\n\nTo roll back a deployment, redeploy the previous tag. Tags are kept for a year.\n"
 
 
