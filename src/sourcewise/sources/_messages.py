@@ -28,9 +28,13 @@ from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 from urllib.parse import quote
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import Field, field_validator
 
 from ..core.analyze import ANALYZER_ID, fts_query
 from ..core.filters import ParsedQuery
+from .base import SourceOptions
 
 __all__ = [
     "EXPORT_SCHEMA",
@@ -223,6 +227,25 @@ class Loaded(Generic[T]):
 # -- Stored export indexes ----------------------------------------------------------------------
 
 D = TypeVar("D")
+
+
+class MessageOptions(SourceOptions):
+    """Options every message export (mail, Slack) takes: the calendar of its date filters, and
+    whether its index is stored."""
+
+    timezone: str = Field(default="UTC", description="IANA zone whose calendar days the date filters mean")
+    cache: bool = Field(
+        default=True, description="keep the index under state_dir/exports (False: in memory, per run)"
+    )
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown time zone {value!r}; e.g. UTC or Asia/Seoul") from exc
+        return value
 
 
 @dataclass(frozen=True)

@@ -27,9 +27,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import quote
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-from pydantic import Field, field_validator
+from zoneinfo import ZoneInfo
 
 from ..config import Settings
 from ..core.analyze import analyze
@@ -41,6 +39,7 @@ from ._messages import (
     ExportCodec,
     FtsIndex,
     Loaded,
+    MessageOptions,
     date_span,
     day_bounds,
     matching_rows,
@@ -55,20 +54,8 @@ TEXT_CHARS = 6_000
 _REPLY_PREFIXES = ("re:", "fw:", "fwd:", "aw:", "답장:", "회신:", "전달:", "re :", "fw :")
 
 
-class MailOptions(SourceOptions):
-    timezone: str = Field(default="UTC", description="IANA zone whose calendar days the date filters mean")
-    cache: bool = Field(
-        default=True, description="keep the index under state_dir/exports (False: in memory, per run)"
-    )
-
-    @field_validator("timezone")
-    @classmethod
-    def _zone(cls, value: str) -> str:
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"unknown time zone {value!r}; e.g. UTC or Asia/Seoul") from exc
-        return value
+class MailOptions(MessageOptions):
+    """Mail takes the message-export options (``timezone``, ``cache``) and nothing more."""
 
 
 @dataclass

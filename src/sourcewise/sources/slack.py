@@ -30,7 +30,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import quote, urlsplit
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from pydantic import Field, field_validator
 
@@ -43,6 +43,7 @@ from ._messages import (
     ExportCodec,
     FtsIndex,
     Loaded,
+    MessageOptions,
     date_span,
     day_bounds,
     matching_rows,
@@ -58,13 +59,9 @@ THREAD_CONTEXT_MESSAGES = 30
 THREAD_CONTEXT_CHARS = 6_000
 
 
-class SlackOptions(SourceOptions):
+class SlackOptions(MessageOptions):
     workspace_url: str | None = Field(
         default=None, description="https://WORKSPACE.slack.com: hits get Slack permalinks"
-    )
-    timezone: str = Field(default="UTC", description="IANA zone whose calendar days the date filters mean")
-    cache: bool = Field(
-        default=True, description="keep the index under state_dir/exports (False: in memory, per run)"
     )
 
     @field_validator("workspace_url")
@@ -76,15 +73,6 @@ class SlackOptions(SourceOptions):
         if parts.scheme != "https" or not parts.hostname or parts.username or parts.password:
             raise ValueError("give the workspace as https://WORKSPACE.slack.com")
         return f"https://{parts.hostname}"
-
-    @field_validator("timezone")
-    @classmethod
-    def _zone(cls, value: str) -> str:
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"unknown time zone {value!r}; e.g. UTC or Asia/Seoul") from exc
-        return value
 
 
 @dataclass
