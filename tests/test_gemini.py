@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from sourcewise import AuthError, NoProviderAvailable, ParseError, ProviderError, RateLimited, load_settings
 from sourcewise.config import DEFAULT_CHAIN, Settings
 from sourcewise.engine import Engine
+from sourcewise.net.redirects import resolve_redirects
 from sourcewise.providers import gemini, load_providers
 from sourcewise.providers.base import HttpResponse
 
@@ -241,6 +243,29 @@ async def test_links_are_resolved_through_the_address_guard(server: LocalServer,
     response = await Engine(s).asearch("weather in San Francisco")
     assert server.hits("/grounding-api-redirect/1") == 0
     assert f"{server.url}/grounding-api-redirect/1" in {r.url for r in response.results}
+
+
+async def test_resolving_links_shares_the_calls_timeout(server: LocalServer, tmp_path: Path) -> None:
+    # The model answers after 1 s of a 1.5 s budget and the redirect links hang: resolving gets
+    # what is left (0.5 s) for the whole batch, not a fresh 1.5 s per link, and the links are kept.
+    body = serve(server, weather_body())
+    server.route(f"/models/{MODEL}:generateContent", Reply(200, json.dumps(body), content_type=JSON, delay=1.0))
+    for i in REAL:
+        server.route(f"/grounding-api-redirect/{i}", Reply(302, "", headers={"Location": REAL[i]}, delay=5.0))
+    started = time.monotonic()
+    response = await Engine(gemini_settings(server, tmp_path, timeout=1.5)).asearch("weather in SF")
+    took = time.monotonic() - started
+    assert response.provider == "gemini"
+    assert f"{server.url}/grounding-api-redirect/1" in {r.url for r in response.results}
+    assert took < 2.3, took  # was 1 s + 1.5 s: the call outlasted its timeout
+
+
+async def test_no_time_left_means_no_link_is_requested(server: LocalServer, tmp_path: Path) -> None:
+    serve(server, weather_body())
+    links = [f"{server.url}/grounding-api-redirect/{i}" for i in REAL]
+    found = await resolve_redirects(links, gemini_settings(server, tmp_path), clock=time.time, seconds=0.0)
+    assert found == {}
+    assert sum(server.hits(f"/grounding-api-redirect/{i}") for i in REAL) == 0
 
 
 async def test_refused_key_moves_the_chain_on(server: LocalServer, tmp_path: Path) -> None:

@@ -111,12 +111,14 @@ class RedirectCache:
 
 
 async def _one(
-    client: httpx.AsyncClient, guard: AddressGuard, link: str, seconds: float
+    client: httpx.AsyncClient, guard: AddressGuard, link: str, until: float
 ) -> tuple[str, Hop] | None:
-    """The ``Location`` the link answers with and the hop the guard approved, or ``None``."""
+    """The ``Location`` the link answers with and the hop the guard approved, or ``None``.
+
+    ``until`` is the event loop's time by which every link of the batch must be done."""
     url = request_link(link)
     try:
-        async with asyncio.timeout(seconds), client.stream("GET", url) as response:
+        async with asyncio.timeout_at(until), client.stream("GET", url) as response:
             location = response.headers.get("location")
             if response.status_code not in _REDIRECTS or not location:
                 log.info("grounding link answered HTTP %d without a redirect; kept", response.status_code)
@@ -150,7 +152,11 @@ async def resolve_redirects(
     resolver: Resolver | None = None,
     cache: RedirectCache | None = None,
 ) -> dict[str, str]:
-    """``{link: target}`` for every link on one of ``settings.gemini_redirect_hosts`` that resolved."""
+    """``{link: target}`` for every link on one of ``settings.gemini_redirect_hosts`` that resolved.
+
+    ``seconds`` (default: the settings' timeout) bounds the whole batch, not each link: a caller
+    passes what is left of its own budget, so resolving never makes a search outlast its timeout.
+    With no time left nothing is requested (cached answers are still used)."""
     hosts = frozenset(h.lower() for h in settings.gemini_redirect_hosts)
     todo = list(dict.fromkeys(link for link in links if _resolvable(link, hosts)))
     if not todo:
@@ -166,12 +172,18 @@ async def resolve_redirects(
         if own:
             store.close()
         return found
-    gate = asyncio.Semaphore(CONCURRENCY)
     limit = seconds if seconds is not None else settings.timeout
+    if limit <= 0:
+        log.info("no time left to resolve %d grounding link(s); kept as they are", len(missing))
+        if own:
+            store.close()
+        return found
+    gate = asyncio.Semaphore(CONCURRENCY)
+    until = asyncio.get_running_loop().time() + limit
 
     async def run(link: str) -> tuple[str, tuple[str, Hop] | None]:
         async with gate:
-            return link, await _one(client, guard, link, limit)
+            return link, await _one(client, guard, link, until)
 
     try:
         async with httpx.AsyncClient(

@@ -179,12 +179,14 @@ def with_links(grounded: Grounded, links: dict[str, str]) -> Grounded:
 
 async def run(call: ProviderCall) -> ProviderOutput:
     request = build(call.query, call.max_results, call.settings)
+    started = call.clock()
     response = await send(
-        call.client, request, NAME, call.deadline, call.clock(), max_bytes=call.settings.max_bytes
+        call.client, request, NAME, call.deadline, started, max_bytes=call.settings.max_bytes
     )
     grounded = parse_grounded(response)
+    left = call.deadline - (call.clock() - started)  # resolving shares the call's budget
     links = await resolve_redirects(
-        (r.url for r in grounded.results), call.settings, clock=call.clock, seconds=call.deadline
+        (r.url for r in grounded.results), call.settings, clock=call.clock, seconds=left
     )
     grounded = with_links(grounded, links)
     try:
