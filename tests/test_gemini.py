@@ -249,7 +249,9 @@ async def test_resolving_links_shares_the_calls_timeout(server: LocalServer, tmp
     # The model answers after 1 s of a 1.5 s budget and the redirect links hang: resolving gets
     # what is left (0.5 s) for the whole batch, not a fresh 1.5 s per link, and the links are kept.
     body = serve(server, weather_body())
-    server.route(f"/models/{MODEL}:generateContent", Reply(200, json.dumps(body), content_type=JSON, delay=1.0))
+    server.route(
+        f"/models/{MODEL}:generateContent", Reply(200, json.dumps(body), content_type=JSON, delay=1.0)
+    )
     for i in REAL:
         server.route(f"/grounding-api-redirect/{i}", Reply(302, "", headers={"Location": REAL[i]}, delay=5.0))
     started = time.monotonic()
