@@ -15,6 +15,7 @@ import statistics
 import subprocess
 import tempfile
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 import bm25s
@@ -82,6 +83,28 @@ def _history() -> list[tuple[str, str, set[str]]]:
         if gold and not (words & names) and not dotted:  # a dotted name may be a file or module
             out.append((sha, subject, gold))
     return out
+
+
+def snapshot(repo: Path, sha: str, snap: Path) -> Path:
+    """The tree of commit ``sha`` of ``repo`` in ``snap`` (``git archive``), made a git repository
+    whose history ends at ``sha``'s parent: what co-change may read. The commit itself (and anything
+    after it) is unreachable there: ``git log`` shows only its ancestors. The objects are shared
+    read-only through ``objects/info/alternates`` (nothing is copied); only one ref exists."""
+    snap.mkdir(parents=True)
+    run = partial(subprocess.run, capture_output=True, check=True)
+    tree = run(["git", "-C", str(repo), "archive", sha]).stdout
+    run(["tar", "-x", "-C", str(snap)], input=tree)
+    run(["git", "init", "-q", str(snap)])
+    common = Path(run(["git", "-C", str(repo), "rev-parse", "--git-common-dir"], text=True).stdout.strip())
+    objects = (repo / common if not common.is_absolute() else common) / "objects"
+    (snap / ".git/objects/info/alternates").write_text(f"{objects.resolve()}\n")
+    parent = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "--verify", "-q", f"{sha}^"], capture_output=True, text=True
+    ).stdout.strip()
+    if parent:  # a root commit has no history before it
+        run(["git", "-C", str(snap), "update-ref", "refs/heads/snapshot", parent])
+        run(["git", "-C", str(snap), "symbolic-ref", "HEAD", "refs/heads/snapshot"])
+    return snap
 
 
 def _files(root: Path) -> dict[str, str]:
@@ -171,13 +194,7 @@ def run() -> str:
         assert history, "no commit of this repository qualified"
         cases = []
         for sha, subject, gold in history:
-            snap = base / sha[:10]
-            snap.mkdir()
-            data = subprocess.run(
-                ["git", "-C", str(ROOT), "archive", sha], capture_output=True, check=True
-            ).stdout
-            subprocess.run(["tar", "-x", "-C", str(snap)], input=data, check=True)
-            cases.append((snap, subject, gold))
+            cases.append((snapshot(ROOT, sha, base / sha[:10]), subject, gold))
         head = _git("rev-parse", "--short", "HEAD").strip()
         first = _table(
             f"history (commits up to {head})", _score(cases, base / "state"), [len(g) for _, _, g in cases]
