@@ -376,11 +376,6 @@ def _order(loop: _Loop) -> list[str]:
     candidates found through those words outrank direct matches more often than they deserve
     (measured on this repository's history, benchmarks/RESULTS.md)."""
     kept = [loc for loc in loop.first_order if loc in loop.pool]
-    score = {s.facts.location: s.relevance for s in loop.scored}
-    later = [c for c in loop.cochanged if c in score and c not in kept]
-    for loc in sorted(later, key=lambda c: (-score[c], c)):
-        at = next((i for i, k in enumerate(kept) if score.get(k, 0.0) < score[loc]), len(kept))
-        kept.insert(at, loc)
     seen = set(kept)
     return kept + [s.facts.location for s in loop.scored if s.facts.location not in seen]
 
