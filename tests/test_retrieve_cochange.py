@@ -5,6 +5,7 @@ commit."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -17,6 +18,8 @@ from hypothesis import strategies as hyp
 from sourcewise import retrieve
 from sourcewise.config import Settings, load_settings
 from sourcewise.sources.cochange import History, neighbours, parse_log, read_history
+
+from servers import LocalServer, Reply
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from bench_retrieve import snapshot
@@ -97,6 +100,18 @@ def test_one_pass_misses_the_coupled_file_the_loop_brings_it_in_and_says_why(
     assert loop.cycles[0].history == "co-change: 5 commits read"
     assert all(c.history == "" for c in loop.cycles[1:])  # read once, said once
     assert any(COUPLED in line and "4 of its 4 commits" in line for line in loop.cycles[1].cochanged)
+
+
+def test_with_a_model_scoring_co_change_is_said_once(repo: Path, tmp_path: Path, server: LocalServer) -> None:
+    content = json.dumps([{"n": 1, "relevance": 0.9, "reason": "the total itself"}])
+    body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]}
+    server.route("/v1/chat/completions", Reply(body=json.dumps(body), content_type="application/json"))
+    st = load_settings(state_dir=tmp_path / "s", model_url=f"{server.url}/v1", model_name="t")
+    loop = retrieve(TASK, sources=[f"code:{repo}"], max_cycles=3, settings=st)
+    found = {c.hit.path: c for c in loop.considered}
+    assert found[SEED].scorer == "model"
+    assert found[COUPLED].reason.count("changed together with") == 1
+    assert 0.5 <= found[COUPLED].relevance < 0.7
 
 
 def test_the_same_history_and_task_give_the_same_cycles(repo: Path, tmp_path: Path) -> None:

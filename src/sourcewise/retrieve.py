@@ -169,17 +169,18 @@ def _admit(loop: _Loop, gathered: Gathered, cycle: int) -> tuple[int, int]:
 
 
 async def _score(loop: _Loop) -> list[Scored]:
-    """Rule-based scores; the model's instead where it answers well (and only while it does)."""
-    scored = _with_cochange(loop, evaluate(loop.vocab, [loop.facts[loc] for loc in sorted(loop.pool)]))
+    """Rule-based scores; the model's instead where it answers well (and only while it does); then
+    what co-change says, once."""
+    scored = evaluate(loop.vocab, [loop.facts[loc] for loc in sorted(loop.pool)])
     if not loop.use_model or not scored:
-        return scored
+        return _with_cochange(loop, scored)
     hits = [loop.pool[s.facts.location] for s in scored]
     try:
         rated = await model_scores(loop.task, hits, loop.settings)
     except ModelError as exc:
         loop.use_model = False
         loop.warnings.append(f"model scoring unavailable, rule-based relevance instead: {exc}")
-        return scored
+        return _with_cochange(loop, scored)
     out = list(scored)
     for i, (value, reason) in rated.items():
         s = scored[i]
