@@ -8,8 +8,8 @@ into association rules: for a seed file, every file that changed with it in at l
 ``MIN_SUPPORT`` commits, with the confidence ``together / commits of the seed``.
 
 Reading the history never fails the caller: no git, not a repository, no commits yet or a slow git
-give an empty ``History`` whose ``note`` says why. git runs with a timeout, no pager, no prompt and
-no network (``log`` reads only the local object store).
+give an empty ``History`` whose ``note`` says why. git runs with a timeout, no pager, no prompt, no
+external diff or text conversion, and no network (``log`` reads only the local object store).
 """
 
 from __future__ import annotations
@@ -94,8 +94,9 @@ def read_history(
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "GIT_PAGER": "cat"}
     env.update(LC_ALL="C", LANGUAGE="C")  # git's messages in English: they are read below
     args = [
-        "git", "-C", str(root), "-c", "core.quotePath=false", "log", f"-n{max_commits}", "--no-merges",
-        "--relative", "--name-only", "-z", f"--format=%x{ord(_SEP):02x}", "HEAD", "--",
+        "git", "-C", str(root), "-c", "core.quotePath=false", "-c", "core.fsmonitor=false", "log",
+        f"-n{max_commits}", "--no-merges", "--no-ext-diff", "--no-textconv", "--relative", "--name-only",
+        "-z", f"--format=%x{ord(_SEP):02x}", "HEAD", "--",
     ]  # fmt: skip
     try:
         done = subprocess.run(args, capture_output=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
@@ -109,6 +110,8 @@ def read_history(
         err = done.stderr.decode("utf-8", "replace").lower()
         if "not a git repository" in err:
             why = "not a git repository"
+        elif "dubious ownership" in err:
+            why = "git does not trust the folder's owner (see git's safe.directory)"
         elif "does not have any commits" in err or "unknown revision" in err or "bad revision" in err:
             why = "the repository has no commits yet"
         else:
