@@ -1,0 +1,206 @@
+"""Change coupling in the refine step: files that changed together with the best candidates in the
+repository's real git history (written by the test) come in with the reason; no git, not a
+repository and a slow git degrade with a note; the benchmark's snapshots never show the task's own
+commit."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as hyp
+
+from sourcewise import retrieve
+from sourcewise.config import Settings, load_settings
+from sourcewise.sources.cochange import History, neighbours, parse_log, read_history
+
+from servers import LocalServer, Reply
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from bench_retrieve import snapshot
+
+pytestmark = pytest.mark.skipif(
+    subprocess.run(["git", "--version"], capture_output=True).returncode != 0, reason="needs git"
+)
+
+TASK = "Fix the rounding of the invoice total"
+SEED = "src/billing/invoice_total.py"
+COUPLED = "src/billing/posting.py"  # none of the task's words: only history ties it to the seed
+FILES = {
+    SEED: "def invoice_total(lines):\n    total = sum(lines)\n    return round(total, 2)  # rounding\n",
+    COUPLED: "def post_entries(book, entries):\n    for entry in entries:\n        book.append(entry)\n",
+    "src/shop/basket.py": "def basket_items(basket):\n    return list(basket)\n",
+    "src/shop/coupon.py": "def apply_coupon(price, coupon):\n    return price - coupon\n",
+    "src/shop/shipment.py": "def ship(parcel):\n    return parcel.address\n",
+}
+
+
+def git(repo: Path, *args: str) -> str:
+    env = {
+        **os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_DATE": "2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2024-01-01T00:00:00Z",
+    }  # fmt: skip
+    cmd = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, check=True, env=env).stdout
+
+
+def commit(repo: Path, changes: dict[str, str], message: str) -> str:
+    for path, text in changes.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """The seed and the coupled file changed together in all 4 of the seed's commits; fillers once."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    texts = dict(FILES)
+    commit(root, texts, "first")
+    for i in range(3):
+        texts = {**texts, SEED: texts[SEED] + f"# v{i}\n", COUPLED: texts[COUPLED] + f"# v{i}\n"}
+        commit(root, {SEED: texts[SEED], COUPLED: texts[COUPLED]}, f"step {i}")
+    commit(root, {"src/shop/basket.py": texts["src/shop/basket.py"] + "# more\n"}, "basket")
+    return root
+
+
+@pytest.fixture
+def st(tmp_path: Path) -> Settings:
+    return load_settings(state_dir=tmp_path / "state", source_timeout=10.0)
+
+
+def paths(found: object) -> list[str | None]:
+    return [c.hit.path for c in getattr(found, "considered", ())]
+
+
+def test_one_pass_misses_the_coupled_file_the_loop_brings_it_in_and_says_why(
+    repo: Path, st: Settings
+) -> None:
+    one = retrieve(TASK, sources=[f"code:{repo}"], max_cycles=1, settings=st)
+    assert paths(one)[0] == SEED
+    assert COUPLED not in paths(one)
+    assert one.cycles[0].history == ""  # one pass reads no history
+
+    loop = retrieve(TASK, sources=[f"code:{repo}"], max_cycles=3, settings=st)
+    found = {c.hit.path: c for c in loop.considered}
+    assert COUPLED in found
+    assert paths(loop)[0] == SEED  # the first pass's order is kept above
+    assert found[COUPLED].cycle == 2
+    assert "changed together with src/billing/invoice_total.py in 4 of its 4 commits" in found[COUPLED].reason
+    assert 0.5 <= found[COUPLED].relevance < 0.7  # "related": history is not proof
+    assert loop.cycles[0].history == "co-change: 5 commits read"
+    assert all(c.history == "" for c in loop.cycles[1:])  # read once, said once
+    assert any(COUPLED in line and "4 of its 4 commits" in line for line in loop.cycles[1].cochanged)
+
+
+def test_with_a_model_scoring_co_change_is_said_once(repo: Path, tmp_path: Path, server: LocalServer) -> None:
+    content = json.dumps([{"n": 1, "relevance": 0.9, "reason": "the total itself"}])
+    body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]}
+    server.route("/v1/chat/completions", Reply(body=json.dumps(body), content_type="application/json"))
+    st = load_settings(state_dir=tmp_path / "s", model_url=f"{server.url}/v1", model_name="t")
+    loop = retrieve(TASK, sources=[f"code:{repo}"], max_cycles=3, settings=st)
+    found = {c.hit.path: c for c in loop.considered}
+    assert found[SEED].scorer == "model"
+    assert found[COUPLED].reason.count("changed together with") == 1
+    assert 0.5 <= found[COUPLED].relevance < 0.7
+
+
+def test_the_same_history_and_task_give_the_same_cycles(repo: Path, tmp_path: Path) -> None:
+    runs = [
+        retrieve(TASK, sources=[f"code:{repo}"], settings=load_settings(state_dir=tmp_path / f"s{i}"))
+        for i in range(2)
+    ]
+    assert runs[0].model_dump(exclude={"cycles": {"__all__": {"reports"}}}) == runs[1].model_dump(
+        exclude={"cycles": {"__all__": {"reports"}}}
+    )
+
+
+def test_a_folder_that_is_not_a_repository_is_searched_with_a_note(tmp_path: Path, st: Settings) -> None:
+    root = tmp_path / "plain"
+    for path, text in FILES.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    loop = retrieve(TASK, sources=[f"code:{root}"], max_cycles=3, settings=st)
+    assert paths(loop)[0] == SEED
+    assert COUPLED not in paths(loop)
+    assert loop.cycles[0].history == "co-change unavailable: not a git repository"
+
+
+def test_no_git_on_the_path_degrades_with_a_note(
+    repo: Path, tmp_path: Path, st: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    empty = tmp_path / "nobin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    assert read_history(repo) == History(note="co-change unavailable: git is not installed")
+    loop = retrieve(TASK, sources=[f"code:{repo}"], max_cycles=3, settings=st)
+    assert loop.cycles[0].history == "co-change unavailable: git is not installed"
+    assert COUPLED not in paths(loop)
+
+
+def test_a_slow_git_is_cut_off_with_a_note(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    slow = tmp_path / "slowbin"
+    slow.mkdir()
+    (slow / "git").write_text("#!/bin/sh\nsleep 5\n")
+    (slow / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{slow}{os.pathsep}{os.environ['PATH']}")
+    assert read_history(repo, timeout=0.3) == History(note="co-change unavailable: git log took over 0.3s")
+
+
+def test_history_is_read_relative_to_a_subfolder_and_big_commits_are_left_out(repo: Path) -> None:
+    commit(repo, {f"src/billing/bulk_{i}.py": "x = 1\n" for i in range(16)}, "bulk")
+    history = read_history(repo / "src" / "billing")
+    assert "1 touching more than 15 files left out" in history.note
+    assert frozenset({"invoice_total.py", "posting.py"}) in history.commits
+    assert all(not p.startswith("src/") for files in history.commits for p in files)
+
+
+def test_neighbours_follow_support_and_confidence() -> None:
+    history = History(
+        commits=(
+            frozenset({"a", "b"}), frozenset({"a", "b", "c"}), frozenset({"a", "c"}), frozenset({"a"}),
+            frozenset({"d", "e"}), frozenset({"d", "e"}),
+        )
+    )  # fmt: skip
+    found = neighbours(history, ["a", "d"], min_support=2, min_confidence=0.5)
+    assert [(n.path, n.seed, n.together, n.seed_commits) for n in found] == [
+        ("e", "d", 2, 2), ("b", "a", 2, 4), ("c", "a", 2, 4),
+    ]  # fmt: skip
+    assert found[0].reason == "changed together with d in 2 of its 2 commits"
+    assert neighbours(history, ["a"], min_confidence=0.6) == []
+    assert neighbours(history, ["a", "b"], min_support=1)[0].path == "c"  # a seed is never its own neighbour
+
+
+@given(hyp.text(), hyp.lists(hyp.text(max_size=5), max_size=5))
+def test_any_log_text_parses_and_neighbours_keep_their_rules(out: str, seeds: list[str]) -> None:
+    commits, skipped = parse_log(out, max_files=3)
+    assert skipped >= 0
+    assert all(0 < len(files) <= 3 and "" not in files for files in commits)
+    found = neighbours(History(commits), seeds)
+    assert all(n.together >= 2 and n.confidence >= 0.5 and n.path not in seeds for n in found)
+    assert found == sorted(found, key=lambda n: (-n.confidence, -n.together, n.path))
+
+
+def test_a_benchmark_snapshot_never_shows_the_task_commit(repo: Path, tmp_path: Path) -> None:
+    shas = git(repo, "log", "--format=%H").split()  # newest first: basket, step 2, step 1, step 0, first
+    task = shas[1]
+    snap = snapshot(repo, task, tmp_path / "snap")
+    assert (snap / SEED).read_text() == git(repo, "show", f"{task}:{SEED}")  # the commit's tree
+    visible = git(snap, "log", "--all", "--format=%H").split()
+    assert visible == shas[2:]  # only the parent and its ancestors
+    assert task not in git(snap, "log", "--all", "--reflog", "--format=%H")
+    assert git(snap, "for-each-ref", "--format=%(refname)").split() == ["refs/heads/snapshot"]
+    assert len(read_history(snap).commits) == len(shas) - 2
+    root = snapshot(repo, shas[-1], tmp_path / "root")  # a root commit: no history at all
+    assert read_history(root).note == "co-change unavailable: the repository has no commits yet"
