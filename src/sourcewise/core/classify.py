@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from ..errors import InvalidQuery
 from ..models import QueryKind, QueryType
-from .keywords import find_forms, word_forms_of
+from .keywords import entry_starts, find_forms, word_forms_of
 from .text import is_hangul, words
 
 __all__ = ["ORDER", "SOURCE_PRIORITY", "classify_query"]
@@ -204,7 +204,9 @@ def _signals(
     forms: tuple[list[tuple[str, ...]], frozenset[str]],
 ) -> list[str]:
     vocabulary = SIGNALS[kind]
-    found = find_forms(toks, forms[0], forms[1], vocabulary) + _korean_stems(hangul_words, vocabulary)
+    found = find_forms(toks, forms[0], forms[1], vocabulary)
+    if hangul_words:
+        found += _korean_stems(hangul_words, vocabulary)
     return list(dict.fromkeys(found))
 
 
@@ -217,11 +219,64 @@ def classify_query(question: str) -> QueryType:
     """The query type of ``question``, the signals that decided it, and where to look first."""
     if not isinstance(question, str):
         raise InvalidQuery(f"the question must be text, not {type(question).__name__}")
+    return classify_words(words(question))
+
+
+def classify_words(toks: list[str]) -> QueryType:
+    """``classify_query`` for a question already split by ``text.words``."""
+    hangul_words = [w for w in toks if not w.isascii() and is_hangul(w)]
+    forms = _forms_of(toks)
+    candidates = _candidates(forms[1], hangul_words)
+    return _decide(
+        {kind: _signals(toks, hangul_words, kind, forms) if kind in candidates else [] for kind in ORDER}
+    )
+
+
+def classify_all(question: str) -> QueryType:
+    """``classify_query`` by the general rule, every vocabulary searched (for the tests: the fast
+    path searches only those a word of the question can start)."""
     toks = words(question)
     hangul_words = [w for w in toks if is_hangul(w)]
     forms = _forms_of(toks)
-    found = {kind: _signals(toks, hangul_words, kind, forms) for kind in ORDER}
-    best = max(ORDER, key=lambda kind: (len(found[kind]), -ORDER.index(kind)))
-    if not found[best]:
-        best = "exploration"
+    return _decide({kind: _signals(toks, hangul_words, kind, forms) for kind in ORDER})
+
+
+def _decide(found: dict[QueryKind, list[str]]) -> QueryType:
+    """The kind with the most signals, the earlier in ``ORDER`` on a tie; none: exploration."""
+    best: QueryKind = "exploration"
+    most = 0
+    for kind in ORDER:
+        if len(found[kind]) > most:
+            best, most = kind, len(found[kind])
     return QueryType(kind=best, signals=found[best], source_priority=SOURCE_PRIORITY[best])
+
+
+@lru_cache(maxsize=1)
+def _starts() -> tuple[
+    dict[str, frozenset[QueryKind]], tuple[str, ...], tuple[tuple[QueryKind, tuple[str, ...]], ...]
+]:
+    """Every word that can start a signal of some kind -> those kinds; every Korean stem; and
+    each kind's Korean stems."""
+    kinds: dict[str, set[QueryKind]] = {}
+    for kind in ORDER:
+        for word in entry_starts(SIGNALS[kind]):
+            kinds.setdefault(word, set()).add(kind)
+    stems = tuple((kind, _stems(SIGNALS[kind])) for kind in ORDER if _stems(SIGNALS[kind]))
+    every_stem = tuple(stem for _, group in stems for stem in group)
+    return {word: frozenset(k) for word, k in kinds.items()}, every_stem, stems
+
+
+def _candidates(every: frozenset[str], hangul_words: list[str]) -> set[QueryKind] | frozenset[QueryKind]:
+    """The kinds that can have a signal here: a form of a word starts one of their entries
+    (``find_forms`` finds nothing otherwise), or a Hangul word starts with one of their stems."""
+    starts, every_stem, stems = _starts()
+    out: set[QueryKind] | frozenset[QueryKind] = frozenset()
+    for form in every:
+        kinds = starts.get(form)
+        if kinds is not None:
+            out = out | kinds
+    for word in hangul_words:
+        if word.startswith(every_stem):
+            out = set(out)
+            out.update(kind for kind, prefixes in stems if word.startswith(prefixes))
+    return out

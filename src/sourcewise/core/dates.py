@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date, timedelta
 
 from ..errors import InvalidOption
@@ -82,29 +83,32 @@ _QUARTER = re.compile(
     r"\bq([1-4])(?:\s{0,3}(\d{4}))?\b|(\d{4})\s{0,3}q([1-4])\b|(\d{4})?\s{0,3}(?:년\s{0,3})?([1-4])\s{0,3}분기"
 )
 
+# The days each of _RULES means (first and last, inclusive), computed only for the rule that matched.
+_SPANS: tuple[Callable[[date], tuple[date, date]], ...] = (
+    lambda today: (today, today),
+    lambda today: (today - timedelta(days=1), today - timedelta(days=1)),
+    lambda today: (_week(today), today),
+    lambda today: (_week(today) - timedelta(days=7), _week(today) - timedelta(days=1)),
+    lambda today: (_month(today), today),
+    lambda today: (_prev_month(today), _month(today) - timedelta(days=1)),
+    lambda today: (date(today.year, 1, 1), today),
+    lambda today: (date(today.year - 1, 1, 1), date(today.year - 1, 12, 31)),
+    lambda today: (today - timedelta(days=30), today),
+)
+
 
 def _relative_dates(text: str, today: date) -> tuple[date | None, date | None, list[str]]:
     # One space between words: a pattern's \s* then never rescans a long run of blanks.
     low = " ".join(text.lower().split())
     if not _ANY_DATE_WORD.search(low):
         return None, None, []  # none of the patterns below can match: most questions
-    rules: list[tuple[re.Pattern[str], tuple[date, date]]] = [
-        (_RULES[0], (today, today)),
-        (_RULES[1], (today - timedelta(days=1), today - timedelta(days=1))),
-        (_RULES[2], (_week(today), today)),
-        (
-            _RULES[3],
-            (_week(today) - timedelta(days=7), _week(today) - timedelta(days=1)),
-        ),
-        (_RULES[4], (_month(today), today)),
-        (_RULES[5], (_prev_month(today), _month(today) - timedelta(days=1))),
-        (_RULES[6], (date(today.year, 1, 1), today)),
-        (_RULES[7], (date(today.year - 1, 1, 1), date(today.year - 1, 12, 31))),
-        (_RULES[8], (today - timedelta(days=30), today)),
-    ]
-    for pattern, (after, before) in rules:
+    if today.year == 1:
+        for span in _SPANS:  # near the start of the calendar a span may not exist: then no dates
+            span(today)
+    for pattern, span in zip(_RULES, _SPANS, strict=True):
         match = pattern.search(low)
         if match:
+            after, before = span(today)
             return after, before, [match.group(0)]
     match = _LAST_N.search(low)
     if match:

@@ -32,7 +32,7 @@ import json
 import re
 import tomllib
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
@@ -189,19 +189,28 @@ class SourceTable:
 
     def projects_in(self, query: str) -> dict[str, str]:
         """Projects the query names: project -> the word(s) that named it, in query order."""
-        tokens = [strip_particle(w) for w in words(query)]
+        return self.projects_in_words(words(query))
+
+    def projects_in_words(self, toks: Sequence[str]) -> dict[str, str]:
+        """``projects_in`` for a query already split by ``text.words``."""
+        tokens = [w if w.isascii() else strip_particle(w) for w in toks]  # particles are Hangul
         found: dict[str, str] = {}
-        for size in range(self._max_words, 0, -1):
-            firsts = self._firsts.get(size, frozenset()) if size > 1 else None
-            if firsts is not None and not firsts:
+        names = self.names
+        for size in range(self._max_words, 1, -1):
+            firsts = self._firsts.get(size)
+            if not firsts:
                 continue
             for i in range(len(tokens) - size + 1):
-                if firsts is not None and tokens[i] not in firsts:
+                if tokens[i] not in firsts:
                     continue  # no name of this many words starts with this word
                 phrase = " ".join(tokens[i : i + size])
-                project = self.names.get(phrase)
+                project = names.get(phrase)
                 if project and project not in found:
                     found[project] = phrase
+        for token in tokens:  # names of one word
+            project = names.get(token)
+            if project and project not in found:
+                found[project] = token
         return found
 
 
