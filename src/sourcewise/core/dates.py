@@ -83,6 +83,21 @@ _QUARTER = re.compile(
     r"\bq([1-4])(?:\s{0,3}(\d{4}))?\b|(\d{4})\s{0,3}q([1-4])\b|(\d{4})?\s{0,3}(?:년\s{0,3})?([1-4])\s{0,3}분기"
 )
 
+# The words each of _RULES needs (one of them), tested before the pattern runs: most questions
+# that name a date name one, so most patterns need not run at all.
+_NEEDS: tuple[tuple[str, ...], ...] = (
+    ("today", "오늘"),
+    ("yesterday", "어제"),
+    ("this week", "이번"),
+    ("last week", "지난", "저번"),
+    ("this month", "이번"),
+    ("last month", "지난", "저번"),
+    ("this year", "올해", "금년"),
+    ("last year", "작년", "지난"),
+    ("recently", "lately", "최근"),
+)
+
+
 # The days each of _RULES means (first and last, inclusive), computed only for the rule that matched.
 _SPANS: tuple[Callable[[date], tuple[date, date]], ...] = (
     lambda today: (today, today),
@@ -105,18 +120,24 @@ def _relative_dates(text: str, today: date) -> tuple[date | None, date | None, l
     if today.year == 1:
         for span in _SPANS:  # near the start of the calendar a span may not exist: then no dates
             span(today)
-    for pattern, span in zip(_RULES, _SPANS, strict=True):
+    for pattern, needs, span in zip(_RULES, _NEEDS, _SPANS, strict=True):
+        for word in needs:
+            if word in low:
+                break
+        else:
+            continue  # the pattern cannot match without one of these
         match = pattern.search(low)
         if match:
             after, before = span(today)
             return after, before, [match.group(0)]
-    match = _LAST_N.search(low)
+    last = "past" in low or "last" in low or "지난" in low or "최근" in low
+    match = _LAST_N.search(low) if last else None
     if match:
         count = int(match[1] or match[3])
         unit = match[2] or match[4]
         days = {"day": 1, "일": 1, "week": 7, "주": 7, "month": 30, "개월": 30, "달": 30}[unit] * count
         return today - timedelta(days=days), today, [match.group(0)]
-    match = _QUARTER.search(low)
+    match = _QUARTER.search(low) if "q" in low or "분기" in low else None
     if match:
         q = int(match[1] or match[4] or match[6])
         year = int(match[2] or match[3] or match[5] or today.year)

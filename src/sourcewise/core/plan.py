@@ -120,7 +120,7 @@ def _entities(question: str, words: list[str], toks: list[str]) -> list[str]:
         shape = _shape(word)
         if shape == _NAMED or (shape == _CAPITAL and word != first_word):
             found.append(word)
-    if not question.isascii() or "project" in question.lower():  # the regex needs the word
+    if "project" in question.lower() or "프로젝트" in question:  # the pattern needs one ("project" has no i)
         for match in _PROJECT.finditer(question):
             if match.group(1) not in found:
                 found.append(match.group(1))
@@ -275,10 +275,14 @@ def plan(
 
 
 def _may_negate(text: str) -> bool:
-    """False when ``_NEGATION`` cannot match ``text``: plain ASCII text without a hyphen or one of
-    its words (other text is always searched: case-insensitive matching maps some non-ASCII
-    letters to ASCII ones)."""
-    if not text.isascii() or "-" in text:
+    """False when ``_NEGATION`` cannot match ``text``: no hyphen, none of its Korean words and
+    none of its English ones in any case. (Matching ignores case, and the only letters other
+    than ASCII that then match an ASCII letter are the Turkish dotted and dotless i.)"""
+    if "-" in text:
+        return True
+    if not text.isascii() and (
+        "제외" in text or "빼고" in text or "말고" in text or "İ" in text or "ı" in text
+    ):
         return True
     low = text.lower()
     return "not" in low or "without" in low or "except" in low or "excluding" in low
