@@ -8,6 +8,7 @@ question with no signal is ``exploration``.
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import chain
 
 from ..errors import InvalidQuery
 from ..models import QueryKind, QueryType
@@ -212,7 +213,7 @@ def _signals(
 
 def _forms_of(toks: list[str]) -> tuple[list[tuple[str, ...]], frozenset[str]]:
     forms = [word_forms_of(t) for t in toks]
-    return forms, frozenset(f for pair in forms for f in pair)
+    return forms, frozenset(chain.from_iterable(forms))
 
 
 def classify_query(question: str) -> QueryType:
@@ -226,9 +227,8 @@ def classify_words(toks: list[str]) -> QueryType:
     """``classify_query`` for a question already split by ``text.words``."""
     hangul_words = [w for w in toks if not w.isascii() and is_hangul(w)]
     forms = _forms_of(toks)
-    candidates = _candidates(forms[1], hangul_words)
     return _decide(
-        {kind: _signals(toks, hangul_words, kind, forms) if kind in candidates else [] for kind in ORDER}
+        {kind: _signals(toks, hangul_words, kind, forms) for kind in _candidates(forms[1], hangul_words)}
     )
 
 
@@ -242,13 +242,15 @@ def classify_all(question: str) -> QueryType:
 
 
 def _decide(found: dict[QueryKind, list[str]]) -> QueryType:
-    """The kind with the most signals, the earlier in ``ORDER`` on a tie; none: exploration."""
+    """The kind with the most signals, the earlier in ``ORDER`` on a tie; none: exploration
+    (``found``: the signals of some kinds; a kind left out has none)."""
     best: QueryKind = "exploration"
     most = 0
     for kind in ORDER:
-        if len(found[kind]) > most:
-            best, most = kind, len(found[kind])
-    return QueryType(kind=best, signals=found[best], source_priority=SOURCE_PRIORITY[best])
+        signals = found.get(kind)
+        if signals and len(signals) > most:
+            best, most = kind, len(signals)
+    return QueryType(kind=best, signals=found.get(best, []), source_priority=SOURCE_PRIORITY[best])
 
 
 @lru_cache(maxsize=1)
@@ -271,10 +273,8 @@ def _candidates(every: frozenset[str], hangul_words: list[str]) -> set[QueryKind
     (``find_forms`` finds nothing otherwise), or a Hangul word starts with one of their stems."""
     starts, every_stem, stems = _starts()
     out: set[QueryKind] | frozenset[QueryKind] = frozenset()
-    for form in every:
-        kinds = starts.get(form)
-        if kinds is not None:
-            out = out | kinds
+    for form in every & starts.keys():  # a set operation in C: few words start a signal
+        out = out | starts[form]
     for word in hangul_words:
         if word.startswith(every_stem):
             out = set(out)

@@ -15,7 +15,7 @@ from ..errors import InvalidOption
 from ..models import Constraints, Plan, SourceKind, SourceQuery
 from .classify import SIGNALS, classify_words
 from .dates import parse_date, relative_dates
-from .syntax import SOURCES, render_sources
+from .syntax import SOURCES, render_specs
 from .text import is_hangul, strip_particle, words
 from .tiers import builtin_table
 from .validate import validate_question, validate_today
@@ -269,7 +269,8 @@ def plan(
         variants=variants_for([*terms, *phrases], variants),
         mode=mode,
         mode_reason=why,
-        sources=_render(kinds, terms, phrases, negations, constraints, question, 0, query_type.kind, mode),
+        # the queries' fields, validated with the plan (one validation, not one per query)
+        sources=_render(kinds, terms, phrases, negations, constraints, question, 0, query_type.kind, mode),  # type: ignore[arg-type]
         today=today,
     )
 
@@ -310,13 +311,13 @@ def _render(
     level: int,
     kind: str,
     mode: str,
-) -> list[SourceQuery]:
-    """The per-source queries of a plan with these components."""
+) -> list[dict[str, object]]:
+    """The fields of the per-source queries of a plan with these components."""
     if level:
         natural = " ".join(terms)
     else:
         natural = " ".join((_FILTER.sub(" ", question) if ":" in question else question).split())
-    return render_sources(
+    return render_specs(
         [s for s in SOURCES if s in sources],
         terms=terms,
         phrases=phrases,
@@ -343,7 +344,10 @@ def _assemble(draft: Plan, sources: Sequence[str], extra_variants: Sequence[Sequ
         draft.mode,
     )
     return draft.model_copy(
-        update={"sources": queries, "variants": variants_for([*terms, *draft.phrases], extra_variants)}
+        update={
+            "sources": [SourceQuery(**spec) for spec in queries],  # type: ignore[arg-type]
+            "variants": variants_for([*terms, *draft.phrases], extra_variants),
+        }
     )
 
 
