@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import chain
+from typing import TypedDict
 
 from ..errors import InvalidQuery
 from ..models import QueryKind, QueryType
@@ -225,11 +226,16 @@ def classify_query(question: str) -> QueryType:
 
 def classify_words(toks: list[str]) -> QueryType:
     """``classify_query`` for a question already split by ``text.words``."""
+    return QueryType(**classify_fields(toks))
+
+
+def classify_fields(toks: list[str]) -> _Fields:
+    """``classify_words`` as the fields of the ``QueryType``, for a model that validates them as
+    part of its own."""
     hangul_words = [w for w in toks if not w.isascii() and is_hangul(w)]
     forms = _forms_of(toks)
-    return _decide(
-        {kind: _signals(toks, hangul_words, kind, forms) for kind in _candidates(forms[1], hangul_words)}
-    )
+    candidates = _candidates(forms[1], hangul_words)
+    return _decide({kind: _signals(toks, hangul_words, kind, forms) for kind in candidates})
 
 
 def classify_all(question: str) -> QueryType:
@@ -238,10 +244,16 @@ def classify_all(question: str) -> QueryType:
     toks = words(question)
     hangul_words = [w for w in toks if is_hangul(w)]
     forms = _forms_of(toks)
-    return _decide({kind: _signals(toks, hangul_words, kind, forms) for kind in ORDER})
+    return QueryType(**_decide({kind: _signals(toks, hangul_words, kind, forms) for kind in ORDER}))
 
 
-def _decide(found: dict[QueryKind, list[str]]) -> QueryType:
+class _Fields(TypedDict):
+    kind: QueryKind
+    signals: list[str]
+    source_priority: list[str]
+
+
+def _decide(found: dict[QueryKind, list[str]]) -> _Fields:
     """The kind with the most signals, the earlier in ``ORDER`` on a tie; none: exploration
     (``found``: the signals of some kinds; a kind left out has none)."""
     best: QueryKind = "exploration"
@@ -250,7 +262,7 @@ def _decide(found: dict[QueryKind, list[str]]) -> QueryType:
         signals = found.get(kind)
         if signals and len(signals) > most:
             best, most = kind, len(signals)
-    return QueryType(kind=best, signals=found.get(best, []), source_priority=SOURCE_PRIORITY[best])
+    return {"kind": best, "signals": found.get(best, []), "source_priority": SOURCE_PRIORITY[best]}
 
 
 @lru_cache(maxsize=1)

@@ -13,7 +13,7 @@ from typing import Literal
 
 from ..errors import InvalidOption
 from ..models import Constraints, Plan, SourceKind, SourceQuery
-from .classify import SIGNALS, classify_words
+from .classify import SIGNALS, classify_fields
 from .dates import parse_date, relative_dates
 from .syntax import SOURCES, render_specs
 from .text import is_hangul, strip_particle, words
@@ -186,7 +186,7 @@ def _constraints(question: str, today: date) -> tuple[Constraints, str]:
             rest = _phrase(phrase).sub(" ", rest)
     if after and before and after > before:
         raise InvalidOption(f"after: {after} is later than before: {before}")
-    mine = bool(_MINE.search(rest))
+    mine = _may_be_mine(rest) and _MINE.search(rest) is not None
     constraints = Constraints(
         authors=authors,
         channels=channels,
@@ -205,17 +205,26 @@ def _phrase(phrase: str) -> re.Pattern[str]:
     return re.compile(re.escape(phrase), re.IGNORECASE)
 
 
+def _may_be_mine(text: str) -> bool:
+    """False when ``_MINE`` cannot match ``text``: plain ASCII text without "my", "mine" or
+    "assigned to me" in any case (other text is always searched: matching ignores case, and
+    some letters other than ASCII then match an ASCII one)."""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return "my" in low or "mine" in low or "assigned to me" in low
+
+
 def _mode(
     kind: str, phrases: list[str], entities: list[str], c: Constraints, question: str
 ) -> tuple[Literal["semantic", "keyword"], str]:
     """Seed 003: keyword search for known terms, names, quotes and filters; semantic otherwise."""
     filters = len(c.authors) + len(c.channels) + len(c.types) + (c.after is not None) + (c.before is not None)
-    conceptual = _CONCEPTUAL.search(question)
     if phrases:
         return "keyword", "the question quotes an exact phrase"
     if filters >= 2:
         return "keyword", "the question has several filters"
-    if kind == "exploration" or conceptual:
+    if kind == "exploration" or _CONCEPTUAL.search(question):
         return "semantic", "a conceptual or exploratory question"
     if entities:
         return "keyword", f"known names or terms: {', '.join(entities)}"
@@ -241,7 +250,8 @@ def plan(
         raise InvalidOption(f"sources must be some of {', '.join(SOURCES)}; got {list(sources)!r}")
     today = validate_today(today) or date.today()
     toks = words(question)
-    query_type = classify_words(toks)
+    query_type = classify_fields(toks)  # validated with the plan
+    kind = query_type["kind"]
     constraints, rest = _constraints(question, today)
     phrases: list[str] = []
     if '"' in rest or "“" in rest or "「" in rest:  # a quoted phrase starts with one of these
@@ -254,23 +264,23 @@ def plan(
     words_ = _content_words(rest, _SKIP)
     entities = _entities(question, words_, toks)
     keywords = [w for w in words_ if w not in entities]
-    mode, why = _mode(query_type.kind, phrases, entities, constraints, question)
+    mode, why = _mode(kind, phrases, entities, constraints, question)
     terms = _terms(entities, keywords, question)
     kinds = list(sources)
     return Plan(
         question=question,
-        query_type=query_type,
+        query_type=query_type,  # type: ignore[arg-type]
         keywords=keywords,
         entities=entities,
         phrases=phrases,
-        intent=list(dict.fromkeys(query_type.signals)),
+        intent=list(dict.fromkeys(query_type["signals"])),
         constraints=constraints,
         negations=negations,
         variants=variants_for([*terms, *phrases], variants),
         mode=mode,
         mode_reason=why,
         # the queries' fields, validated with the plan (one validation, not one per query)
-        sources=_render(kinds, terms, phrases, negations, constraints, question, 0, query_type.kind, mode),  # type: ignore[arg-type]
+        sources=_render(kinds, terms, phrases, negations, constraints, question, 0, kind, mode),  # type: ignore[arg-type]
         today=today,
     )
 

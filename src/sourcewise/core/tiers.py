@@ -198,8 +198,8 @@ class SourceTable:
         names = self.names
         for size in range(self._max_words, 1, -1):
             firsts = self._firsts.get(size)
-            if not firsts:
-                continue
+            if not firsts or firsts.isdisjoint(tokens):
+                continue  # no name of this many words starts with any word here
             for i in range(len(tokens) - size + 1):
                 if tokens[i] not in firsts:
                     continue  # no name of this many words starts with this word
