@@ -13,7 +13,7 @@ from typing import TypedDict
 
 from ..errors import InvalidQuery
 from ..models import QueryKind, QueryType
-from .keywords import entry_starts, find_forms, word_forms_of
+from .keywords import entry_starts, find_indexed, index, word_forms_of
 from .text import is_hangul, words
 
 __all__ = ["ORDER", "SOURCE_PRIORITY", "classify_query"]
@@ -178,6 +178,10 @@ SOURCE_PRIORITY: dict[QueryKind, list[str]] = {
 }
 
 
+# Each kind's vocabulary indexed for find_indexed, once.
+_INDEXES = {kind: index(vocabulary) for kind, vocabulary in SIGNALS.items()}
+
+
 @lru_cache(maxsize=64)
 def _stems(vocabulary: frozenset[str]) -> tuple[str, ...]:
     return tuple(v for v in vocabulary if is_hangul(v) and " " not in v)
@@ -205,11 +209,10 @@ def _signals(
     kind: QueryKind,
     forms: tuple[list[tuple[str, ...]], frozenset[str]],
 ) -> list[str]:
-    vocabulary = SIGNALS[kind]
-    found = find_forms(toks, forms[0], forms[1], vocabulary)
+    found = find_indexed(toks, forms[0], forms[1], _INDEXES[kind])
     if hangul_words:
-        found += _korean_stems(hangul_words, vocabulary)
-    return list(dict.fromkeys(found))
+        found += _korean_stems(hangul_words, SIGNALS[kind])
+    return list(dict.fromkeys(found)) if len(found) > 1 else found
 
 
 def _forms_of(toks: list[str]) -> tuple[list[tuple[str, ...]], frozenset[str]]:

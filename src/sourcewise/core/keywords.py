@@ -257,7 +257,14 @@ def find_forms(
 ) -> list[str]:
     """``find`` for words already split, with their ``word_forms`` and the set of all of those:
     for a caller that looks for several vocabularies in one text."""
-    index, starts = _index(vocab)
+    return find_indexed(toks, forms, every, _index(vocab))
+
+
+def find_indexed(
+    toks: Sequence[str], forms: Sequence[tuple[str, ...]], every: frozenset[str], indexed: _Index
+) -> list[str]:
+    """``find_forms`` with the vocabulary's ``index(vocabulary)`` (for a caller that keeps it)."""
+    index, starts = indexed
     if starts.isdisjoint(every):
         return []  # no word of the text can start an entry
     found: list[tuple[int, str]] = []
@@ -295,6 +302,11 @@ def find_forms(
                     break
     found.sort()
     return [phrase for _, phrase in found]
+
+
+def index(vocabulary: frozenset[str]) -> _Index:
+    """The vocabulary's index for ``find_indexed`` (built once per vocabulary)."""
+    return _index(vocabulary)
 
 
 def entry_starts(vocabulary: frozenset[str]) -> frozenset[str]:

@@ -81,15 +81,26 @@ def _hangul_prefixes(skip: frozenset[str]) -> tuple[str, ...]:
 def _content_words(text: str, skip: frozenset[str]) -> list[str]:
     out: list[str] = []
     seen: set[str] = set()
+    known = _CONTENT if skip is _SKIP else {}
     for raw in _WORD.findall(text):
-        content = _content_word(raw, skip)
+        content = known.get(raw, _UNKNOWN)
+        if content is _UNKNOWN:
+            content = _content_word(raw, skip)
+            if len(known) >= _CONTENT_MAX:
+                known.clear()  # bounded: start again
+            known[raw] = content
         if content is not None and content[1] not in seen:
             seen.add(content[1])
             out.append(content[0])
     return out
 
 
-@lru_cache(maxsize=8192)
+# _content_word's answers for the plan's own skip set, per raw token (a dict: no key to build).
+_UNKNOWN: tuple[str, str] = ("", "")
+_CONTENT: dict[str, tuple[str, str] | None] = {}
+_CONTENT_MAX = 8192
+
+
 def _content_word(raw: str, skip: frozenset[str]) -> tuple[str, str] | None:
     """The word a raw token says and its lower case, or None for a stop word, a signal word or
     a Korean verb form: per token, kept (questions repeat their words)."""
@@ -302,6 +313,8 @@ def _may_negate(text: str) -> bool:
 def _terms(entities: Sequence[str], keywords: Sequence[str], question: str) -> list[str]:
     """Entities and keywords in the order the question says them."""
     terms = list(dict.fromkeys([*entities, *keywords]))
+    if len(terms) < 2:
+        return terms
     end = len(question)
 
     def place(term: str) -> int:

@@ -207,10 +207,11 @@ class SourceTable:
                 project = names.get(phrase)
                 if project and project not in found:
                     found[project] = phrase
-        for token in tokens:  # names of one word
-            project = names.get(token)
-            if project and project not in found:
-                found[project] = token
+        if not names.keys().isdisjoint(tokens):
+            for token in tokens:  # names of one word
+                project = names.get(token)
+                if project and project not in found:
+                    found[project] = token
         return found
 
 
