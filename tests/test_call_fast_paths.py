@@ -216,6 +216,27 @@ def test_relative_dates_agree_on_hostile_text(text: str, today: date) -> None:
     assert dates.relative_dates(text, today) == _relative_dates_general(text, today)
 
 
+@given(st.one_of(_HOSTILE, st.text(max_size=40)))
+def test_date_words_are_found_as_the_pattern_finds_them(text: str) -> None:
+    low = " ".join(text.lower().split())
+    assert dates._names_a_date(low) == (dates._ANY_DATE_WORD.search(low) is not None)
+
+
+def test_date_words_on_generated_questions() -> None:
+    for question in GENERATED:
+        low = " ".join(question.lower().split())
+        assert dates._names_a_date(low) == (dates._ANY_DATE_WORD.search(low) is not None)
+
+
+@given(st.one_of(_HOSTILE, st.text(max_size=60)))
+def test_words_never_end_in_sentence_punctuation(text: str) -> None:
+    """``words`` dropped its strip of trailing ".'-": a word never ends in one."""
+    from sourcewise.core.text import _WORD
+
+    general = [w.rstrip(".'-") or w for w in map(str.lower, _WORD.findall(text))]
+    assert words(text) == general
+
+
 @given(_HOSTILE)
 def test_skipped_patterns_could_not_have_matched(text: str) -> None:
     if not _may_negate(text):

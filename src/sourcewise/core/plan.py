@@ -316,12 +316,8 @@ def _terms(entities: Sequence[str], keywords: Sequence[str], question: str) -> l
     if len(terms) < 2:
         return terms
     end = len(question)
-
-    def place(term: str) -> int:
-        at = question.find(term)
-        return at if at >= 0 else end
-
-    return sorted(terms, key=place)
+    places = [end if (at := question.find(term)) < 0 else at for term in terms]
+    return [terms[i] for i in sorted(range(len(terms)), key=places.__getitem__)]  # stable, as before
 
 
 def _render(
