@@ -6,10 +6,18 @@ Reference, measured in the same run: the seed's URL key (``urlsplit``, host + pa
 Each function runs over the same inputs in batches; the batches take turns in every round and the
 figure is the median of the rounds, per call: wall time, and CPU time (``time.process_time``), which
 a busy shared machine disturbs less.
+
+Two input sets. *Repeated*: the same 8 URLs or questions in every batch, so caches answer most of
+the work (``urlsplit`` keeps its last results too, so the seed's key is then a cache hit as well).
+*Distinct*: every call gets an input never seen before in the process (the 8 URLs with a new path
+segment, the 8 questions with a new word), so no per-input cache helps; only what is kept per host
+or per word (a new URL of a known site, a question made of known words) still is, as in real use.
+The seed's key is measured on distinct URLs too.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -44,9 +52,30 @@ def seed_key(url: str) -> str:
     return (parsed.hostname or "") + parsed.path.rstrip("/")
 
 
+def distinct_urls(tag: str, count: int) -> list[str]:
+    """``count`` URLs never seen before: each of ``URLS`` with a new last path segment."""
+    out = []
+    for n in range(count):
+        base, mark, query = URLS[n % len(URLS)].partition("?")
+        out.append(f"{base.rstrip('/')}/{tag}{n}{mark}{query}")
+    return out
+
+
+def distinct_questions(tag: str, count: int) -> list[str]:
+    """``count`` questions never seen before: each of ``QUESTIONS`` with a new word."""
+    return [f"{QUESTIONS[n % len(QUESTIONS)]} {tag}{n}" for n in range(count)]
+
+
+def _each(fn: Callable[[str], object], inputs: list[str], per_batch: int) -> Callable[[], object]:
+    """A batch of ``per_batch`` calls of ``fn``, each on the next input."""
+    feed = iter(inputs)
+    return lambda: [fn(next(feed)) for _ in range(per_batch)]
+
+
 def run() -> str:
     import sourcewise
 
+    need = (ROUNDS * BATCH + 1) * len(URLS)
     calls: list[tuple[str, Callable[[], object], int]] = [
         (
             "seed 000 URL key (`urlsplit` host + path; reference)",
@@ -57,6 +86,31 @@ def run() -> str:
         ("`rate_source(url)`", lambda: [sourcewise.rate_source(u) for u in URLS], len(URLS)),
         ("`route(question)`", lambda: [sourcewise.route(q) for q in QUESTIONS], len(QUESTIONS)),
         ("`plan(question)`", lambda: [sourcewise.plan(q) for q in QUESTIONS], len(QUESTIONS)),
+        (
+            "distinct: seed 000 URL key (reference for the distinct rows)",
+            _each(seed_key, distinct_urls("s", need), len(URLS)),
+            len(URLS),
+        ),
+        (
+            "distinct: `canonical_url(url)`",
+            _each(sourcewise.canonical_url, distinct_urls("c", need), len(URLS)),
+            len(URLS),
+        ),
+        (
+            "distinct: `rate_source(url)`",
+            _each(sourcewise.rate_source, distinct_urls("r", need), len(URLS)),
+            len(URLS),
+        ),
+        (
+            "distinct: `route(question)`",
+            _each(sourcewise.route, distinct_questions("r", need), len(QUESTIONS)),
+            len(QUESTIONS),
+        ),
+        (
+            "distinct: `plan(question)`",
+            _each(sourcewise.plan, distinct_questions("p", need), len(QUESTIONS)),
+            len(QUESTIONS),
+        ),
     ]
     for _, fn, _ in calls:
         fn()  # first call: imports, settings, tables, caches
@@ -71,15 +125,21 @@ def run() -> str:
             cpu[i].append((time.process_time() - start_cpu) / (BATCH * n))
     per_call = [statistics.median(s) for s in samples]
     per_call_cpu = [statistics.median(s) for s in cpu]
-    base, base_cpu = per_call[0], per_call_cpu[0]
     rows = [
         f"| call | median wall time per call ({ROUNDS} rounds of {BATCH} batches, taking turns) | ratio to the seed's URL key | median CPU time per call | ratio (CPU) |",
         "|---|---|---|---|---|",
     ]
-    for (label, _, _), seconds, busy in zip(calls, per_call, per_call_cpu, strict=True):
+    for i, ((label, _, _), seconds, busy) in enumerate(zip(calls, per_call, per_call_cpu, strict=True)):
+        ref = 0 if i < 5 else 5  # each set against the seed's key over the same kind of input
+        base, base_cpu = per_call[ref], per_call_cpu[ref]
         rows.append(
             f"| {label} | {seconds * 1e6:.1f} µs | {seconds / base:.2f}x | {busy * 1e6:.1f} µs | {busy / base_cpu:.2f}x |"
         )
+    try:  # the machine is shared: say how busy it was
+        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:  # pragma: no cover - a platform without it
+        load = "unknown"
+    rows.append(f"\nLoad average (1, 5, 15 min) at the end of the run: {load}")
     return "\n".join(rows)
 
 

@@ -103,3 +103,40 @@ def test_a_bad_file_is_not_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     path.write_text("timeout = 9\n", "utf-8")
     os.utime(path, ns=(3_000_000_000, 3_000_000_000))
     assert load_settings().timeout == 9.0
+
+
+def test_an_unrelated_variable_keeps_the_object(monkeypatch: pytest.MonkeyPatch) -> None:
+    first = load_settings()
+    monkeypatch.setenv("SOME_OTHER_TOOL_SETTING", "1")
+    assert load_settings() is first
+    monkeypatch.delenv("SOME_OTHER_TOOL_SETTING")
+    assert load_settings() is first
+
+
+def test_an_explicit_file_leaves_the_default_answer_alone(tmp_path: Path) -> None:
+    default = load_settings()
+    path = tmp_path / "a.toml"
+    path.write_text("max_results = 3\n", "utf-8")
+    assert load_settings(path).max_results == 3
+    assert load_settings() is default
+    assert load_settings(timeout=4).timeout == 4.0
+    assert load_settings() is default
+
+
+def test_clearing_reads_again() -> None:
+    first = load_settings()
+    clear_settings_cache()
+    second = load_settings()
+    assert second is not first
+    assert second == first
+
+
+def test_a_variable_set_through_update_is_seen() -> None:
+    """A change by any of os.environ's methods is seen; restored, the first object comes back."""
+    first = load_settings()
+    os.environ.update({"SOURCEWISE_MAX_RESULTS": "7"})
+    try:
+        assert load_settings().max_results == 7
+    finally:
+        del os.environ["SOURCEWISE_MAX_RESULTS"]
+    assert load_settings() is first

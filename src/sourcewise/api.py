@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ._sync import sync
 from .config import Settings, load_settings
-from .core.tiers import rate, table_for
+from .core.tiers import SourceTable, rate, table_for
 from .models import ProviderStatus, SearchResponse, SourceRating
 
 if TYPE_CHECKING:
@@ -21,8 +21,17 @@ def rate_source(url: str, query: str | None = None, *, settings: Settings | None
 
     Raises ``InvalidURL`` when ``url`` is not an absolute http(s) URL.
     """
+    global _last_table
     settings = settings or load_settings()
-    return rate(url, query, table_for(settings.official, settings.tiers))
+    last = _last_table
+    if last is None or last[0] is not settings:
+        last = _last_table = (settings, table_for(settings.official, settings.tiers))
+    return rate(url, query, last[1])
+
+
+# The table of the settings last seen (settings are frozen, so the pair stays true): one pair,
+# replaced whole, so that threads never see one part new and the other old.
+_last_table: tuple[Settings, SourceTable] | None = None
 
 
 async def asearch(

@@ -14,7 +14,7 @@ import tomllib
 from contextlib import suppress
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
@@ -256,9 +256,11 @@ _paths: dict[tuple[object, ...], str] = {}
 _env_state: tuple[dict[object, object], tuple[tuple[object, object], ...]] = ({}, ())
 
 
-def _cache_key(config: str | Path | None) -> tuple[object, ...]:
-    """What the settings are read from: the config file (path and stat) and the environment."""
-    env = _relevant_env()
+def _cache_key(
+    config: str | Path | None, env: tuple[tuple[object, object], ...]
+) -> tuple[str | None, str, tuple[int, ...] | None, tuple[tuple[object, object], ...]]:
+    """What the settings are read from: the config file (path and stat) and the environment
+    (``env``: its relevant variables, from ``_environment()``)."""
     given = str(config) if config else None
     path = _paths.get((given, env))
     if path is None:  # the file's place follows from the argument and the environment
@@ -270,40 +272,46 @@ def _cache_key(config: str | Path | None) -> tuple[object, ...]:
         if len(_paths) >= _CACHE_MAX:
             _evict(_paths)
         _paths[(given, env)] = path
-    stamp: tuple[int, ...] | None = None
+    return (given, path, _stamp(path), env)
+
+
+def _stamp(path: str) -> tuple[int, ...] | None:
+    """The config file's modification time, change time, size and inode; None when it is absent."""
     try:
         # Most people have no config file: os.access says so without raising an exception.
         if os.access(path, os.F_OK):
             st = os.stat(path)
-            stamp = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+            return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
     except (OSError, ValueError):
-        stamp = None
-    return (given, path, stamp, env)
+        pass
+    return None
 
 
-def _relevant_env() -> tuple[tuple[object, object], ...]:
-    """The environment variables settings are read from, as they are now."""
+def _environment() -> tuple[dict[object, object], tuple[tuple[object, object], ...]]:
+    """The environment as it is now (a copy of os.environ's store) and the variables settings
+    are read from."""
     # os.environ's own store (bytes on POSIX): reading it undecoded takes microseconds, where
     # decoding every variable through the mapping took tens of them.
     global _env_state
     data = getattr(os.environ, "_data", None)
     if not isinstance(data, dict):  # pragma: no cover - another platform's os.environ
         data = dict(os.environ)
-    seen, key = _env_state
-    if data == seen:  # nothing changed since the last look (one comparison, in C)
-        return key
+    state = _env_state
+    if data == state[0]:  # nothing changed since the last look (one comparison, in C)
+        return state
     snapshot = dict(data)
     found = []
     prefix: str | bytes = ""
-    for key, value in data.items():
+    for key, value in snapshot.items():
         if not prefix:
             prefix = b"SOURCEWISE_" if isinstance(key, bytes) else "SOURCEWISE_"
         upper = key.upper()
         if upper.startswith(prefix) or upper in _OTHER_ENV_ANY:
             found.append((key, value))
     found.sort()
-    _env_state = (snapshot, tuple(found))
-    return _env_state[1]
+    state = (snapshot, tuple(found))
+    _env_state = state
+    return state
 
 
 def _evict(cache: dict[Any, Any]) -> None:
@@ -314,8 +322,23 @@ def _evict(cache: dict[Any, Any]) -> None:
 
 def clear_settings_cache() -> None:
     """Forget the settings read so far (the next ``load_settings()`` reads again)."""
+    global _last
+    _last = None
     _cache.clear()
     _paths.clear()
+
+
+class _Last(NamedTuple):
+    """The settings ``load_settings()`` (no argument) returned last, and what they were read from."""
+
+    environ: dict[object, object]  # a copy of os.environ's store as it was then
+    path: str  # the config file's place then
+    stamp: tuple[int, ...] | None  # and its stat
+    settings: Settings
+
+
+# One tuple, replaced whole, so that threads never see one part new and another old.
+_last: _Last | None = None
 
 
 def load_settings(config: str | Path | None = None, **overrides: Any) -> Settings:
@@ -324,16 +347,32 @@ def load_settings(config: str | Path | None = None, **overrides: Any) -> Setting
     Without overrides the result is kept per process, per config file (path, modification time
     and size) and per relevant environment: unchanged, the same (frozen) object is returned.
     """
+    global _last
+    last = _last
+    # The common call, answered without hashing anything: the environment is the one the last
+    # settings were read from (one dict comparison, in C) and the config file's stat is
+    # unchanged (one access call when there is no file).
+    if (
+        config is None
+        and not overrides
+        and last is not None
+        and getattr(os.environ, "_data", None) == last.environ
+        and _stamp(last.path) == last.stamp
+    ):
+        return last.settings
     clean = {k: v for k, v in overrides.items() if v is not None} if overrides else {}
     if clean:
         return _load(config, clean)
-    key = _cache_key(config)
+    seen, env = _environment()
+    key = _cache_key(config, env)
     settings = _cache.get(key)
     if settings is None:
         settings = _load(config, clean)
         if len(_cache) >= _CACHE_MAX:
             _evict(_cache)
         _cache[key] = settings
+    if config is None and isinstance(getattr(os.environ, "_data", None), dict):
+        _last = _Last(seen, key[1], key[2], settings)
     return settings
 
 

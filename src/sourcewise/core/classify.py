@@ -8,10 +8,12 @@ question with no signal is ``exploration``.
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import chain
+from typing import TypedDict
 
 from ..errors import InvalidQuery
 from ..models import QueryKind, QueryType
-from .keywords import find_forms, word_forms_of
+from .keywords import entry_starts, find_indexed, index, word_forms_of
 from .text import is_hangul, words
 
 __all__ = ["ORDER", "SOURCE_PRIORITY", "classify_query"]
@@ -176,6 +178,10 @@ SOURCE_PRIORITY: dict[QueryKind, list[str]] = {
 }
 
 
+# Each kind's vocabulary indexed for find_indexed, once.
+_INDEXES = {kind: index(vocabulary) for kind, vocabulary in SIGNALS.items()}
+
+
 @lru_cache(maxsize=64)
 def _stems(vocabulary: frozenset[str]) -> tuple[str, ...]:
     return tuple(v for v in vocabulary if is_hangul(v) and " " not in v)
@@ -203,25 +209,89 @@ def _signals(
     kind: QueryKind,
     forms: tuple[list[tuple[str, ...]], frozenset[str]],
 ) -> list[str]:
-    vocabulary = SIGNALS[kind]
-    found = find_forms(toks, forms[0], forms[1], vocabulary) + _korean_stems(hangul_words, vocabulary)
-    return list(dict.fromkeys(found))
+    found = find_indexed(toks, forms[0], forms[1], _INDEXES[kind])
+    if hangul_words:
+        found += _korean_stems(hangul_words, SIGNALS[kind])
+    return list(dict.fromkeys(found)) if len(found) > 1 else found
 
 
 def _forms_of(toks: list[str]) -> tuple[list[tuple[str, ...]], frozenset[str]]:
     forms = [word_forms_of(t) for t in toks]
-    return forms, frozenset(f for pair in forms for f in pair)
+    return forms, frozenset(chain.from_iterable(forms))
 
 
 def classify_query(question: str) -> QueryType:
     """The query type of ``question``, the signals that decided it, and where to look first."""
     if not isinstance(question, str):
         raise InvalidQuery(f"the question must be text, not {type(question).__name__}")
+    return classify_words(words(question))
+
+
+def classify_words(toks: list[str]) -> QueryType:
+    """``classify_query`` for a question already split by ``text.words``."""
+    return QueryType(**classify_fields(toks))
+
+
+def classify_fields(toks: list[str]) -> _Fields:
+    """``classify_words`` as the fields of the ``QueryType``, for a model that validates them as
+    part of its own."""
+    hangul_words = [w for w in toks if not w.isascii() and is_hangul(w)]
+    forms = _forms_of(toks)
+    candidates = _candidates(forms[1], hangul_words)
+    return _decide({kind: _signals(toks, hangul_words, kind, forms) for kind in candidates})
+
+
+def classify_all(question: str) -> QueryType:
+    """``classify_query`` by the general rule, every vocabulary searched (for the tests: the fast
+    path searches only those a word of the question can start)."""
     toks = words(question)
     hangul_words = [w for w in toks if is_hangul(w)]
     forms = _forms_of(toks)
-    found = {kind: _signals(toks, hangul_words, kind, forms) for kind in ORDER}
-    best = max(ORDER, key=lambda kind: (len(found[kind]), -ORDER.index(kind)))
-    if not found[best]:
-        best = "exploration"
-    return QueryType(kind=best, signals=found[best], source_priority=SOURCE_PRIORITY[best])
+    return QueryType(**_decide({kind: _signals(toks, hangul_words, kind, forms) for kind in ORDER}))
+
+
+class _Fields(TypedDict):
+    kind: QueryKind
+    signals: list[str]
+    source_priority: list[str]
+
+
+def _decide(found: dict[QueryKind, list[str]]) -> _Fields:
+    """The kind with the most signals, the earlier in ``ORDER`` on a tie; none: exploration
+    (``found``: the signals of some kinds; a kind left out has none)."""
+    best: QueryKind = "exploration"
+    most = 0
+    for kind in ORDER:
+        signals = found.get(kind)
+        if signals and len(signals) > most:
+            best, most = kind, len(signals)
+    return {"kind": best, "signals": found.get(best, []), "source_priority": SOURCE_PRIORITY[best]}
+
+
+@lru_cache(maxsize=1)
+def _starts() -> tuple[
+    dict[str, frozenset[QueryKind]], tuple[str, ...], tuple[tuple[QueryKind, tuple[str, ...]], ...]
+]:
+    """Every word that can start a signal of some kind -> those kinds; every Korean stem; and
+    each kind's Korean stems."""
+    kinds: dict[str, set[QueryKind]] = {}
+    for kind in ORDER:
+        for word in entry_starts(SIGNALS[kind]):
+            kinds.setdefault(word, set()).add(kind)
+    stems = tuple((kind, _stems(SIGNALS[kind])) for kind in ORDER if _stems(SIGNALS[kind]))
+    every_stem = tuple(stem for _, group in stems for stem in group)
+    return {word: frozenset(k) for word, k in kinds.items()}, every_stem, stems
+
+
+def _candidates(every: frozenset[str], hangul_words: list[str]) -> set[QueryKind] | frozenset[QueryKind]:
+    """The kinds that can have a signal here: a form of a word starts one of their entries
+    (``find_forms`` finds nothing otherwise), or a Hangul word starts with one of their stems."""
+    starts, every_stem, stems = _starts()
+    out: set[QueryKind] | frozenset[QueryKind] = frozenset()
+    for form in every & starts.keys():  # a set operation in C: few words start a signal
+        out = out | starts[form]
+    for word in hangul_words:
+        if word.startswith(every_stem):
+            out = set(out)
+            out.update(kind for kind, prefixes in stems if word.startswith(prefixes))
+    return out

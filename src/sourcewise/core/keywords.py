@@ -257,29 +257,62 @@ def find_forms(
 ) -> list[str]:
     """``find`` for words already split, with their ``word_forms`` and the set of all of those:
     for a caller that looks for several vocabularies in one text."""
-    if _index(vocab)[1].isdisjoint(every):
+    return find_indexed(toks, forms, every, _index(vocab))
+
+
+def find_indexed(
+    toks: Sequence[str], forms: Sequence[tuple[str, ...]], every: frozenset[str], indexed: _Index
+) -> list[str]:
+    """``find_forms`` with the vocabulary's ``index(vocabulary)`` (for a caller that keeps it)."""
+    index, starts = indexed
+    if starts.isdisjoint(every):
         return []  # no word of the text can start an entry
     found: list[tuple[int, str]] = []
     taken: set[int] = set()
-    index = _index(vocab)[0]
+    count = len(toks)
     for size, entries, firsts in index:  # longest entries first
-        if size == 0 or size > len(toks):
+        if size == 0 or size > count:
             continue  # an empty entry names nothing
-        if (firsts if firsts is not None else entries).isdisjoint(every):
-            continue  # no entry of this size can start at any word
-        for i in range(len(toks) - size + 1):
-            if firsts is not None and toks[i] not in firsts:
-                continue  # cheap test first: a phrase can only start with its first word
-            if taken and any(j in taken for j in range(i, i + size)):
+        if firsts is None:  # one-word entries: any form of a word not yet taken
+            if entries.isdisjoint(every):
                 continue
-            head = " ".join(toks[i : i + size - 1]) + " " if size > 1 else ""
+            for i, word_forms in enumerate(forms):
+                if i in taken:
+                    continue
+                for form in word_forms:
+                    if form in entries:
+                        found.append((i, form))
+                        taken.add(i)
+                        break
+            continue
+        if firsts.isdisjoint(every):
+            continue  # no entry of this size can start at any word
+        for i in range(count - size + 1):
+            if toks[i] not in firsts:
+                continue  # cheap test first: a phrase can only start with its first word
+            span = range(i, i + size)
+            if taken and not taken.isdisjoint(span):
+                continue
+            head = " ".join(toks[i : i + size - 1]) + " "
             for last in forms[i + size - 1]:
                 phrase = head + last
                 if phrase in entries:
                     found.append((i, phrase))
-                    taken.update(range(i, i + size))
+                    taken.update(span)
                     break
-    return [phrase for _, phrase in sorted(found)]
+    found.sort()
+    return [phrase for _, phrase in found]
+
+
+def index(vocabulary: frozenset[str]) -> _Index:
+    """The vocabulary's index for ``find_indexed`` (built once per vocabulary)."""
+    return _index(vocabulary)
+
+
+def entry_starts(vocabulary: frozenset[str]) -> frozenset[str]:
+    """Every word that can start an entry of ``vocabulary`` (lower-cased): ``find_forms`` finds
+    nothing in a text none of whose word forms is one of these."""
+    return _index(vocabulary)[1]
 
 
 _Index = tuple[tuple[tuple[int, frozenset[str], frozenset[str] | None], ...], frozenset[str]]

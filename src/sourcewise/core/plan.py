@@ -12,12 +12,12 @@ from functools import lru_cache
 from typing import Literal
 
 from ..errors import InvalidOption
-from ..models import Constraints, Plan, SourceKind
-from .classify import SIGNALS, classify_query
+from ..models import Constraints, Plan, SourceKind, SourceQuery
+from .classify import SIGNALS, classify_fields
 from .dates import parse_date, relative_dates
-from .syntax import SOURCES, render_sources
-from .text import is_hangul, strip_particle
-from .tiers import projects_in
+from .syntax import SOURCES, render_specs
+from .text import is_hangul, strip_particle, words
+from .tiers import builtin_table
 from .validate import validate_question, validate_today
 from .variants import variants_for
 
@@ -81,18 +81,36 @@ def _hangul_prefixes(skip: frozenset[str]) -> tuple[str, ...]:
 def _content_words(text: str, skip: frozenset[str]) -> list[str]:
     out: list[str] = []
     seen: set[str] = set()
-    hangul_skip = _hangul_prefixes(skip)
+    known = _CONTENT if skip is _SKIP else {}
     for raw in _WORD.findall(text):
-        word = strip_particle(raw) if is_hangul(raw) else raw.rstrip(".'-")
-        low = word.lower()
-        if not word or low in STOP or low in skip or raw.lower() in STOP:
-            continue
-        if is_hangul(word) and (word.endswith(_VERB_ENDINGS) or word.startswith(hangul_skip)):
-            continue
-        if low not in seen:
-            seen.add(low)
-            out.append(word)
+        content = known.get(raw, _UNKNOWN)
+        if content is _UNKNOWN:
+            content = _content_word(raw, skip)
+            if len(known) >= _CONTENT_MAX:
+                known.clear()  # bounded: start again
+            known[raw] = content
+        if content is not None and content[1] not in seen:
+            seen.add(content[1])
+            out.append(content[0])
     return out
+
+
+# _content_word's answers for the plan's own skip set, per raw token (a dict: no key to build).
+_UNKNOWN: tuple[str, str] = ("", "")
+_CONTENT: dict[str, tuple[str, str] | None] = {}
+_CONTENT_MAX = 8192
+
+
+def _content_word(raw: str, skip: frozenset[str]) -> tuple[str, str] | None:
+    """The word a raw token says and its lower case, or None for a stop word, a signal word or
+    a Korean verb form: per token, kept (questions repeat their words)."""
+    word = strip_particle(raw) if is_hangul(raw) else raw.rstrip(".'-")
+    low = word.lower()
+    if not word or low in STOP or low in skip or raw.lower() in STOP:
+        return None
+    if is_hangul(word) and (word.endswith(_VERB_ENDINGS) or word.startswith(_hangul_prefixes(skip))):
+        return None
+    return word, low
 
 
 # Compiled once (not looked up in re's cache for every word of every question).
@@ -104,26 +122,41 @@ _PROJECT = re.compile(r"\b(?:project|프로젝트)\s+([\w-]+)", re.IGNORECASE)
 _CONCEPTUAL = re.compile(r"\b(how|why|think|opinion|approach)\b|어떻게|왜|생각|의견|방향", re.IGNORECASE)
 
 
-def _entities(question: str, words: list[str]) -> list[str]:
+def _entities(question: str, words: list[str], toks: list[str]) -> list[str]:
+    """Names and terms among ``words`` (``toks``: the question split by ``text.words``)."""
     found: list[str] = []
     first = _WORD.search(question)
     first_word = first.group(0) if first else ""
     for word in words:
-        if word.lower() in GENERIC_ACRONYMS or is_hangul(word):
-            continue
-        camel = _CAMEL.search(word)
-        capital = word[:1].isupper() and word != first_word
-        named = bool(_DIGIT.search(word) and _LATIN.search(word)) or "-" in word
-        if camel or capital or named or (word.isupper() and len(word) > 1):
+        shape = _shape(word)
+        if shape == _NAMED or (shape == _CAPITAL and word != first_word):
             found.append(word)
-    for match in _PROJECT.finditer(question):
-        if match.group(1) not in found:
-            found.append(match.group(1))
-    for said in projects_in(question).values():
+    if "project" in question.lower() or "프로젝트" in question:  # the pattern needs one ("project" has no i)
+        for match in _PROJECT.finditer(question):
+            if match.group(1) not in found:
+                found.append(match.group(1))
+    for said in builtin_table().projects_in_words(toks).values():
         surface = next((w for w in words if w.lower() == said), None)
         if surface and surface not in found:
             found.append(surface)
     return found
+
+
+_PLAIN, _NAMED, _CAPITAL = 0, 1, 2
+
+
+@lru_cache(maxsize=8192)
+def _shape(word: str) -> int:
+    """``_NAMED`` for a word that names something wherever it stands (camelCase, ALLCAPS, letters
+    with digits, a hyphen), ``_CAPITAL`` for one that does unless it starts the question, else
+    ``_PLAIN`` (also generic acronyms and Korean words): per word, kept."""
+    if word.lower() in GENERIC_ACRONYMS or is_hangul(word):
+        return _PLAIN
+    camel = _CAMEL.search(word)
+    named = bool(_DIGIT.search(word) and _LATIN.search(word)) or "-" in word
+    if camel or named or (word.isupper() and len(word) > 1):
+        return _NAMED
+    return _CAPITAL if word[:1].isupper() else _PLAIN
 
 
 def _next_day(day: date, days: int) -> date:
@@ -139,7 +172,7 @@ def _constraints(question: str, today: date) -> tuple[Constraints, str]:
     types: list[str] = []
     after: date | None = None
     before: date | None = None
-    for match in _FILTER.finditer(question):
+    for match in _FILTER.finditer(question) if ":" in question else ():
         key, value = match.group(1).lower(), match.group(2).strip('"')
         if key == "from":
             authors.append(value)
@@ -151,19 +184,20 @@ def _constraints(question: str, today: date) -> tuple[Constraints, str]:
             after = _next_day(parse_date(value, "after:"), 1)
         else:
             before = _next_day(parse_date(value, "before:"), -1)
-    rest = _FILTER.sub(" ", question)
-    for sign, name in _MENTION.findall(rest):
-        # "@kim이": a Korean particle glued to the name is not part of it
-        (authors if sign == "@" else channels).append(strip_particle(name) if is_hangul(name) else name)
-    rest = _MENTION.sub(" ", rest)
+    rest = _FILTER.sub(" ", question) if ":" in question else question  # a filter has a colon
+    if "@" in rest or "#" in rest:  # a mention has one or the other
+        for sign, name in _MENTION.findall(rest):
+            # "@kim이": a Korean particle glued to the name is not part of it
+            (authors if sign == "@" else channels).append(strip_particle(name) if is_hangul(name) else name)
+        rest = _MENTION.sub(" ", rest)
     said: list[str] = []
     if after is None and before is None:
         after, before, said = relative_dates(rest, today)
         for phrase in said:
-            rest = re.sub(re.escape(phrase), " ", rest, flags=re.IGNORECASE)
+            rest = _phrase(phrase).sub(" ", rest)
     if after and before and after > before:
         raise InvalidOption(f"after: {after} is later than before: {before}")
-    mine = bool(_MINE.search(rest))
+    mine = _may_be_mine(rest) and _MINE.search(rest) is not None
     constraints = Constraints(
         authors=authors,
         channels=channels,
@@ -176,17 +210,32 @@ def _constraints(question: str, today: date) -> tuple[Constraints, str]:
     return constraints, rest
 
 
+@lru_cache(maxsize=256)
+def _phrase(phrase: str) -> re.Pattern[str]:
+    """The date phrase, to remove wherever it stands, in any case (compiled once per phrase)."""
+    return re.compile(re.escape(phrase), re.IGNORECASE)
+
+
+def _may_be_mine(text: str) -> bool:
+    """False when ``_MINE`` cannot match ``text``: plain ASCII text without "my", "mine" or
+    "assigned to me" in any case (other text is always searched: matching ignores case, and
+    some letters other than ASCII then match an ASCII one)."""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return "my" in low or "mine" in low or "assigned to me" in low
+
+
 def _mode(
     kind: str, phrases: list[str], entities: list[str], c: Constraints, question: str
 ) -> tuple[Literal["semantic", "keyword"], str]:
     """Seed 003: keyword search for known terms, names, quotes and filters; semantic otherwise."""
     filters = len(c.authors) + len(c.channels) + len(c.types) + (c.after is not None) + (c.before is not None)
-    conceptual = _CONCEPTUAL.search(question)
     if phrases:
         return "keyword", "the question quotes an exact phrase"
     if filters >= 2:
         return "keyword", "the question has several filters"
-    if kind == "exploration" or conceptual:
+    if kind == "exploration" or _CONCEPTUAL.search(question):
         return "semantic", "a conceptual or exploratory question"
     if entities:
         return "keyword", f"known names or terms: {', '.join(entities)}"
@@ -211,56 +260,113 @@ def plan(
     if unknown or not sources:
         raise InvalidOption(f"sources must be some of {', '.join(SOURCES)}; got {list(sources)!r}")
     today = validate_today(today) or date.today()
-    query_type = classify_query(question)
+    toks = words(question)
+    query_type = classify_fields(toks)  # validated with the plan
+    kind = query_type["kind"]
     constraints, rest = _constraints(question, today)
-    phrases = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(rest)]
-    rest = _QUOTED.sub(" ", rest)
-    negations = [next(g for g in m.groups() if g) for m in _NEGATION.finditer(rest)]
-    rest = _NEGATION.sub(" ", rest)
-    words = _content_words(rest, _SKIP)
-    entities = _entities(question, words)
-    keywords = [w for w in words if w not in entities]
-    mode, why = _mode(query_type.kind, phrases, entities, constraints, question)
-    draft = Plan(
+    phrases: list[str] = []
+    if '"' in rest or "“" in rest or "「" in rest:  # a quoted phrase starts with one of these
+        phrases = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(rest)]
+        rest = _QUOTED.sub(" ", rest)
+    negations: list[str] = []
+    if _may_negate(rest):
+        negations = [next(g for g in m.groups() if g) for m in _NEGATION.finditer(rest)]
+        rest = _NEGATION.sub(" ", rest)
+    words_ = _content_words(rest, _SKIP)
+    entities = _entities(question, words_, toks)
+    keywords = [w for w in words_ if w not in entities]
+    mode, why = _mode(kind, phrases, entities, constraints, question)
+    terms = _terms(entities, keywords, question)
+    kinds = list(sources)
+    return Plan(
         question=question,
-        query_type=query_type,
+        query_type=query_type,  # type: ignore[arg-type]
         keywords=keywords,
         entities=entities,
         phrases=phrases,
-        intent=list(dict.fromkeys(query_type.signals)),
+        intent=list(dict.fromkeys(query_type["signals"])),
         constraints=constraints,
         negations=negations,
-        variants={},
+        variants=variants_for([*terms, *phrases], variants),
         mode=mode,
         mode_reason=why,
-        sources=[],
+        # the queries' fields, validated with the plan (one validation, not one per query)
+        sources=_render(kinds, terms, phrases, negations, constraints, question, 0, kind, mode),  # type: ignore[arg-type]
         today=today,
     )
-    return _assemble(draft, list(sources), variants)
+
+
+def _may_negate(text: str) -> bool:
+    """False when ``_NEGATION`` cannot match ``text``: no hyphen, none of its Korean words and
+    none of its English ones in any case. (Matching ignores case, and the only letters other
+    than ASCII that then match an ASCII letter are the Turkish dotted and dotless i.)"""
+    if "-" in text:
+        return True
+    if not text.isascii() and (
+        "제외" in text or "빼고" in text or "말고" in text or "İ" in text or "ı" in text
+    ):
+        return True
+    low = text.lower()
+    return "not" in low or "without" in low or "except" in low or "excluding" in low
 
 
 def _terms(entities: Sequence[str], keywords: Sequence[str], question: str) -> list[str]:
     """Entities and keywords in the order the question says them."""
     terms = list(dict.fromkeys([*entities, *keywords]))
-    return sorted(terms, key=lambda t: question.find(t) if t in question else len(question))
+    if len(terms) < 2:
+        return terms
+    end = len(question)
+    places = [end if (at := question.find(term)) < 0 else at for term in terms]
+    return [terms[i] for i in sorted(range(len(terms)), key=places.__getitem__)]  # stable, as before
+
+
+def _render(
+    sources: Sequence[str],
+    terms: list[str],
+    phrases: list[str],
+    negations: list[str],
+    constraints: Constraints,
+    question: str,
+    level: int,
+    kind: str,
+    mode: str,
+) -> list[dict[str, object]]:
+    """The fields of the per-source queries of a plan with these components."""
+    if level:
+        natural = " ".join(terms)
+    else:
+        natural = " ".join((_FILTER.sub(" ", question) if ":" in question else question).split())
+    return render_specs(
+        [s for s in SOURCES if s in sources],
+        terms=terms,
+        phrases=phrases,
+        negations=negations,
+        constraints=constraints,
+        natural=natural,
+        kind=kind,
+        mode=mode,
+    )
 
 
 def _assemble(draft: Plan, sources: Sequence[str], extra_variants: Sequence[Sequence[str]] = ()) -> Plan:
     """Fill in the per-source queries and variants of a plan whose components are set."""
     terms = _terms(draft.entities, draft.keywords, draft.question)
-    natural = " ".join(_FILTER.sub(" ", draft.question).split()) if draft.level == 0 else " ".join(terms)
-    queries = render_sources(
-        [s for s in SOURCES if s in sources],
-        terms=terms,
-        phrases=draft.phrases,
-        negations=draft.negations,
-        constraints=draft.constraints,
-        natural=natural,
-        kind=draft.query_type.kind,
-        mode=draft.mode,
+    queries = _render(
+        sources,
+        terms,
+        draft.phrases,
+        draft.negations,
+        draft.constraints,
+        draft.question,
+        draft.level,
+        draft.query_type.kind,
+        draft.mode,
     )
     return draft.model_copy(
-        update={"sources": queries, "variants": variants_for([*terms, *draft.phrases], extra_variants)}
+        update={
+            "sources": [SourceQuery(**spec) for spec in queries],  # type: ignore[arg-type]
+            "variants": variants_for([*terms, *draft.phrases], extra_variants),
+        }
     )
 
 

@@ -28,7 +28,7 @@ from datetime import date, timedelta
 from ..models import Constraints, SourceKind, SourceQuery
 from .text import is_hangul
 
-__all__ = ["SOURCES", "render_sources"]
+__all__ = ["SOURCES", "render_sources", "render_specs"]
 
 SOURCES: tuple[SourceKind, ...] = ("chat", "code", "email", "knowledge_base", "project_tracker", "web")
 INTENT_NOUN = {
@@ -83,49 +83,88 @@ def render_sources(
     mode: str,
 ) -> list[SourceQuery]:
     """One or more ``SourceQuery`` per source, in that source's own syntax."""
+    specs = render_specs(
+        sources,
+        terms=terms,
+        phrases=phrases,
+        negations=negations,
+        constraints=constraints,
+        natural=natural,
+        kind=kind,
+        mode=mode,
+    )
+    return [SourceQuery(**spec) for spec in specs]  # type: ignore[arg-type]
+
+
+def render_specs(
+    sources: Sequence[SourceKind],
+    *,
+    terms: Sequence[str],
+    phrases: Sequence[str],
+    negations: Sequence[str],
+    constraints: Constraints,
+    natural: str,
+    kind: str,
+    mode: str,
+) -> list[dict[str, object]]:
+    """``render_sources`` as the fields of each ``SourceQuery``, for a model that validates them
+    as part of its own (one validation instead of one per query)."""
     text = " ".join(terms)
-    exact = _quoted(phrases)
-    neg = _neg(negations)
+    exact = _quoted(phrases) if phrases else []
+    neg = _neg(negations) if negations else []
     c = constraints
-    out: list[SourceQuery] = []
+    filtered = bool(c.channels or c.authors or c.after or c.before or c.types)
+    out: list[dict[str, object]] = []
     for source in sources:
         if source == "chat":
-            filters = [f"in:#{ch.lstrip('#')}" for ch in c.channels] + [f"from:{a}" for a in c.authors]
-            filters += [f"after:{_shift(c.after, -1).isoformat()}"] if c.after else []
-            filters += [f"before:{_shift(c.before, 1).isoformat()}"] if c.before else []
-            filters += ["is:thread" for t in c.types if t == "thread"] + [
-                "has:file" for t in c.types if t == "file"
-            ]
+            filters: list[str] = []
+            if filtered:
+                filters = [f"in:#{ch.lstrip('#')}" for ch in c.channels] + [f"from:{a}" for a in c.authors]
+                filters += [f"after:{_shift(c.after, -1).isoformat()}"] if c.after else []
+                filters += [f"before:{_shift(c.before, 1).isoformat()}"] if c.before else []
+                filters += ["is:thread" for t in c.types if t == "thread"] + [
+                    "has:file" for t in c.types if t == "file"
+                ]
             keyword = " ".join([*exact, text, *filters, *neg]).strip()
             if mode == "semantic":
-                out.append(SourceQuery(source="chat", mode="semantic", query=natural))
-            out.append(SourceQuery(source="chat", mode="keyword", query=keyword))
+                out.append({"source": "chat", "mode": "semantic", "query": natural})
+            out.append({"source": "chat", "mode": "keyword", "query": keyword})
         elif source == "email":
-            filters = [f"from:{a}" for a in c.authors] + [f"label:{ch.lstrip('#')}" for ch in c.channels]
-            filters += [f"after:{_slash(c.after)}"] if c.after else []
-            filters += [f"before:{_slash(_shift(c.before, 1))}"] if c.before else []
-            filters += ["has:attachment" for t in c.types if t == "file"]
+            filters = []
+            if filtered:
+                filters = [f"from:{a}" for a in c.authors] + [f"label:{ch.lstrip('#')}" for ch in c.channels]
+                filters += [f"after:{_slash(c.after)}"] if c.after else []
+                filters += [f"before:{_slash(_shift(c.before, 1))}"] if c.before else []
+                filters += ["has:attachment" for t in c.types if t == "file"]
             out.append(
-                SourceQuery(
-                    source="email", mode="keyword", query=" ".join([*exact, text, *filters, *neg]).strip()
-                )
+                {
+                    "source": "email",
+                    "mode": "keyword",
+                    "query": " ".join([*exact, text, *filters, *neg]).strip(),
+                }
             )
         elif source == "knowledge_base":
             if mode == "semantic":
                 nouns = INTENT_NOUN_KO if is_hangul(natural) else INTENT_NOUN
-                described = " ".join(x for x in (text, nouns.get(kind, "")) if x).strip() or natural
+                noun = nouns.get(kind, "")
+                described = (f"{text} {noun}" if text and noun else text or noun).strip() or natural
                 out.append(
-                    SourceQuery(
-                        source="knowledge_base",
-                        mode="semantic",
-                        query=described,
-                        params={"descriptive_query": described},
-                    )
+                    {
+                        "source": "knowledge_base",
+                        "mode": "semantic",
+                        "query": described,
+                        "params": {"descriptive_query": described},
+                    }
                 )
             else:
                 query = " ".join([*exact, text, *neg]).strip()
                 out.append(
-                    SourceQuery(source="knowledge_base", mode="keyword", query=query, params={"query": query})
+                    {
+                        "source": "knowledge_base",
+                        "mode": "keyword",
+                        "query": query,
+                        "params": {"query": query},
+                    }
                 )
         elif source == "project_tracker":
             params: dict[str, str | bool | list[str]] = {"text": " ".join([*phrases, text]).strip()}
@@ -139,15 +178,14 @@ def render_sources(
                 params["modified_on_after"] = _shift(c.after, -1).isoformat()
             if c.before:
                 params["modified_on_before"] = _shift(c.before, 1).isoformat()
-            subtypes = [t for t in c.types if t not in ("thread", "file")]
-            if subtypes:
-                params["resource_subtype"] = subtypes[0]
+            if c.types:
+                subtypes = [t for t in c.types if t not in ("thread", "file")]
+                if subtypes:
+                    params["resource_subtype"] = subtypes[0]
             if kind == "status":
                 params["completed"] = False
-            query = " ".join(f"{k}:{v}" for k, v in params.items())
-            out.append(SourceQuery(source="project_tracker", mode="keyword", query=query, params=params))
+            query = " ".join([f"{k}:{v}" for k, v in params.items()])
+            out.append({"source": "project_tracker", "mode": "keyword", "query": query, "params": params})
         elif source in ("web", "code"):
-            out.append(
-                SourceQuery(source=source, mode="keyword", query=" ".join([*exact, text, *neg]).strip())
-            )
+            out.append({"source": source, "mode": "keyword", "query": " ".join([*exact, text, *neg]).strip()})
     return out

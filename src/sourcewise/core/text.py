@@ -117,9 +117,11 @@ def is_hangul(text: str) -> bool:
 
 def words(text: str) -> list[str]:
     """The words of ``text`` in order, lower-cased, trailing sentence punctuation removed."""
+    # A match ends in a word character, "+" or "#" (see _WORD), and lower-casing makes no ".", "'"
+    # or "-": no sentence punctuation is ever left at the end of a word.
     if text.isascii():  # lower-casing ASCII first changes no match
-        return [w.rstrip(".'-") or w for w in _WORD.findall(text.lower())]
-    return [w.rstrip(".'-") or w for w in map(str.lower, _WORD.findall(text))]
+        return _WORD.findall(text.lower())
+    return list(map(str.lower, _WORD.findall(text)))
 
 
 def strip_particle(word: str) -> str:

@@ -32,7 +32,7 @@ import json
 import re
 import tomllib
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
@@ -55,6 +55,7 @@ __all__ = [
     "rate_canonical",
     "rate_key",
     "rate_parts",
+    "rate_uncached",
     "wanted_projects",
 ]
 
@@ -188,19 +189,29 @@ class SourceTable:
 
     def projects_in(self, query: str) -> dict[str, str]:
         """Projects the query names: project -> the word(s) that named it, in query order."""
-        tokens = [strip_particle(w) for w in words(query)]
+        return self.projects_in_words(words(query))
+
+    def projects_in_words(self, toks: Sequence[str]) -> dict[str, str]:
+        """``projects_in`` for a query already split by ``text.words``."""
+        tokens = [w if w.isascii() else strip_particle(w) for w in toks]  # particles are Hangul
         found: dict[str, str] = {}
-        for size in range(self._max_words, 0, -1):
-            firsts = self._firsts.get(size, frozenset()) if size > 1 else None
-            if firsts is not None and not firsts:
-                continue
+        names = self.names
+        for size in range(self._max_words, 1, -1):
+            firsts = self._firsts.get(size)
+            if not firsts or firsts.isdisjoint(tokens):
+                continue  # no name of this many words starts with any word here
             for i in range(len(tokens) - size + 1):
-                if firsts is not None and tokens[i] not in firsts:
+                if tokens[i] not in firsts:
                     continue  # no name of this many words starts with this word
                 phrase = " ".join(tokens[i : i + size])
-                project = self.names.get(phrase)
+                project = names.get(phrase)
                 if project and project not in found:
                     found[project] = phrase
+        if not names.keys().isdisjoint(tokens):
+            for token in tokens:  # names of one word
+                project = names.get(token)
+                if project and project not in found:
+                    found[project] = token
         return found
 
 
@@ -250,7 +261,32 @@ def projects_in(query: str, table: SourceTable | None = None) -> dict[str, str]:
 
 
 def rate(url: str, query: str | None = None, table: SourceTable | None = None) -> SourceRating:
-    """Rate ``url`` (see the module docstring). Raises ``InvalidURL`` for a non-http(s) URL."""
+    """Rate ``url`` (see the module docstring). Raises ``InvalidURL`` for a non-http(s) URL.
+
+    A rating is a function of the URL as written, the query and the table, so it is kept per
+    exact (url, query, table) (bounded, least recently used goes): a URL rated again skips its
+    canonicalisation. Errors are not kept; ``rate_uncached`` is the same without the cache.
+    """
+    table = table or builtin_table()
+    if type(url) is not str or (query is not None and type(query) is not str):
+        return rate_uncached(url, query, table)  # the general path says what is wrong
+    key = (url, query, table)
+    cache = _BY_URL
+    rating = cache.get(key)
+    if rating is None:
+        rating = rate_uncached(url, query, table)
+        cache[key] = rating
+        if len(cache) > _RATING_CACHE_MAX:
+            with suppress(KeyError):  # another thread may have emptied it meanwhile
+                cache.popitem(last=False)  # the least recently used goes
+    elif len(cache) > _RATING_CACHE_MAX // 2:
+        with suppress(KeyError):  # another thread may have evicted it meanwhile
+            cache.move_to_end(key)  # order matters only once the cache may fill up
+    return rating
+
+
+def rate_uncached(url: str, query: str | None = None, table: SourceTable | None = None) -> SourceRating:
+    """``rate`` without the per-URL cache: canonicalise, find the query's projects, rate the key."""
     table = table or builtin_table()
     wanted = wanted_projects(table, query) if query else {}
     return rate_canonical(canonical_url(url), tuple(wanted.items()), table)
@@ -329,6 +365,7 @@ def rate_parts(host: str, path: str, wanted: tuple[tuple[str, str], ...], table:
 
 
 _RATINGS: OrderedDict[tuple[object, ...], SourceRating] = OrderedDict()
+_BY_URL: OrderedDict[tuple[str, str | None, SourceTable], SourceRating] = OrderedDict()
 
 
 class _Profile(NamedTuple):

@@ -43,7 +43,7 @@ def validate_query(query: Any, limit: int = MAX_QUERY, what: str = "Search query
         raise InvalidQuery(f"{what} must be at least 3 characters")
     if len(text) > limit:
         raise InvalidQuery(f"{what} is {len(text)} characters long; the limit is {limit}")
-    if _SURROGATE.search(text):
+    if not text.isascii() and _SURROGATE.search(text):
         raise InvalidQuery(f"{what} is not valid text (invalid UTF-8 or a lone surrogate)")
     return text
 
