@@ -165,6 +165,7 @@ class KnowledgeBase:
         force = self.store.get_meta("analyzer") not in (None, ANALYZER_ID)
         report = run_index(self.store, paths, force=force)
         self.store.set_meta("analyzer", ANALYZER_ID)
+        self.store.prepare_search()
         self._matrix = None
         embedded = self._embed_missing() if self.semantic is not False else 0
         return report.model_copy(update={"embedded": embedded}) if embedded else report
