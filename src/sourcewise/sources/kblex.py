@@ -119,7 +119,15 @@ class LexIndex:
             touched.append(docs)
         if not touched:
             return []
-        cand = np.unique(np.concatenate(touched)) if len(touched) > 1 else touched[0]
+        if len(touched) == 1:
+            cand = touched[0]  # a term's rows are distinct and ascending
+        else:
+            cand = np.concatenate(touched)
+            cand.sort()
+            distinct = np.empty(len(cand), dtype=bool)
+            distinct[0] = True
+            np.not_equal(cand[1:], cand[:-1], out=distinct[1:])
+            cand = cand[distinct]
         scores = acc[cand]
         acc[cand] = 0.0
         if keep is None and len(cand) > limit:
