@@ -16,6 +16,7 @@ numpy is an optional dependency (the ``semantic`` extra): without it FTS5 answer
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import re
@@ -25,7 +26,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["K1", "B", "LexIndex", "available", "build", "load", "plain_terms"]
+__all__ = ["K1", "B", "LexIndex", "available", "build", "load", "plain_terms", "save"]
 
 K1 = 1.2
 B = 0.75
@@ -35,6 +36,7 @@ _PLAIN = re.compile(r'\("[^"\s]+"(?: OR "[^"\s]+")*\)')
 # A term FTS5's unicode61 tokenizer reads as exactly itself even when the index has never seen it.
 _SIMPLE = re.compile(r"[a-z0-9_\uac00-\ud7a3]+")
 _BATCH_ROWS = 20_000
+log = logging.getLogger("sourcewise")
 
 
 def available() -> bool:
@@ -74,20 +76,26 @@ class LexIndex:
         self.terms = terms
         self.offsets = offsets  # int64, len(terms) + 1
         self.docs = docs  # int32 row positions, ascending within a term
-        self.freqs = freqs  # column-weighted term frequencies (float32 when that is exact)
         self.lookup = {t: i for i, t in enumerate(terms)}
         self.n_rows = len(rowids)
         total = int(lengths.sum(dtype=np.int64))
         self.avgdl = float(total) / float(self.n_rows) if self.n_rows else 0.0
-        # fts5_aux.c: k1 * (1 - b + b * D / avgdl), evaluated left to right in doubles.
-        self._norm = K1 * ((1 - B) + (B * lengths.astype(np.float64)) / self.avgdl) if self.n_rows else None
+        # Each posting's share of the score before the term's IDF, as fts5_aux.c computes it in
+        # doubles: (f * (k1 + 1)) / (f + k1 * (1 - b + b * D / avgdl)), f the column-weighted count.
+        if self.n_rows:
+            norm = K1 * ((1 - B) + (B * lengths.astype(np.float64)) / self.avgdl)
+            f = freqs.astype(np.float64)
+            self.tfw = (f * (K1 + 1.0)) / (f + norm[docs])
+        else:
+            self.tfw = np.zeros(0, dtype=np.float64)
         self._acc = np.zeros(self.n_rows, dtype=np.float64)
+        self._offsets = offsets.tolist()
 
     @property
     def nbytes(self) -> int:
-        arrays = (self.rowids, self.lengths, self.offsets, self.docs, self.freqs, self._acc)
-        norm = 0 if self._norm is None else self._norm.nbytes
-        return sum(a.nbytes for a in arrays) + norm + sum(len(t) + 50 for t in self.terms) * 2
+        arrays = (self.rowids, self.lengths, self.offsets, self.docs, self.tfw, self._acc)
+        lists = (len(self.terms) + 1) * 36 + sum(len(t) + 50 for t in self.terms) * 2  # rough: str, dict
+        return sum(a.nbytes for a in arrays) + lists
 
     def knows(self, term: str) -> bool:
         """Whether FTS5 reads ``term`` as this one token (so the accelerator can score it)."""
@@ -99,23 +107,22 @@ class LexIndex:
         """(rowid, -bm25) best first, ties by rowid; ``keep`` filters candidate rowids (a store filter)."""
         import numpy as np
 
-        if self._norm is None or limit <= 0:
+        if not self.n_rows or limit <= 0:
             return []
-        acc, norm = self._acc, self._norm
+        acc, offsets, tfw = self._acc, self._offsets, self.tfw
         touched = []
         n_rows = self.n_rows
         for term in terms:
             i = self.lookup.get(term)
             if i is None:
                 continue  # no row holds it: FTS5 adds idf * 0 to every row's score
-            start, end = int(self.offsets[i]), int(self.offsets[i + 1])
+            start, end = offsets[i], offsets[i + 1]
             docs = self.docs[start:end]
-            freqs = self.freqs[start:end].astype(np.float64)
             n_hit = end - start
             idf = math.log((n_rows - n_hit + 0.5) / (n_hit + 0.5))
             if idf <= 0.0:
                 idf = 1e-6
-            acc[docs] += idf * ((freqs * (K1 + 1.0)) / (freqs + norm[docs]))
+            acc[docs] += idf * tfw[start:end]
             touched.append(docs)
         if not touched:
             return []
@@ -153,28 +160,24 @@ class LexIndex:
             window *= 4
         return out
 
-    def save(self, path: Path) -> None:
-        """Written to a temporary file and renamed over ``path``: a reader never sees half a file."""
-        import numpy as np
 
-        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(
-                    fh,
-                    format=np.array([FORMAT], dtype=np.int64),
-                    generation=np.frombuffer(self.generation.encode(), dtype=np.uint8),
-                    rowids=self.rowids,
-                    lengths=self.lengths,
-                    terms=np.frombuffer("\n".join(self.terms).encode(), dtype=np.uint8),
-                    offsets=self.offsets,
-                    docs=self.docs,
-                    freqs=self.freqs,
-                )
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+def save(path: Path, generation: str, arrays: dict[str, Any]) -> None:
+    """Written to a temporary file and renamed over ``path``: a reader never sees half a file."""
+    import numpy as np
+
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(
+                fh,
+                format=np.array([FORMAT], dtype=np.int64),
+                generation=np.frombuffer(generation.encode(), dtype=np.uint8),
+                **arrays,
+            )
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def load(path: Path, generation: str) -> LexIndex | None:
@@ -208,10 +211,12 @@ def load(path: Path, generation: str) -> LexIndex | None:
     return LexIndex(generation, rowids, lengths, terms, offsets, docs, freqs) if sane else None
 
 
-def build(db: sqlite3.Connection, generation: str, weights: Iterable[float]) -> LexIndex | None:
+def build(
+    db: sqlite3.Connection, generation: str, weights: Iterable[float], save_to: Path | None = None
+) -> LexIndex | None:
     """The accelerator for the FTS table ``chunks_fts`` as it is now (call inside one read
-    transaction so ``generation`` and the rows agree), or ``None`` when FTS5 tokenized the stored
-    text other than by whitespace."""
+    transaction so ``generation`` and the rows agree), saved at ``save_to`` when given, or ``None``
+    when FTS5 tokenized the stored text other than by whitespace."""
     import numpy as np
 
     w = [float(x) for x in weights]
@@ -295,6 +300,18 @@ def build(db: sqlite3.Connection, generation: str, weights: Iterable[float]) -> 
     }
     if mine != theirs:
         return None
-    return LexIndex(
-        generation, rowids_arr, lengths_arr, terms, offsets, docs.astype(np.int32, copy=False), freqs
-    )
+    docs = docs.astype(np.int32, copy=False)
+    if save_to is not None:
+        arrays = {
+            "rowids": rowids_arr,
+            "lengths": lengths_arr,
+            "offsets": offsets,
+            "docs": docs,
+            "freqs": freqs,
+        }
+        terms_blob = np.frombuffer("\n".join(terms).encode(), dtype=np.uint8)
+        try:
+            save(save_to, generation, {**arrays, "terms": terms_blob})
+        except OSError as exc:
+            log.debug("kb: cannot save the lexical accelerator at %s: %s", save_to, exc)
+    return LexIndex(generation, rowids_arr, lengths_arr, terms, offsets, docs, freqs)

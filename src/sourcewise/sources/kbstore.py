@@ -368,15 +368,10 @@ class SQLiteStore:
                 try:
                     db.execute("BEGIN")
                     row = db.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
-                    built = kblex.build(db, "" if row is None else str(row[0]), WEIGHTS)
+                    built = kblex.build(db, "" if row is None else str(row[0]), WEIGHTS, save_to=path)
                     db.execute("COMMIT")
                 finally:
                     db.close()
-                if built is not None:
-                    try:
-                        built.save(path)
-                    except OSError as exc:
-                        log.debug("kb: cannot save the lexical accelerator at %s: %s", path, exc)
             self._lex_took = time.monotonic() - start
             self._lex_built_at = time.monotonic()
             if built is None:
