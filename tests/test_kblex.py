@@ -174,6 +174,30 @@ def test_another_connection_writing_makes_the_accelerator_stale(tmp_path: Path) 
     reader.close()
 
 
+def test_a_writer_that_does_not_bump_the_generation_still_makes_it_stale(tmp_path: Path) -> None:
+    # As an older sourcewise would write: straight into the tables, the generation untouched.
+    docs = tmp_path / "docs"
+    _write_corpus(docs, files=10)
+    path = tmp_path / "kb.sqlite3"
+    store = SQLiteStore(path)
+    kb = KnowledgeBase(store=store, semantic=False)
+    kb.index([docs])
+    assert store.lexical('("quokka")', StoreFilter(), 10) == []
+    with sqlite3.connect(path) as raw:
+        file_id = raw.execute("SELECT id FROM files LIMIT 1").fetchone()[0]
+        cur = raw.execute(
+            "INSERT INTO chunks(file_id, ordinal, heading_path, text, start_line, end_line, embed_hash)"
+            " VALUES(?, 99, '[]', 'quokka', 1, 1, 'x')",
+            (file_id,),
+        )
+        raw.execute(
+            "INSERT INTO chunks_fts(rowid, title, headings, body) VALUES(?, '', '', 'quokka')",
+            (cur.lastrowid,),
+        )
+    assert [r for r, _ in store.lexical('("quokka")', StoreFilter(), 10)] == [cur.lastrowid]
+    store.close()
+
+
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "foreign"])
 def test_a_damaged_or_foreign_accelerator_file_is_rebuilt(tmp_path: Path, damage: str) -> None:
     docs = tmp_path / "docs"

@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
@@ -110,6 +111,22 @@ class StoreFilter:
             parts.append("f.doc_date < ?")
             args.append(self.before)
         return " AND ".join(parts), args
+
+
+def _generation(db: sqlite3.Connection) -> str:
+    """What the lexical accelerator is keyed by: the token every write of this version replaces,
+    and FTS5's own averages record (row count and token totals), which any writer changes."""
+    row = db.execute(
+        "SELECT (SELECT value FROM meta WHERE key='generation'),"
+        " (SELECT block FROM chunks_fts_data WHERE id=1)"
+    ).fetchone()
+    return f"{row[0]}-{bytes(row[1] or b'').hex()}"
+
+
+@lru_cache(maxsize=4096)
+def _headings(stored: str) -> tuple[str, ...]:
+    """A chunk's stored heading path (JSON); chunks of one file share theirs, so a cache reads it once."""
+    return tuple(json.loads(stored))
 
 
 def _glob(value: str) -> str:
@@ -330,8 +347,7 @@ class SQLiteStore:
         return None if self.location == ":memory:" else Path(self.location + ".lex.npz")
 
     def _generation(self) -> str:
-        row = self.db.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
-        return "" if row is None else str(row[0])
+        return _generation(self.db)
 
     def _accelerator(self, *, force: bool = False) -> kblex.LexIndex | None:
         """The accelerator of the index as it is now: in memory, else from disk, else built (at
@@ -367,8 +383,7 @@ class SQLiteStore:
                 db = sqlite3.connect(self.location, isolation_level=None)
                 try:
                     db.execute("BEGIN")
-                    row = db.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
-                    built = kblex.build(db, "" if row is None else str(row[0]), WEIGHTS, save_to=path)
+                    built = kblex.build(db, _generation(db), WEIGHTS, save_to=path)
                     db.execute("COMMIT")
                 finally:
                     db.close()
@@ -402,9 +417,7 @@ class SQLiteStore:
                 f" c.embed_hash FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})",
                 list(chunk_ids),
             ).fetchall()
-        return {
-            r[0]: Row(r[0], r[1], r[2], r[3], tuple(json.loads(r[4])), r[5], r[6], r[7], r[8]) for r in found
-        }
+        return {r[0]: Row(r[0], r[1], r[2], r[3], _headings(r[4]), r[5], r[6], r[7], r[8]) for r in found}
 
     def filtered_ids(self, where: StoreFilter) -> set[int] | None:
         """The chunk ids the filter keeps, or ``None`` when there is no filter."""
