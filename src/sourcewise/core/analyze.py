@@ -140,11 +140,13 @@ def analyze(text: str, *, stem: bool = False) -> list[str]:
     return out
 
 
+_STOP_TERMS = frozenset({_stem(w) for w in STOPWORDS} | STOPWORDS)
+
+
 def query_terms(text: str, *, stem: bool = False) -> list[str]:
     """The distinct terms of a query, English stopwords left out unless nothing else is left."""
     terms = list(dict.fromkeys(analyze(text, stem=stem)))
-    stems = {_stem(w) for w in STOPWORDS} | STOPWORDS
-    kept = [t for t in terms if t not in stems]
+    kept = [t for t in terms if t not in _STOP_TERMS]
     return kept or terms
 
 
