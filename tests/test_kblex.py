@@ -99,13 +99,14 @@ def test_accelerated_ranking_equals_fts5_on_random_queries(corpus: Path) -> None
         StoreFilter(exts=["txt"]),
         StoreFilter(not_paths=["alpha"], exts=["md"]),
         StoreFilter(paths=["nowhere"]),
+        StoreFilter(paths=["alpha/f7.md", "beta/f3.txt"]),  # a few dozen rows: many windows of candidates
     ]
     used = 0
     for i, q in enumerate(_queries(rng, 300)):
         match = match_expression(parse_query(q), [])
         assert kblex.plain_terms(match) is not None, match
         where = wheres[i % len(wheres)]
-        limit = rng.choice([1, 3, 10, 50])
+        limit = rng.choice([1, 3, 10, 50, 200])
         fast = store.lexical(match, where, limit)
         used += store._lex is not None
         _same_ranking(fast, _fts_all(store, match, where), limit)

@@ -147,8 +147,8 @@ class LexIndex:
             order = order[:limit]
             return [(int(r), float(s)) for r, s in zip(self.rowids[cand[order]], scores[order], strict=True)]
         out: list[tuple[int, float]] = []
-        window = max(limit * 4, 64)
-        for start in range(0, len(order), window):
+        start, window = 0, max(limit * 4, 64)
+        while start < len(order):  # best first, in growing windows, until the filter kept enough
             part = order[start : start + window]
             rowids = [int(r) for r in self.rowids[cand[part]]]
             allowed = keep(rowids)
@@ -157,6 +157,7 @@ class LexIndex:
                     out.append((rowid, float(score)))
                     if len(out) == limit:
                         return out
+            start += window
             window *= 4
         return out
 
