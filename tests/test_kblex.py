@@ -289,3 +289,15 @@ def test_hostile_queries_rank_as_fts5_does(corpus: Path, words: list[str]) -> No
         _same_ranking(store.lexical(match, StoreFilter(), 10), full, 10)
     finally:
         store.close()
+
+
+def test_threads_searching_at_once_get_the_answers_of_one_thread(corpus: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = SQLiteStore(corpus / "kb.sqlite3")
+    matches = [match_expression(parse_query(q), []) for q in _queries(random.Random(5), 200)]
+    alone = [store.lexical(m, StoreFilter(), 10) for m in matches]
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        together = list(pool.map(lambda m: store.lexical(m, StoreFilter(), 10), matches * 3))
+    assert together == alone * 3
+    store.close()
