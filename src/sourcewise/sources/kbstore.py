@@ -209,6 +209,7 @@ class SQLiteStore:
         self._lex_build = threading.Lock()
         self._lex_took = 0.0
         self._lex_built_at = -math.inf
+        self._lex_file = None if self.location == ":memory:" else Path(self.location + ".lex.npz")
 
     def _check_version(self) -> None:
         has_meta = self.db.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone()
@@ -344,7 +345,7 @@ class SQLiteStore:
         return out
 
     def _lex_path(self) -> Path | None:
-        return None if self.location == ":memory:" else Path(self.location + ".lex.npz")
+        return self._lex_file
 
     def _generation(self) -> str:
         return _generation(self.db)
