@@ -205,7 +205,9 @@ class SQLiteStore:
         # The lexical accelerator (kblex): a cache of the FTS index, keyed by the generation.
         self.accelerate = kblex.available()
         self._lex: kblex.LexIndex | None = None
-        self._lex_tried = ""  # the generation last looked for on disk or found not to build
+        self._lex_asked = 0  # queries the accelerator could have answered
+        self._lex_looked = ""  # the generation last looked for on disk
+        self._lex_failed = ""  # a generation whose text FTS5 splits otherwise: FTS5 until the next write
         self._lex_build = threading.Lock()
         self._lex_took = 0.0
         self._lex_built_at = -math.inf
@@ -352,21 +354,23 @@ class SQLiteStore:
 
     def _accelerator(self, *, force: bool = False) -> kblex.LexIndex | None:
         """The accelerator of the index as it is now: in memory, else from disk, else built (at
-        most a fifth of the time: while another process writes, FTS5 answers instead)."""
+        most a fifth of the time: while another process writes, FTS5 answers instead). Not read
+        for a process's first query: loading costs as much as dozens of FTS5 queries, and a
+        one-shot ``sourcewise search`` asks just one."""
         path = self._lex_path()
         with self._lock:
             generation = self._generation()
             if self._lex is not None and self._lex.generation == generation:
                 return self._lex
             self._lex = None
-            if self._lex_tried == generation and not force:
-                return None  # looked for on disk, or could not be built: FTS5 until the next write
-            if path is not None and self._lex_tried != generation:
-                self._lex_tried = generation
+            self._lex_asked += 1
+            if not force and (self._lex_asked < 2 or self._lex_failed == generation):
+                return None
+            if path is not None and self._lex_looked != generation:
+                self._lex_looked = generation
                 self._lex = kblex.load(path, generation)
                 if self._lex is not None:
                     return self._lex
-            self._lex_tried = generation
             if not force and time.monotonic() - self._lex_built_at < 4 * self._lex_took:
                 return None
         return self._build_accelerator(path)
@@ -378,27 +382,31 @@ class SQLiteStore:
             start = time.monotonic()
             if path is None:
                 with self._lock:
-                    built = kblex.build(self.db, self._generation(), WEIGHTS)
+                    generation = self._generation()
+                    built = kblex.build(self.db, generation, WEIGHTS)
             else:
                 # Its own connection, in one read transaction: searches go on meanwhile (by FTS5).
                 db = sqlite3.connect(self.location, isolation_level=None)
                 try:
                     db.execute("BEGIN")
-                    built = kblex.build(db, _generation(db), WEIGHTS, save_to=path)
+                    generation = _generation(db)
+                    built = kblex.build(db, generation, WEIGHTS, save_to=path)
                     db.execute("COMMIT")
                 finally:
                     db.close()
             self._lex_took = time.monotonic() - start
             self._lex_built_at = time.monotonic()
-            if built is None:
-                log.debug("kb: the FTS index does not split on whitespace; ranking stays with FTS5")
         except (sqlite3.Error, MemoryError) as exc:
             log.debug("kb: no lexical accelerator: %s", exc)
             return None
         finally:
             self._lex_build.release()
         with self._lock:
-            if built is None or built.generation != self._generation():
+            if built is None:
+                self._lex_failed = generation
+                log.debug("kb: the FTS index does not split on whitespace; ranking stays with FTS5")
+                return None
+            if built.generation != self._generation():
                 return None
             self._lex = built
             return built
