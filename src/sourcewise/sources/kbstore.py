@@ -5,6 +5,10 @@ and pgvector) can follow without touching the search logic in ``kb.py``.
 by bm25() with column weights) and float32 embeddings keyed by the hash of the text they embed, in
 one SQLite file in WAL mode. Writes come in batches, one transaction each: a run that is killed or
 fails leaves every earlier batch, and so a complete index, behind it.
+
+Plain OR queries are ranked by ``kblex``, an in-memory copy of FTS5's bm25 derived from the FTS
+index (saved as ``<db>.lex.npz``), keyed by a generation every write replaces; everything else, and
+any query while that copy is missing or stale, goes to FTS5.
 """
 
 from __future__ import annotations
