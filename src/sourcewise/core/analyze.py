@@ -19,8 +19,8 @@ One pass per word and no backtracking pattern, so the time is linear in the text
 
 from __future__ import annotations
 
+import re
 import unicodedata
-from collections.abc import Iterator
 from functools import lru_cache
 
 import Stemmer
@@ -72,18 +72,6 @@ _SUFFIXES: tuple[tuple[str, int], ...] = tuple(
 _STEMMER = Stemmer.Stemmer("english")
 
 
-def _raw_words(text: str) -> Iterator[str]:
-    buf: list[str] = []
-    for ch in text:
-        if ch.isalnum() or ch == "_":
-            buf.append(ch)
-        elif buf:
-            yield "".join(buf)
-            buf = []
-    if buf:
-        yield "".join(buf)
-
-
 def identifier_parts(word: str) -> list[str]:
     """``"parseHTTPResponse2"`` -> ``["parse", "http", "response", "2"]``; ``snake_case`` too."""
     parts: list[str] = []
@@ -127,27 +115,38 @@ def _stem(word: str) -> str:
     return str(_STEMMER.stemWord(word)) if word.isascii() and word.isalpha() else word
 
 
+@lru_cache(maxsize=65536)
+def _word_terms(word: str, stem: bool) -> tuple[str, ...]:
+    word = word[:MAX_TERM]
+    lower = word.lower()
+    if is_hangul(word):
+        return tuple(_hangul_terms(lower))
+    out = [_stem(lower) if stem else lower]
+    parts = identifier_parts(word)
+    if len(parts) > 1:
+        out.extend(_stem(p) for p in parts) if stem else out.extend(parts)
+    return tuple(out)
+
+
+# A word: str.isalnum() characters and "_" (exactly what \w matches); one class, so linear in the text.
+_WORD_RUN = re.compile(r"\w+")
+
+
 def analyze(text: str, *, stem: bool = False) -> list[str]:
     """Index terms for ``text``, in order (a word may give several terms); ``stem``: Latin words too."""
     out: list[str] = []
-    for word in _raw_words(unicodedata.normalize("NFKC", text)):
-        word = word[:MAX_TERM]
-        lower = word.lower()
-        if is_hangul(word):
-            out.extend(_hangul_terms(lower))
-            continue
-        out.append(_stem(lower) if stem else lower)
-        parts = identifier_parts(word)
-        if len(parts) > 1:
-            out.extend(_stem(p) for p in parts) if stem else out.extend(parts)
+    for word in _WORD_RUN.findall(unicodedata.normalize("NFKC", text)):
+        out.extend(_word_terms(word, stem))  # word by word through a cache: queries and text repeat words
     return out
+
+
+_STOP_TERMS = frozenset({_stem(w) for w in STOPWORDS} | STOPWORDS)
 
 
 def query_terms(text: str, *, stem: bool = False) -> list[str]:
     """The distinct terms of a query, English stopwords left out unless nothing else is left."""
     terms = list(dict.fromkeys(analyze(text, stem=stem)))
-    stems = {_stem(w) for w in STOPWORDS} | STOPWORDS
-    kept = [t for t in terms if t not in stems]
+    kept = [t for t in terms if t not in _STOP_TERMS]
     return kept or terms
 
 

@@ -165,6 +165,7 @@ class KnowledgeBase:
         force = self.store.get_meta("analyzer") not in (None, ANALYZER_ID)
         report = run_index(self.store, paths, force=force)
         self.store.set_meta("analyzer", ANALYZER_ID)
+        self.store.prepare_search()
         self._matrix = None
         embedded = self._embed_missing() if self.semantic is not False else 0
         return report.model_copy(update={"embedded": embedded}) if embedded else report
@@ -301,7 +302,7 @@ class KnowledgeBase:
             kind="knowledge_base",
             authority="wiki",
             score=round(score, 6),
-            timestamp=datetime.fromisoformat(row.doc_date).replace(tzinfo=UTC),
+            timestamp=_day_start(row.doc_date),
             path=row.path,
             heading_path=row.heading_path,
             start_line=row.start_line,
@@ -342,6 +343,11 @@ def _filter_pairs(filters: Mapping[str, str | list[str]] | None) -> list[tuple[s
 _WORD = re.compile(r"\w+")  # one character class, no backtracking: linear in the text
 
 
+@lru_cache(maxsize=4096)
+def _day_start(day: str) -> datetime:
+    return datetime.fromisoformat(day).replace(tzinfo=UTC)  # immutable: one object per day is enough
+
+
 @lru_cache(maxsize=65536)
 def _word_terms(word: str) -> frozenset[str]:
     return frozenset(analyze(word, stem=True))
@@ -354,7 +360,7 @@ def _has_term(line: str, terms: set[str]) -> bool:
 
 
 def _snippet(text: str, terms: set[str], size: int = 200) -> str:
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    lines = [s for ln in text.splitlines() if (s := ln.strip())]
     start = next((i for i, ln in enumerate(lines) if _has_term(ln, terms)), 0)
     joined = " ".join(lines[start:])
     return joined if len(joined) <= size else joined[: size - 1].rsplit(" ", 1)[0] + "…"
