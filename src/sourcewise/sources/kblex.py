@@ -11,7 +11,7 @@ row order. Anything else (phrases, ``NOT``, a term FTS5 might read as several to
 The postings come from the FTS table's own content split on whitespace (the stored columns are the
 analyzer's terms joined by spaces), checked against FTS5's ``fts5vocab`` row counts for every term:
 when FTS5's tokenizer read the text any other way, there is no accelerator and FTS5 answers.
-numpy is an optional dependency (the ``semantic`` extra): without it FTS5 answers every query.
+numpy is a dependency of sourcewise; were it missing, FTS5 would answer every query.
 """
 
 from __future__ import annotations
