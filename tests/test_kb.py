@@ -523,3 +523,20 @@ def test_kb_query_terms_are_query_terms_and_never_all_dropped(text: str) -> None
     kept = kb_query_terms(text)
     assert set(kept) <= set(full)
     assert bool(kept) == bool(full)
+
+
+def test_a_snippet_starts_at_the_first_line_holding_a_query_term(tmp_path: Path) -> None:
+    body = "Background that says nothing.\nMore setup here.\nThe rollback procedure comes next.\nLast line."
+    (tmp_path / "a.md").write_text(f"# A\n\n{body}\n")
+    (tmp_path / "b.md").write_text("# B\n\nOne line where rollbacks are mentioned in passing.\n")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    kb.index([tmp_path / "a.md", tmp_path / "b.md"])
+    hits = {Path(h.path or "").name: h for h in kb.search("rollback", mode="lexical")}
+    assert hits["a.md"].snippet.startswith("The rollback procedure comes next.")
+    assert hits["b.md"].snippet == "One line where rollbacks are mentioned in passing."
+    long_line = " ".join(["filler"] * 60) + " rollback"
+    (tmp_path / "c.md").write_text(f"# C\n\n{long_line}\n")
+    kb.index([tmp_path / "c.md"])
+    c = next(h for h in kb.search("rollback", mode="lexical") if (h.path or "").endswith("c.md"))
+    assert c.snippet.startswith("filler filler") and c.snippet.endswith("…") and len(c.snippet) <= 200
+    kb.close()

@@ -361,7 +361,9 @@ def _has_term(line: str, terms: set[str]) -> bool:
 
 def _snippet(text: str, terms: set[str], size: int = 200) -> str:
     lines = [s for ln in text.splitlines() if (s := ln.strip())]
-    start = next((i for i, ln in enumerate(lines) if _has_term(ln, terms)), 0)
+    # The snippet starts at the first line holding a query term (the first line when none does):
+    # with one line there is nothing to look for.
+    start = next((i for i, ln in enumerate(lines) if _has_term(ln, terms)), 0) if len(lines) > 1 else 0
     joined = " ".join(lines[start:])
     return joined if len(joined) <= size else joined[: size - 1].rsplit(" ", 1)[0] + "…"
 
