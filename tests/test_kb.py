@@ -538,5 +538,7 @@ def test_a_snippet_starts_at_the_first_line_holding_a_query_term(tmp_path: Path)
     (tmp_path / "c.md").write_text(f"# C\n\n{long_line}\n")
     kb.index([tmp_path / "c.md"])
     c = next(h for h in kb.search("rollback", mode="lexical") if (h.path or "").endswith("c.md"))
-    assert c.snippet.startswith("filler filler") and c.snippet.endswith("…") and len(c.snippet) <= 200
+    assert c.snippet.startswith("filler filler")
+    assert c.snippet.endswith("…")
+    assert len(c.snippet) <= 200
     kb.close()
