@@ -216,6 +216,75 @@ def test_a_writer_that_does_not_bump_the_generation_still_makes_it_stale(tmp_pat
     store.close()
 
 
+def test_a_rewrite_that_keeps_every_total_still_makes_it_stale(tmp_path: Path) -> None:
+    # A chunk's words replaced by as many others, the generation untouched: the row count and the
+    # token totals (FTS5's averages record) stay the same, its structure record does not.
+    docs = tmp_path / "docs"
+    _write_corpus(docs, files=10)
+    path = tmp_path / "kb.sqlite3"
+    store = SQLiteStore(path)
+    KnowledgeBase(store=store, semantic=False).index([docs])
+    assert store.lexical('("quokka")', StoreFilter(), 10) == []
+    with sqlite3.connect(path) as raw:
+        rowid, title, headings, body = raw.execute(
+            "SELECT rowid, title, headings, body FROM chunks_fts ORDER BY rowid DESC LIMIT 1"
+        ).fetchone()
+        words = body.split()
+        swapped = " ".join(["quokka", *words[1:]])
+        raw.execute("DELETE FROM chunks_fts WHERE rowid = ?", (rowid,))
+        raw.execute(
+            "INSERT INTO chunks_fts(rowid, title, headings, body) VALUES(?, ?, ?, ?)",
+            (rowid, title, headings, swapped),
+        )
+    assert [r for r, _ in store.lexical('("quokka")', StoreFilter(), 10)] == [rowid]
+    store.close()
+    again = SQLiteStore(path)  # a new process reading the saved file
+    for _ in range(2):
+        assert [r for r, _ in again.lexical('("quokka")', StoreFilter(), 10)] == [rowid]
+    again.close()
+
+
+def test_an_accelerator_scored_with_other_constants_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sourcewise.sources import kbstore
+
+    docs = tmp_path / "docs"
+    _write_corpus(docs, files=5)
+    path = tmp_path / "kb.sqlite3"
+    KnowledgeBase(path, semantic=False).index([docs])
+    store = SQLiteStore(path)
+    lex = Path(str(path) + ".lex.npz")
+    assert kblex.load(lex, store._generation()) is not None
+    monkeypatch.setattr(
+        kbstore, "_SCORING", repr((kblex.FORMAT, kblex.K1, kblex.B, (5.0, 2.0, 1.0))).encode()
+    )
+    assert kblex.load(lex, store._generation()) is None  # as a release with other weights sees it
+    store.close()
+
+
+def test_temporary_files_of_a_killed_save_are_swept(tmp_path: Path) -> None:
+    import os
+    import time
+
+    docs = tmp_path / "docs"
+    _write_corpus(docs, files=5)
+    path = tmp_path / "kb.sqlite3"
+    old = tmp_path / "kb.sqlite3.lex.npz.abc123.tmp"
+    young = tmp_path / "kb.sqlite3.lex.npz.def456.tmp"  # perhaps another process saving right now
+    other = tmp_path / "notes.tmp"
+    for f in (old, young, other):
+        f.write_bytes(b"partial")
+    past = time.time() - kblex.STALE_TMP - 60
+    os.utime(old, (past, past))
+    os.utime(other, (past, past))
+    KnowledgeBase(path, semantic=False).index([docs])
+    assert Path(str(path) + ".lex.npz").exists()
+    assert not old.exists()
+    assert young.exists()
+    assert other.exists()
+
+
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "foreign"])
 def test_a_damaged_or_foreign_accelerator_file_is_rebuilt(tmp_path: Path, damage: str) -> None:
     docs = tmp_path / "docs"

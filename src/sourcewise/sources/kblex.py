@@ -16,12 +16,14 @@ numpy is a dependency of sourcewise; were it missing, FTS5 would answer every qu
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import os
 import re
 import sqlite3
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,7 @@ __all__ = ["K1", "B", "LexIndex", "available", "build", "load", "plain_terms", "
 K1 = 1.2
 B = 0.75
 FORMAT = 1
+STALE_TMP = 600.0  # seconds: a temporary file this old belongs to no save still running
 # An OR of quoted single terms, as match_expression writes it: ("a" OR "b" OR "c").
 _PLAIN = re.compile(r'\("[^"\s]+"(?: OR "[^"\s]+")*\)')
 # A term FTS5's unicode61 tokenizer reads as exactly itself even when the index has never seen it.
@@ -163,9 +166,12 @@ class LexIndex:
 
 
 def save(path: Path, generation: str, arrays: dict[str, Any]) -> None:
-    """Written to a temporary file and renamed over ``path``: a reader never sees half a file."""
+    """Written to a temporary file and renamed over ``path``: a reader never sees half a file.
+
+    Temporary files a killed process left behind (older than ``STALE_TMP`` seconds) go first."""
     import numpy as np
 
+    _sweep(path)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -179,6 +185,18 @@ def save(path: Path, generation: str, arrays: dict[str, Any]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _sweep(path: Path) -> None:
+    prefix, now = path.name + ".", time.time()
+    try:
+        for entry in os.scandir(path.parent):
+            if entry.name.startswith(prefix) and entry.name.endswith(".tmp"):
+                with contextlib.suppress(OSError):
+                    if now - entry.stat(follow_symlinks=False).st_mtime > STALE_TMP:
+                        os.unlink(entry.path)
+    except OSError:
+        pass  # a folder that cannot be listed: the save below says what is wrong, if anything
 
 
 def load(path: Path, generation: str) -> LexIndex | None:

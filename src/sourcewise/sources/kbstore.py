@@ -13,6 +13,7 @@ any query while that copy is missing or stale, goes to FTS5.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import math
@@ -36,6 +37,7 @@ __all__ = ["SCHEMA_VERSION", "ChunkRow", "FileRow", "Row", "SQLiteStore", "Store
 SCHEMA_VERSION = 1
 WEIGHTS = (4.0, 2.0, 1.0)  # bm25() weights: title, headings, body
 _BM25 = "bm25(chunks_fts, {}, {}, {})".format(*WEIGHTS)
+_SCORING = repr((kblex.FORMAT, kblex.K1, kblex.B, WEIGHTS)).encode()
 
 
 @dataclass(frozen=True)
@@ -119,12 +121,17 @@ class StoreFilter:
 
 def _generation(db: sqlite3.Connection) -> str:
     """What the lexical accelerator is keyed by: the token every write of this version replaces,
-    and FTS5's own averages record (row count and token totals), which any writer changes."""
+    FTS5's own averages record (row count and token totals) and structure record (its segments
+    and write counter), which any writer of the FTS index changes, even one keeping the totals,
+    and the scoring constants the saved shares were computed with."""
     row = db.execute(
         "SELECT (SELECT value FROM meta WHERE key='generation'),"
-        " (SELECT block FROM chunks_fts_data WHERE id=1)"
+        " (SELECT block FROM chunks_fts_data WHERE id=1), (SELECT block FROM chunks_fts_data WHERE id=10)"
     ).fetchone()
-    return f"{row[0]}-{bytes(row[1] or b'').hex()}"
+    digest = hashlib.blake2b(bytes(row[1] or b""), digest_size=16)
+    digest.update(bytes(row[2] or b""))
+    digest.update(_SCORING)  # a release that scores otherwise never reads an older file
+    return f"{row[0]}-{digest.hexdigest()}"
 
 
 @lru_cache(maxsize=4096)
@@ -198,10 +205,14 @@ class SQLiteStore:
             self.db.execute("PRAGMA cache_size=-32000")  # 32 MB of pages: a large index stays warm
             self._check_version()
             self.db.executescript(_SCHEMA)
-            self.db.execute(
-                "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('rank', ?)",
-                ("bm25({}, {}, {})".format(*WEIGHTS),),
-            )
+            rank = "bm25({}, {}, {})".format(*WEIGHTS)
+            # Set only when it differs: writing FTS5's configuration changes its structure record,
+            # which keys the lexical accelerator (every open would make the saved one stale).
+            if (
+                self.db.execute("SELECT 1 FROM chunks_fts_config WHERE k='rank' AND v=?", (rank,)).fetchone()
+                is None
+            ):
+                self.db.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES('rank', ?)", (rank,))
             self.db.execute("INSERT OR IGNORE INTO meta VALUES('schema_version', ?)", (str(SCHEMA_VERSION),))
             self.db.execute("INSERT OR IGNORE INTO meta VALUES('generation', lower(hex(randomblob(8))))")
         except sqlite3.DatabaseError as exc:
