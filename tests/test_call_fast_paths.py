@@ -324,6 +324,19 @@ def test_ratings_per_url_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert len(tiers._BY_URL) <= 32
 
 
+def test_long_inputs_are_rated_but_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    from collections import OrderedDict
+
+    monkeypatch.setattr(tiers, "_BY_URL", OrderedDict())
+    question = "react hooks " + "x" * 100_000  # a pasted log as the question: was kept 8,192 times
+    url = "https://react.dev/reference/react/" + "a" * 3_000
+    assert rate("https://react.dev/learn", question) == rate_uncached("https://react.dev/learn", question)
+    assert rate(url) == rate_uncached(url)
+    assert len(tiers._BY_URL) == 0
+    rate("https://react.dev/learn", "react hooks")
+    assert len(tiers._BY_URL) == 1
+
+
 def test_a_bad_url_is_never_kept() -> None:
     for _ in range(2):
         with pytest.raises(SourcewiseError):

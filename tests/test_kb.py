@@ -542,3 +542,26 @@ def test_a_snippet_starts_at_the_first_line_holding_a_query_term(tmp_path: Path)
     assert c.snippet.endswith("…")
     assert len(c.snippet) <= 200
     kb.close()
+
+
+def test_long_words_do_not_fill_the_analyzer_caches(tmp_path: Path) -> None:
+    """Hex dumps and blobs: each "word" is cut before it is kept as a cache key (was ~100 MB held)."""
+    import random
+    import tracemalloc
+
+    from sourcewise.core.analyze import analyze
+    from sourcewise.sources.kb import _has_term
+
+    rng = random.Random(1)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(20):
+            text = " ".join("".join(rng.choices("abcdef0123456789", k=20_000)) for _ in range(50))
+            analyze(text, stem=True)
+            _has_term(text, {"rollback"})
+            del text
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert held < 10_000_000, f"{held / 1e6:.0f} MB held after the texts were freed"

@@ -117,7 +117,7 @@ def _stem(word: str) -> str:
 
 @lru_cache(maxsize=65536)
 def _word_terms(word: str, stem: bool) -> tuple[str, ...]:
-    word = word[:MAX_TERM]
+    # ``word`` is cut to MAX_TERM by the caller, so the cache holds at most 65,536 short keys.
     lower = word.lower()
     if is_hangul(word):
         return tuple(_hangul_terms(lower))
@@ -136,7 +136,7 @@ def analyze(text: str, *, stem: bool = False) -> list[str]:
     """Index terms for ``text``, in order (a word may give several terms); ``stem``: Latin words too."""
     out: list[str] = []
     for word in _WORD_RUN.findall(unicodedata.normalize("NFKC", text)):
-        out.extend(_word_terms(word, stem))  # word by word through a cache: queries and text repeat words
+        out.extend(_word_terms(word[:MAX_TERM], stem))  # word by word through a cache: words repeat
     return out
 
 

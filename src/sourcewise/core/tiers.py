@@ -270,6 +270,8 @@ def rate(url: str, query: str | None = None, table: SourceTable | None = None) -
     table = table or builtin_table()
     if type(url) is not str or (query is not None and type(query) is not str):
         return rate_uncached(url, query, table)  # the general path says what is wrong
+    if len(url) + (len(query) if query else 0) > _CACHED_INPUT_MAX:
+        return rate_uncached(url, query, table)  # long inputs are not kept: the cache stays small
     key = (url, query, table)
     cache = _BY_URL
     rating = cache.get(key)
@@ -315,6 +317,7 @@ def rate_key(key: str, wanted: Mapping[str, str], table: SourceTable) -> SourceR
 
 
 _RATING_CACHE_MAX = 8192
+_CACHED_INPUT_MAX = 2048  # characters of URL + query: longer pairs are rated without the cache
 
 
 def rate_parts(host: str, path: str, wanted: tuple[tuple[str, str], ...], table: SourceTable) -> SourceRating:

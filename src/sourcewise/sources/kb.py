@@ -17,6 +17,7 @@ import logging
 import os
 import re
 import tempfile
+import unicodedata
 from collections.abc import Iterable, Mapping
 from datetime import UTC, date, datetime
 from functools import lru_cache
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from ..config import Settings, load_settings
-from ..core.analyze import ANALYZER_ID, analyze, query_terms
+from ..core.analyze import ANALYZER_ID, MAX_TERM, analyze, query_terms
 from ..core.filters import ParsedQuery, parse_query
 from ..core.fusion import convex, semantic_reads
 from ..errors import InvalidOption, InvalidQuery, SourceUnavailable
@@ -354,9 +355,10 @@ def _word_terms(word: str) -> frozenset[str]:
 
 
 def _has_term(line: str, terms: set[str]) -> bool:
-    # Word by word through a cache, stopping at the first hit: analyzing each hit's whole text was
-    # most of a lexical query's time.
-    return any(not terms.isdisjoint(_word_terms(w)) for w in _WORD.findall(line))
+    # Word by word through a cache (keys cut as the analyzer cuts words, so it stays small),
+    # stopping at the first hit: analyzing each hit's whole text was most of a query's time.
+    words = _WORD.findall(unicodedata.normalize("NFKC", line))
+    return any(not terms.isdisjoint(_word_terms(w[:MAX_TERM])) for w in words)
 
 
 def _snippet(text: str, terms: set[str], size: int = 200) -> str:
