@@ -184,7 +184,9 @@ async def run(call: ProviderCall) -> ProviderOutput:
         call.client, request, NAME, call.deadline, started, max_bytes=call.settings.max_bytes
     )
     grounded = parse_grounded(response)
-    left = call.deadline - (call.clock() - started)  # resolving shares the call's budget
+    # Resolving shares the call's budget, less a margin: a caller's own deadline of the same length
+    # (a source's timeout around the search) must not fire and lose the answer already received.
+    left = call.deadline - (call.clock() - started) - max(0.25, 0.1 * call.deadline)
     links = await resolve_redirects(
         (r.url for r in grounded.results), call.settings, clock=call.clock, seconds=left
     )
