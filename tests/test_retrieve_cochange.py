@@ -18,6 +18,7 @@ from hypothesis import strategies as hyp
 from sourcewise import retrieve
 from sourcewise.config import Settings, load_settings
 from sourcewise.sources.cochange import History, neighbours, parse_log, read_history
+from sourcewise.sources.code import CodeOptions, CodeSource
 
 from servers import LocalServer, Reply
 
@@ -100,6 +101,32 @@ def test_one_pass_misses_the_coupled_file_the_loop_brings_it_in_and_says_why(
     assert loop.cycles[0].history == "co-change: 5 commits read"
     assert all(c.history == "" for c in loop.cycles[1:])  # read once, said once
     assert any(COUPLED in line and "4 of its 4 commits" in line for line in loop.cycles[1].cochanged)
+
+
+def test_co_change_brings_in_only_files_the_code_source_indexes(tmp_path: Path, st: Settings) -> None:
+    """History names every file ever committed; the source leaves some out on purpose: a secret now
+    in .gitignore, its own exclude glob, a binary file. None of them comes in, and no text of theirs."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    texts = dict(FILES)
+    commit(root, texts, "first")
+    secret, private, blob = "src/billing/.env", "src/billing/ledger_private.py", "src/billing/rates.bin"
+    for i in range(3):
+        texts = {**texts, SEED: texts[SEED] + f"# v{i}\n", COUPLED: texts[COUPLED] + f"# v{i}\n"}
+        commit(root, {
+            SEED: texts[SEED], COUPLED: texts[COUPLED], secret: f"STRIPE_SECRET_KEY=sk_live_{i}abcdef\n",
+            private: f"def ledger():\n    return {i}\n", blob: f"\0\1rates {i}\n",
+        }, f"step {i}")  # fmt: skip
+    commit(root, {".gitignore": ".env\n"}, "ignore env")  # now ignored; the file is still on disk
+    source = CodeSource("repo", CodeOptions(path=root, exclude=("*_private.py",)), st)
+    loop = retrieve(TASK, sources=[source], max_cycles=3, settings=st)
+    found = {c.hit.path: c for c in loop.considered}
+    assert COUPLED in found  # co-change still works
+    assert "4 of its 4 commits" in found[COUPLED].reason
+    assert not {secret, private, blob} & set(found)
+    assert all("sk_live" not in (c.hit.text or "") + c.hit.snippet for c in loop.considered)
+    assert not any(p in line for c in loop.cycles for line in c.cochanged for p in (secret, private, blob))
 
 
 def test_with_a_model_scoring_co_change_is_said_once(repo: Path, tmp_path: Path, server: LocalServer) -> None:
