@@ -231,3 +231,97 @@ def test_a_benchmark_snapshot_never_shows_the_task_commit(repo: Path, tmp_path: 
     assert len(read_history(snap).commits) == len(shas) - 2
     root = snapshot(repo, shas[-1], tmp_path / "root")  # a root commit: no history at all
     assert read_history(root).note == "co-change unavailable: the repository has no commits yet"
+
+
+def _repo(path: Path, files: dict[str, str]) -> Path:
+    path.mkdir()
+    git(path, "init", "-q")
+    commit(path, files, "one")
+    commit(path, {name: text + "# two\n" for name, text in files.items()}, "two")
+    return path
+
+
+def _marker_program(tmp_path: Path) -> tuple[Path, Path]:
+    """A program that leaves a marker file when anything runs it."""
+    marker = tmp_path / "RAN"
+    program = tmp_path / "program.sh"
+    program.write_text(f"#!/bin/sh\ntouch '{marker}'\nexit 1\n")
+    program.chmod(0o755)
+    return program, marker
+
+
+def test_the_callers_git_variables_do_not_point_git_at_another_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mine = _repo(tmp_path / "mine", {"a1.py": "1\n", "a2.py": "2\n"})
+    other = _repo(tmp_path / "other", {"b1.py": "1\n", "b2.py": "2\n"})
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))  # as in a git hook run in the other repository
+    monkeypatch.setenv("GIT_WORK_TREE", str(other))
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", "'log.showsignature'='true'")
+    history = read_history(mine)
+    assert history.commits == (frozenset({"a1.py", "a2.py"}),) * 2
+    assert history.note == "co-change: 2 commits read"
+
+
+def test_a_repository_config_cannot_make_git_run_a_signature_program(tmp_path: Path) -> None:
+    root = _repo(tmp_path / "repo", {"x.py": "1\n", "y.py": "2\n"})
+    raw = git(root, "cat-file", "commit", "HEAD")
+    head, body = raw.split("\n\n", 1)
+    signed = f"{head}\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n -----END PGP SIGNATURE-----\n\n{body}"
+    made = subprocess.run(
+        ["git", "-C", str(root), "hash-object", "-t", "commit", "-w", "--stdin"],
+        input=signed, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    git(root, "update-ref", "HEAD", made.stdout.strip())
+    program, marker = _marker_program(tmp_path)
+    for key in ("gpg.program", "gpg.openpgp.program", "gpg.ssh.program", "gpg.x509.program"):
+        git(root, "config", key, str(program))
+    git(root, "config", "log.showSignature", "true")
+    history = read_history(root)
+    assert history.note == "co-change: 2 commits read"
+    assert not marker.exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize("key", ["diff.orderFile", "mailmap.file"])
+def test_a_repository_config_naming_a_fifo_does_not_hang_git(tmp_path: Path, key: str) -> None:
+    root = _repo(tmp_path / "repo", {"x.py": "1\n", "y.py": "2\n"})
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # a read blocks for ever (/dev/zero would fill memory instead)
+    git(root, "config", key, str(fifo))
+    assert read_history(root, timeout=3).note == "co-change: 2 commits read"
+
+
+def _partial_clone(tmp_path: Path, filter_spec: str, upstream: Path) -> tuple[Path, Path]:
+    """A partial clone of ``upstream`` whose promisor remote now runs a marker program to fetch."""
+    git(upstream, "config", "uploadpack.allowFilter", "true")
+    clone = tmp_path / f"clone-{filter_spec.replace(':', '-')}"
+    git(tmp_path, "clone", "-q", "--no-checkout", f"--filter={filter_spec}", upstream.as_uri(), str(clone))
+    program, marker = _marker_program(tmp_path)
+    git(clone, "config", "remote.origin.url", "ssh://example.invalid/repo")
+    git(clone, "config", "core.sshCommand", str(program))
+    return clone, marker
+
+
+def test_a_partial_clone_missing_trees_fetches_nothing_and_says_the_history_is_incomplete(
+    tmp_path: Path,
+) -> None:
+    upstream = _repo(tmp_path / "up", {"f.py": "1\n", "g.py": "2\n"})
+    clone, marker = _partial_clone(tmp_path, "tree:0", upstream)
+    history = read_history(clone)
+    assert not marker.exists()
+    assert history.commits == ()
+    assert history.note == (
+        "co-change unavailable: the history is incomplete (a partial clone; its missing objects are not fetched)"
+    )
+
+
+def test_a_partial_clone_missing_blobs_gives_its_history_without_fetching(tmp_path: Path) -> None:
+    upstream = _repo(tmp_path / "up", {"f.py": "one\ntwo\nthree\n", "g.py": "2\n"})
+    git(upstream, "mv", "f.py", "h.py")
+    commit(upstream, {"h.py": "one\ntwo\nthree\nfour\n", "g.py": "3\n"}, "rename and edit")
+    clone, marker = _partial_clone(tmp_path, "blob:none", upstream)
+    history = read_history(clone)  # rename detection would need the blobs
+    assert not marker.exists()
+    assert history.commits[0] == frozenset({"f.py", "g.py", "h.py"})
+    assert history.note == "co-change: 3 commits read"

@@ -10,6 +10,15 @@ into association rules: for a seed file, every file that changed with it in at l
 Reading the history never fails the caller: no git, not a repository, no commits yet or a slow git
 give an empty ``History`` whose ``note`` says why. git runs with a timeout, no pager, no prompt, no
 external diff or text conversion, and no network (``log`` reads only the local object store).
+
+The folder may be anyone's, and so may its ``.git/config``; the caller's environment may point git
+elsewhere (a git hook sets ``GIT_DIR``). So git runs without the caller's ``GIT_*`` variables, and
+with the repository's keys that could run a program, reach the network or read an endless file
+overridden on its command line (which outranks every config file): no signature checks
+(``gpg.program``), no transport at all (a partial clone's missing objects are not fetched: its
+history is reported incomplete), no hooks, no fsmonitor, no mailmap, no diff order file, no rename
+detection (it would read blobs), no implicitly found bare repository. The user's own global and
+system configuration is kept otherwise (``safe.directory`` among it).
 """
 
 from __future__ import annotations
@@ -41,6 +50,21 @@ MIN_CONFIDENCE = 0.5
 GIT_TIMEOUT = 10.0
 MAX_OUTPUT = 20_000_000  # characters of git output read at most
 _SEP = "\x1e"
+_GIT_ENV = {
+    "GIT_TERMINAL_PROMPT": "0",  # never ask for a password
+    "GIT_OPTIONAL_LOCKS": "0",  # a read takes no lock the user's own git could trip on
+    "GIT_PAGER": "cat",
+    "GIT_NO_LAZY_FETCH": "1",  # git 2.45+: a partial clone fetches nothing (before: protocol.allow below)
+}
+_CONFIG = (
+    ("core.quotePath", "false"),
+    ("core.fsmonitor", "false"),  # a hook program named by the repository
+    ("core.hooksPath", os.devnull),
+    ("protocol.allow", "never"),  # no transport, so no lazy fetch of a partial clone (core.sshCommand ...)
+    ("log.showSignature", "false"),  # it runs gpg.program / gpg.ssh.program
+    ("log.mailmap", "false"),  # mailmap.file may name a FIFO or /dev/zero
+    ("safe.bareRepository", "explicit"),  # a bare repository planted in the folder is not used
+)
 
 
 @dataclass(frozen=True)
@@ -87,17 +111,27 @@ def parse_log(out: str, max_files: int = MAX_FILES) -> tuple[tuple[frozenset[str
     return tuple(commits), skipped
 
 
+def _git_env() -> dict[str, str]:
+    """The environment git runs in: the caller's without any ``GIT_*`` variable (``GIT_DIR``,
+    ``GIT_WORK_TREE``, ``GIT_CONFIG_*``, ``GIT_SSH_COMMAND`` ... would point git at another repository
+    or run something), plus the few set on purpose, and git's messages in English (read below)."""
+    env = {key: value for key, value in os.environ.items() if not key.upper().startswith("GIT_")}
+    env.update(_GIT_ENV)
+    env.update(LC_ALL="C", LANGUAGE="C")
+    return env
+
+
 def read_history(
     root: Path, *, max_commits: int = MAX_COMMITS, max_files: int = MAX_FILES, timeout: float = GIT_TIMEOUT
 ) -> History:
     """The recent history of the git repository ``root`` lies in (paths relative to ``root``)."""
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "GIT_PAGER": "cat"}
-    env.update(LC_ALL="C", LANGUAGE="C")  # git's messages in English: they are read below
     args = [
-        "git", "-C", str(root), "-c", "core.quotePath=false", "-c", "core.fsmonitor=false", "log",
-        f"-n{max_commits}", "--no-merges", "--no-ext-diff", "--no-textconv", "--relative", "--name-only",
-        "-z", f"--format=%x{ord(_SEP):02x}", "HEAD", "--",
+        "git", "--no-pager", "-C", str(root), *(a for kv in _CONFIG for a in ("-c", "=".join(kv))),
+        "log", f"-n{max_commits}", "--no-merges", "--no-ext-diff", "--no-textconv", "--no-show-signature",
+        "--no-mailmap", "--no-renames", f"-O{os.devnull}", "--relative", "--name-only", "-z",
+        f"--format=%x{ord(_SEP):02x}", "HEAD", "--",
     ]  # fmt: skip
+    env = _git_env()
     try:
         done = subprocess.run(args, capture_output=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
     except FileNotFoundError:
@@ -112,6 +146,8 @@ def read_history(
             why = "not a git repository"
         elif "dubious ownership" in err:
             why = "git does not trust the folder's owner (see git's safe.directory)"
+        elif "promisor remote" in err:
+            why = "the history is incomplete (a partial clone; its missing objects are not fetched)"
         elif "does not have any commits" in err or "unknown revision" in err or "bad revision" in err:
             why = "the repository has no commits yet"
         else:
