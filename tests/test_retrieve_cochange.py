@@ -325,3 +325,75 @@ def test_a_partial_clone_missing_blobs_gives_its_history_without_fetching(tmp_pa
     assert not marker.exists()
     assert history.commits[0] == frozenset({"f.py", "g.py", "h.py"})
     assert history.note == "co-change: 3 commits read"
+
+
+def test_paths_with_any_character_but_nul_are_read_whole(tmp_path: Path) -> None:
+    """A path may hold the old record separator (\\x1e), newlines (one leading too) or 40 hex digits,
+    like a hash; each commit is still read whole, an empty commit in between changes nothing."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    odd = ["we\x1eird.py", "nl\nname.py", "\nlead.py", "a" * 40, "b" * 64, "plain.py"]
+    for i in range(2):
+        commit(root, {name: f"{i}\n" for name in odd}, f"c{i}")
+        git(root, "commit", "-q", "--allow-empty", "-m", f"empty {i}")
+    history = read_history(root)
+    assert history.commits == (frozenset(odd),) * 2
+    assert history.note == "co-change: 2 commits read"
+
+
+def _log(commits: list[tuple[str, list[str]]]) -> str:
+    """Output laid out as ``git log --format=%x00%H --name-only -z`` writes it."""
+    return "".join(
+        f"\0{sha}\0" + ("\n" if paths else "") + "".join(f"{p}\0" for p in paths) for sha, paths in commits
+    )
+
+
+@given(
+    hyp.lists(
+        hyp.tuples(
+            hyp.sampled_from(["0" * 40, "c" * 40, "e" * 64]),
+            hyp.lists(
+                hyp.text(hyp.characters(blacklist_characters="\0"), min_size=1, max_size=6), max_size=5
+            ),
+        ),
+        max_size=6,
+    )
+)
+def test_any_paths_in_git_layout_parse_back_to_their_commits(commits: list[tuple[str, list[str]]]) -> None:
+    parsed, skipped = parse_log(_log(commits), max_files=3)
+    files = [frozenset(paths) for _, paths in commits if paths]
+    assert parsed == tuple(f for f in files if len(f) <= 3)
+    assert skipped == sum(len(f) > 3 for f in files)
+
+
+def _endless_git(tmp_path: Path) -> Path:
+    """A git that writes well-formed commits for ever."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    record = repr(b"\0" + b"1" * 40 + b"\0\na.py\0b.py\0")
+    (bindir / "git").write_text(
+        f"#!{sys.executable}\nimport sys\nblock = {record} * 4096\nwhile True:\n    sys.stdout.buffer.write(block)\n"
+    )
+    (bindir / "git").chmod(0o755)
+    return bindir
+
+
+def test_git_output_is_cut_while_read_and_git_stopped(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", f"{_endless_git(tmp_path)}{os.pathsep}{os.environ['PATH']}")
+    history = read_history(repo, timeout=8)  # read to the end first, it would run until the timeout
+    assert history.note.startswith("co-change: ")
+    assert history.note.endswith("commits read (git's output cut at 20,000,000 bytes)")
+    assert history.commits
+    assert set(history.commits) == {frozenset({"a.py", "b.py"})}
+
+
+def test_a_cut_keeps_the_newest_commits_read_whole(repo: Path) -> None:
+    whole = read_history(repo)
+    two = len(git(repo, "log", "-n2", "--name-only", "-z", "--format=%x00%H").encode())
+    for size, read in [(two + 20, 2), (two - 20, 1)]:  # a third commit, a second commit started
+        cut = read_history(repo, max_output=size)
+        assert cut.note == f"co-change: {read} commits read (git's output cut at {size:,} bytes)"
+        assert cut.commits == whole.commits[:read]
