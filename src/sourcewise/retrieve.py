@@ -11,7 +11,8 @@
   RM3 feedback words (the heaviest words of the top candidates' text); filters are relaxed in seed
   003's order (dates, then source filters) when a cycle found nothing relevant.
 - **Co-change**: for a code source whose folder is a git repository, the files that changed
-  together with the best candidates in its past commits (``sources/cochange.py``) join the next
+  together with the best candidates in its past commits (``sources/cochange.py``), among those the
+  source itself indexes (never a ``.gitignore``d, excluded, binary or oversized file), join the next
   cycle's candidates with the reason ("changed together with X in 4 of its 5 commits"), scored at
   most "related"; ``Cycle.cochanged`` and ``Cycle.history`` say what was added and read.
 - **Order**: the first pass's candidates keep its order; later cycles add below, never reshuffle
