@@ -11,7 +11,8 @@
   RM3 feedback words (the heaviest words of the top candidates' text); filters are relaxed in seed
   003's order (dates, then source filters) when a cycle found nothing relevant.
 - **Co-change**: for a code source whose folder is a git repository, the files that changed
-  together with the best candidates in its past commits (``sources/cochange.py``) join the next
+  together with the best candidates in its past commits (``sources/cochange.py``), among those the
+  source itself indexes (never a ``.gitignore``d, excluded, binary or oversized file), join the next
   cycle's candidates with the reason ("changed together with X in 4 of its 5 commits"), scored at
   most "related"; ``Cycle.cochanged`` and ``Cycle.history`` say what was added and read.
 - **Order**: the first pass's candidates keep its order; later cycles add below, never reshuffle
@@ -62,6 +63,7 @@ from .models import Candidate, Cycle, Hit, Learned, Plan, Retrieval, SourceKind
 from .session import Session
 from .sources import Source
 from .sources.cochange import History, Neighbour, neighbours, read_history
+from .sources.code import CodeSource
 from .sources.web import PagesSource, WebSource
 
 __all__ = ["DEFAULT_EXCLUDE", "MAX_CYCLES", "MAX_TASK", "aretrieve", "refine_gathered"]
@@ -266,9 +268,10 @@ async def _cycle(loop: _Loop, plan: Plan, number: int, terms: list[str], first: 
 
 
 def _history(loop: _Loop, source: Source) -> History | None:
-    """The git history of a code source's folder, read once per retrieval; ``None`` for other sources."""
+    """The git history of a code source's folder, read once per retrieval; ``None`` for other sources
+    (a source with no index of its own to check co-changed files against)."""
     root = source.options.path
-    if source.kind != "code" or root is None:
+    if not isinstance(source, CodeSource) or root is None:
         return None
     if source.name not in loop.histories:
         try:
@@ -302,13 +305,20 @@ def _follow_cochange(loop: _Loop) -> str:
         queued = 0
         for n in neighbours(history, seeds, limit=4 * COCHANGE_ADD):
             known = n.path in loop.pool or n.path in loop.excluded
-            if known or not allowed(n.path, loop.include, loop.exclude):
+            if known or not allowed(n.path, loop.include, loop.exclude) or not _indexed(source, n.path):
                 continue
             loop.pending.append((source, n, score[n.seed]))
             queued += 1
             if queued >= COCHANGE_ADD:
                 break
     return "; ".join(notes)
+
+
+def _indexed(source: Source, path: str) -> bool:
+    """Whether the code source's own index holds ``path``: history names every file ever committed,
+    including those the source leaves out (``.gitignore``d secrets, its include/exclude globs,
+    binary, minified or oversized files); co-change brings in only what a search could find."""
+    return isinstance(source, CodeSource) and source.holds(path)
 
 
 def _admit_cochanged(loop: _Loop, cycle: int) -> list[str]:
@@ -319,6 +329,8 @@ def _admit_cochanged(loop: _Loop, cycle: int) -> list[str]:
         if n.path in loop.excluded or (n.path in loop.pool and loop.first_seen[n.path] != cycle):
             continue
         if n.path not in loop.pool:
+            if not _indexed(source, n.path):  # the index may have changed since it was queued
+                continue
             probe = Hit(title=n.path, location=n.path, source=source.name, kind="code", authority="code",
                         score=0.0, path=n.path)  # fmt: skip
             whole = _read_file(source, probe)

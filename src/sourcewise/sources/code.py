@@ -14,6 +14,7 @@ A query of filters only lists the matching files.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -254,6 +255,18 @@ class CodeSource(Source):
         )
         terms = set(analyze(parsed.text))
         return self.result(query, [hit_from_row(r, terms, self.name) for r in rows], warnings)
+
+    def holds(self, path: str) -> bool:
+        """Whether the index, as of its last refresh, holds ``path`` (relative to the repository) as a
+        searchable file. What the source leaves out (``.gitignore``, its include/exclude globs, binary,
+        minified or oversized files) is never held; before the first search nothing is."""
+        index = self._index
+        if index is None:
+            return False
+        try:
+            return index.holds(path)
+        except sqlite3.Error:
+            return False
 
     async def outline(self, path: str) -> Outline:
         """What the indexed file ``path`` (relative to the repository) defines and imports."""

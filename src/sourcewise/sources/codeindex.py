@@ -358,6 +358,14 @@ class CodeIndex:
             rows = self.conn.execute(sql, {"q": match, "neg": exclude, "n": limit}).fetchall()
         return [ChunkRow(p, a, b, t, _symbols(s), float(score)) for p, a, b, t, s, score in rows]
 
+    def holds(self, rel: str) -> bool:
+        """Whether ``rel`` is an indexed file whose text is searchable: the walk kept it (not ignored,
+        excluded or too large) and it was read (not binary, minified or unreadable)."""
+        with self.lock:
+            sql = "SELECT 1 FROM files WHERE path = ? AND skipped IS NULL"
+            row = self.conn.execute(sql, (rel,)).fetchone()
+        return row is not None
+
     def outline(self, rel: str) -> Outline | None:
         with self.lock:
             row = self.conn.execute(
