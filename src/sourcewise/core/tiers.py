@@ -37,7 +37,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import NamedTuple
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from ..models import SourceRating, Tier
@@ -277,13 +277,9 @@ def rate(url: str, query: str | None = None, table: SourceTable | None = None) -
     rating = cache.get(key)
     if rating is None:
         rating = rate_uncached(url, query, table)
-        cache[key] = rating
-        if len(cache) > _RATING_CACHE_MAX:
-            with suppress(KeyError):  # another thread may have emptied it meanwhile
-                cache.popitem(last=False)  # the least recently used goes
+        _remember(cache, key, rating)
     elif len(cache) > _RATING_CACHE_MAX // 2:
-        with suppress(KeyError):  # another thread may have evicted it meanwhile
-            cache.move_to_end(key)  # order matters only once the cache may fill up
+        _touch(cache, key)
     return rating
 
 
@@ -357,14 +353,24 @@ def rate_parts(host: str, path: str, wanted: tuple[tuple[str, str], ...], table:
     rating = cache.get(key)
     if rating is None:
         rating = _rate(host, path, dict(wanted), table, named)
-        cache[key] = rating
-        if len(cache) > _RATING_CACHE_MAX:
-            with suppress(KeyError):  # another thread may have emptied it meanwhile
-                cache.popitem(last=False)  # the least recently used goes
+        _remember(cache, key, rating)
     elif len(cache) > _RATING_CACHE_MAX // 2:
-        with suppress(KeyError):  # another thread may have evicted it meanwhile
-            cache.move_to_end(key)  # order matters only once the cache may fill up
+        _touch(cache, key)
     return rating
+
+
+def _remember(cache: OrderedDict[Any, SourceRating], key: Any, rating: SourceRating) -> None:
+    """Keep ``rating`` in a bounded LRU cache (the least recently used goes past the bound)."""
+    cache[key] = rating
+    if len(cache) > _RATING_CACHE_MAX:
+        with suppress(KeyError):  # another thread may have emptied it meanwhile
+            cache.popitem(last=False)
+
+
+def _touch(cache: OrderedDict[Any, SourceRating], key: Any) -> None:
+    """Mark ``key`` as just used; called only once the cache may fill up (order matters then)."""
+    with suppress(KeyError):  # another thread may have evicted it meanwhile
+        cache.move_to_end(key)
 
 
 _RATINGS: OrderedDict[tuple[object, ...], SourceRating] = OrderedDict()
