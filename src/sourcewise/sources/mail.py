@@ -283,7 +283,9 @@ class MailSource(Source):
         """``mid:<message-id>`` (RFC 2392), or ``mail://FOLDER/KEY`` for mail without a Message-ID."""
         if r.message_id:
             return "mid:" + quote(r.message_id, safe="@!$&'()*+,;=:._~-")
-        return f"mail://{quote(r.folder, safe='')}/{quote(r.key, safe='')}"
+        # A Maildir file name that is not UTF-8 is kept as Python keeps it (surrogate escapes) and
+        # percent-encoded here byte for byte.
+        return f"mail://{quote(r.folder, safe='')}/{quote(r.key, safe='', errors='surrogateescape')}"
 
     def _hit(self, loaded: _Loaded, row: int, score: float, words: list[str]) -> Hit:
         r = loaded.data.records[row]
