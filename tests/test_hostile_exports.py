@@ -103,7 +103,9 @@ def test_an_ordinary_zipped_export_is_still_read(tmp_path: Path) -> None:
     assert _slack_export.read_export("s", target).messages
 
 
-def test_a_megabyte_subject_of_encoded_words_is_decoded_within_the_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_megabyte_subject_of_encoded_words_is_decoded_within_the_cut(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     word = "=?UTF-8?B?" + base64.b64encode("안녕하세요".encode()).decode() + "?="
     raw = b"From: a@b\nSubject: " + " ".join([word] * 60_000).encode() + b"\n\nbody\n"
     seen: list[int] = []
@@ -117,7 +119,8 @@ def test_a_megabyte_subject_of_encoded_words_is_decoded_within_the_cut(monkeypat
     record = _mailbox.parse_message(raw, "inbox", "1")
     assert record.subject.startswith("안녕하세요")
     assert len(record.subject) == _mailbox.MAX_HEADER_CHARS
-    assert seen and max(seen) <= _mailbox.MAX_RAW_HEADER_CHARS
+    assert seen
+    assert max(seen) <= _mailbox.MAX_RAW_HEADER_CHARS
 
 
 async def test_a_maildir_name_that_is_not_utf8_is_found_and_percent_encoded(tmp_path: Path) -> None:
