@@ -23,11 +23,12 @@ from pydantic import BaseModel, Field, StrictInt, ValidationError
 from starlette.types import ASGIApp
 
 from ._version import __version__
-from .config import Settings, load_settings
+from .config import Settings
 from .core.present import render_answer, render_results
 from .errors import SourcewiseError
 from .models import Answer, Page, Retrieval, Route, SearchResponse, SourceResult
 from .service import DOOR_MAX_CHARS, DoorSettings, Progress, Service, classify, describe_problems
+from .session import Session
 
 __all__ = ["SEARCH_BUDGET", "build_server", "create_http_app", "render_page", "render_search"]
 
@@ -387,11 +388,9 @@ def build_server(settings: Settings | None = None, doors: DoorSettings | None = 
 
     @asynccontextmanager
     async def lifespan(_server: MCPServer[Service]) -> AsyncIterator[Service]:
-        service = Service(settings or load_settings(), doors)
-        try:
-            yield service
-        finally:
-            await service.aclose()
+        # One session per worker process: its client, stores and open sources serve every call.
+        async with Session(settings) as session:
+            yield Service(session, doors)
 
     server = _Server(
         "sourcewise", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING"

@@ -25,12 +25,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp
 
 from ._version import __version__
-from .config import Settings, load_settings
+from .config import Settings
 from .core.present import render_answer
 from .errors import SourcewiseError
 from .guards import guarded
 from .models import Answer, Page, Retrieval, Route, SearchResponse, SourceResult
 from .service import DOOR_MAX_CHARS, DoorSettings, Health, Service, classify, describe_problems
+from .session import Session
 
 __all__ = [
     "AskRequest",
@@ -165,11 +166,10 @@ def build_api(settings: Settings | None = None, doors: DoorSettings | None = Non
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        app.state.service = Service(settings or load_settings(), doors)
-        try:
+        # One session per worker process: its client, stores and open sources serve every request.
+        async with Session(settings) as session:
+            app.state.service = Service(session, doors)
             yield
-        finally:
-            await app.state.service.aclose()
 
     api = FastAPI(
         title="sourcewise",
