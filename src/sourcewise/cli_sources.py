@@ -53,6 +53,21 @@ def search_sources_cmd(query: str, sources: list[str], fmt: str, limit: int, set
         typer.echo("warning: no results", err=True)
 
 
+@app.command("search-sources")
+def search_sources_command(
+    query: Annotated[str, typer.Argument(help="Words plus the sources' filters (from:, in:, after: ...).")],
+    source: SourceOpt = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="quick, deep, progressive or json.")] = "quick",
+    as_json: Annotated[bool, typer.Option("--json", help="The results as JSON.")] = False,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Results per source, 1-200.")] = 10,
+    config: ConfigOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Search private sources (default: the knowledge base) with a query in their own syntax."""
+    settings = _setup(verbose, config)
+    search_sources_cmd(query, source or ["kb"], "json" if as_json else fmt, limit, settings)
+
+
 def _progress(console: Console):  # type: ignore[no-untyped-def]
     from .models import SourceReport
 

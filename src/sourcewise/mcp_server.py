@@ -43,8 +43,8 @@ INSTRUCTIONS = """sourcewise answers from the team's private sources (knowledge 
 mail, issues) and the web, and says how far each source can be trusted: web tier 1 official docs,
 2 semi-official, 3 community, 4 blogs and media, with a 0-100 reliability score.
 Use `ask` for a cited answer to a question from every source at once (after a clarifying
-question, call it again with `reading`); `search` for raw hits from private sources in their
-filter syntax; `retrieve` to find the files or passages a task needs; `route` when unsure
+question, call it again with `reading`); `search_sources` for raw hits from private sources in
+their filter syntax; `retrieve` to find the files or passages a task needs; `route` when unsure
 whether a question needs the web; `web_search` to find pages; `web_fetch` to read one page (long
 pages come in slices: pass the `start` it gives you)."""
 
@@ -288,7 +288,7 @@ ReadingArg = Annotated[
 ]
 
 
-async def search(
+async def search_sources(
     query: Annotated[str, Field(max_length=4000, description="words plus filters (from:, in:, after: ...)")],
     ctx: Ctx,
     sources: SourcesArg = None,
@@ -351,7 +351,7 @@ def _budget(text: str, budget: int) -> str:
     return text if len(text) <= budget else text[: budget - 40].rstrip() + cut
 
 
-TOOLS = (web_search, web_fetch, route, search, ask, retrieve)
+TOOLS = (web_search, web_fetch, route, search_sources, ask, retrieve)
 
 
 class _Server(MCPServer[Service]):

@@ -176,14 +176,16 @@ def build_api(settings: Settings | None = None, doors: DoorSettings | None = Non
         version=__version__,
         description="Cited answers from the team's private sources and the web (`/ask`), search of "
         "the private sources (`/sources/search`), iterative retrieval for a task (`/retrieve`), web "
-        "search with source tiers (`/search`), page fetching in slices (`/fetch`), routing (`/route`) "
-        "and `/health`. Send the API key as `Authorization: Bearer KEY` when the server has one.",
+        "search with source tiers (`/web/search`), page fetching in slices (`/web/fetch`), routing "
+        "(`/route`) and `/health`. The names match the CLI and the MCP tools (docs/doors.md). Send "
+        "the API key as `Authorization: Bearer KEY` when the server has one.",
         lifespan=lifespan,
     )
     _handlers(api)
 
-    @api.post("/search", response_model=SearchResponse, responses=ERRORS)
-    async def search(body: SearchRequest, service: ServiceDep) -> SearchResponse:
+    @api.post("/web/search", response_model=SearchResponse, responses=ERRORS)
+    @api.post("/search", response_model=SearchResponse, responses=ERRORS, include_in_schema=False)
+    async def web_search(body: SearchRequest, service: ServiceDep) -> SearchResponse:
         """Search the web: results rated by tier (1 official ... 4 blogs), de-duplicated, ranked."""
         return await _limited(
             service,
@@ -192,8 +194,9 @@ def build_api(settings: Settings | None = None, doors: DoorSettings | None = Non
             ),
         )
 
-    @api.post("/fetch", response_model=Page, responses={**ERRORS, 403: {"model": ErrorBody}})
-    async def fetch(body: FetchRequest, service: ServiceDep) -> Page:
+    @api.post("/web/fetch", response_model=Page, responses={**ERRORS, 403: {"model": ErrorBody}})
+    @api.post("/fetch", response_model=Page, responses=ERRORS, include_in_schema=False)
+    async def web_fetch(body: FetchRequest, service: ServiceDep) -> Page:
         """Read one page: main content as Markdown, rated; long pages in slices (``next_start``)."""
         return await _limited(
             service,
