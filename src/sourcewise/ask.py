@@ -163,7 +163,9 @@ async def _ask(
     hits = [[*first, *more] for first, more in zip(gathered.hits, extra, strict=True)]
     t2 = clock()
     terms = _terms(plan)
-    ranked = merge_and_rank(hits, terms=terms, kind=plan.query_type.kind, today=plan.today)
+    levels = {s.authority: s.authority_levels for s in chosen if s.authority_levels}
+    kind = plan.query_type.kind
+    ranked = merge_and_rank(hits, terms=terms, kind=kind, today=plan.today, authorities=levels)
     verdict, found = readings(ranked, terms) if reading is None else ("none", [])
     if reading is not None:
         wanted = " ".join(analyze(reading))

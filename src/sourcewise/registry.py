@@ -147,7 +147,9 @@ class Registry:
                     )
                 continue
             try:
-                options[name] = provider.options.model_validate(section)
+                # called, not model_validate: an options model may be a BaseSettings that also
+                # reads the provider's usual environment variables (FOO_API_KEY ...)
+                options[name] = provider.options(**section)
             except ValidationError as exc:
                 raise ConfigError(f"provider {name!r} ([providers.{name}]): {_problems(exc)}") from exc
         extra = sorted(set(settings.provider_options) - set(found.providers))

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import builtins
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -87,6 +88,10 @@ class Source(ABC):
         _syntax.plain
     )
     capabilities: ClassVar[Capabilities] = Capabilities()
+    #: For an authority class of the plug-in's own: its level (1 = top) in each query type's
+    #: hierarchy (``core.relevance.AUTHORITY``), e.g. ``{"fact": 1, "status": 3}``. A query type
+    #: left out, or a class without levels, is off that hierarchy (authority 0.2).
+    authority_levels: ClassVar[Mapping[str, int]] = {}
 
     def __init__(self, name: str, options: SourceOptions, settings: Settings) -> None:
         self.name = name
