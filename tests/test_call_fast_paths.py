@@ -35,6 +35,7 @@ SOURCES = tuple(sorted(_KINDS))
 def _syntaxes(kinds: Sequence[str]) -> dict[str, Syntax]:
     return {k: _KINDS[k] for k in sorted(kinds)}
 
+
 _WORDS = """React Next.js FastAPI Flask kubernetes Postgres billing DB deploy policy who when what how
     why our my project 프로젝트 결정했나요 회의에서 지난주 어제 오늘 yesterday today "exact phrase"
     “따옴표” 「括弧」 -legacy not without docker except excluding 제외 빼고 말고 from:sarah in:#eng
@@ -287,10 +288,14 @@ def test_plan_in_one_model_is_the_assembled_plan(sources: Sequence[str]) -> None
 
 def test_plan_lists_are_its_own() -> None:
     """Validation copies: changing a plan's lists changes no table and no other plan."""
-    first = plan.plan("Who decided to move the billing DB?", _syntaxes(DEFAULT_SOURCES), today=date(2026, 11, 23))
+    first = plan.plan(
+        "Who decided to move the billing DB?", _syntaxes(DEFAULT_SOURCES), today=date(2026, 11, 23)
+    )
     first.query_type.source_priority.clear()
     first.sources[0].params.clear()
-    second = plan.plan("Who decided to move the billing DB?", _syntaxes(DEFAULT_SOURCES), today=date(2026, 11, 23))
+    second = plan.plan(
+        "Who decided to move the billing DB?", _syntaxes(DEFAULT_SOURCES), today=date(2026, 11, 23)
+    )
     assert second.query_type.source_priority
 
 

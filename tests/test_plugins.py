@@ -6,6 +6,7 @@ for, searched by ``ask`` and listed, without a file under src/ naming it."""
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -125,7 +126,12 @@ async def test_a_new_source_kind_and_a_keyed_provider_through_ask(
 
 def test_sources_lists_the_new_kind(plugins: Path, server: LocalServer, tmp_path: Path) -> None:
     config = _config(tmp_path, plugins, f"{server.url}/acme", extra_provider='api_key = "k"')
-    result = CliRunner().invoke(app, ["sources", "--config", str(config)])
+    logger = logging.getLogger("sourcewise")
+    saved = (logger.handlers[:], logger.propagate, logger.level)
+    try:  # the command sets up logging for a terminal; later tests read the log through pytest
+        result = CliRunner().invoke(app, ["sources", "--config", str(config)])
+    finally:
+        logger.handlers[:], logger.propagate, logger.level = saved
     assert result.exit_code == 0, result.output
     assert "kitchen (recipes, recipe box)" in result.output
 

@@ -7,12 +7,15 @@ Each takes ``session=`` (a long-lived ``Session``: its settings, client, provide
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ._sync import sync
 from .config import Settings, load_settings
 from .core.tiers import rate, table_for
 from .models import ProviderStatus, SearchResponse, SourceRating
-from .session import Session
+
+if TYPE_CHECKING:  # the session (and its HTTP client) loads when a call needs it
+    from .session import Session
 
 __all__ = [
     "aprovider_status",
@@ -56,6 +59,8 @@ async def asearch(
     provider answered; zero results is an empty ``results`` with a warning, never an error.
     """
     if session is None:
+        from .session import Session
+
         async with Session(settings) as own:
             return await asearch(
                 query, tier=tier, max_results=max_results, strategy=strategy, providers=providers, session=own
@@ -73,6 +78,8 @@ async def aprovider_status(
 ) -> list[ProviderStatus]:
     """What ``sourcewise providers`` shows: configured or not, suspended or not."""
     if session is None:
+        from .session import Session
+
         async with Session(settings) as own:
             return own.engine.status()
     return session.engine.status()
@@ -83,6 +90,8 @@ async def areset_providers(
 ) -> int:
     """Lift the suspension of provider ``name`` (of every provider when ``None``): how many."""
     if session is None:
+        from .session import Session
+
         async with Session(settings) as own:
             return own.engine.reset(name)
     return session.engine.reset(name)

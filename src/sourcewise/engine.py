@@ -77,7 +77,7 @@ class Engine:
         state: ProviderState | None = None,
         providers: dict[str, Provider] | None = None,
         options: Mapping[str, object] | None = None,
-        redirects: RedirectCache | None = None,
+        redirects: Callable[[], RedirectCache | None] = lambda: None,
     ) -> None:
         self.settings = settings
         self.transport = transport
@@ -188,7 +188,7 @@ class Engine:
                     deadline = self.settings.timeout
                     call = ProviderCall(
                         query, limit, self.settings, client, deadline, self.clock,
-                        options=self.options.get(provider.name), redirects=self.redirects,
+                        options=self.options.get(provider.name), redirects=self.redirects(),
                     )  # fmt: skip
                     return await provider.run(call)
                 request = provider.build(query, limit, self._config(provider.name))

@@ -43,7 +43,7 @@ def route(question: str, *, today: date | None = None, settings: Settings | None
     """
     question = validate_question(question)
     today = validate_today(today)
-    settings = settings or load_settings()
+    settings = load_settings() if settings is None else settings  # the edge, for this call
     return _route.route(
         question,
         today=today,

@@ -21,12 +21,12 @@ from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-import httpx
-
 from .config import Settings, load_settings
 from .registry import Registry
 
 if TYPE_CHECKING:
+    import httpx
+
     from .core.tiers import SourceTable
     from .engine import Engine
     from .net.cache import PageCache
@@ -135,7 +135,7 @@ class Session:
                 state=self.state,
                 providers=self.registry.providers,
                 options=self.registry.provider_options,
-                redirects=self.redirects,
+                redirects=lambda: self.redirects,  # opened only when a provider resolves links
             )
         return self._engine
 
