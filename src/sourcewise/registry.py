@@ -31,7 +31,15 @@ if TYPE_CHECKING:
     from .providers.base import Provider
     from .sources.base import Source
 
-__all__ = ["BUILTIN_PROVIDERS", "BUILTIN_SOURCES", "MAX_SPEC_CHARS", "Plugins", "Registry", "discover"]
+__all__ = [
+    "BUILTIN_PROVIDERS",
+    "BUILTIN_SOURCES",
+    "MAX_SPEC_CHARS",
+    "Plugins",
+    "Registry",
+    "discover",
+    "source_kinds",
+]
 
 log = logging.getLogger("sourcewise")
 PROVIDERS = "sourcewise.providers"
@@ -67,6 +75,7 @@ class Plugins:
 
     providers: dict[str, Provider]
     sources: dict[str, type[Source]]
+    kinds: dict[str, type[Source]] = field(default_factory=dict)  # kind -> its first source type
 
 
 def _entries(group: str, builtin: dict[str, str], allow: frozenset[str] | None) -> list[EntryPoint]:
@@ -109,7 +118,10 @@ def discover(allow: frozenset[str] | None = None) -> Plugins:
             sources[ep.name] = value
         elif value is not None:
             log.warning("source plug-in %r is not a sourcewise Source; ignored", ep.name)
-    return Plugins(providers, sources)
+    kinds: dict[str, type[Source]] = {}
+    for cls in sources.values():
+        kinds.setdefault(cls.kind, cls)
+    return Plugins(providers, sources, kinds)
 
 
 def _problems(exc: ValidationError) -> str:
@@ -123,6 +135,7 @@ class Registry:
     providers: dict[str, Provider]
     source_types: dict[str, type[Source]]
     provider_options: dict[str, BaseModel] = field(default_factory=dict)
+    source_kinds: dict[str, type[Source]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, settings: Settings) -> Registry:
@@ -157,7 +170,7 @@ class Registry:
             raise ConfigError(
                 f"[providers.{extra[0]}]: no such provider; known: {', '.join(sorted(found.providers))}"
             )
-        return cls(found.providers, found.sources, options)
+        return cls(found.providers, found.sources, options, found.kinds)
 
     def options_for(self, provider: str) -> BaseModel | None:
         """The validated ``[providers.NAME]`` options of a provider that declares a model."""
@@ -200,7 +213,9 @@ class Registry:
 
     def kinds(self) -> dict[str, type[Source]]:
         """One source class per kind (the first type declaring it), for rendering a plan by kind."""
-        out: dict[str, type[Source]] = {}
-        for cls in self.source_types.values():
-            out.setdefault(cls.kind, cls)
-        return out
+        return self.source_kinds
+
+
+def source_kinds(settings: Settings) -> dict[str, type[Source]]:
+    """Kind -> source class for the plug-ins ``settings`` allow (no options validated: planning)."""
+    return discover(frozenset(settings.plugins) if settings.plugins is not None else None).kinds

@@ -18,7 +18,7 @@ from .core.text import is_hangul
 from .core.validate import validate_question, validate_today
 from .errors import InvalidOption, NoProviderAvailable, SourcewiseError
 from .models import Page, Plan, Route, SearchResult, _Model
-from .registry import Registry
+from .registry import source_kinds
 
 if TYPE_CHECKING:
     from .session import Session
@@ -67,12 +67,11 @@ def plan(
     ``sources``: source kinds (``chat``, ``email``, ``knowledge_base`` ... or a plug-in's own);
     default: chat, knowledge base and project tracker."""
     if session is not None:
-        settings, registry = session.settings, session.registry
+        settings, known = session.settings, session.registry.kinds()
     else:
         settings = load_settings() if settings is None else settings
-        registry = Registry.load(settings)
+        known = source_kinds(settings)
     kinds = _plan.DEFAULT_SOURCES if sources is None else sources
-    known = registry.kinds()
     if isinstance(kinds, str) or not isinstance(kinds, Sequence):
         raise InvalidOption(f"sources must be a list of source kinds, e.g. [{kinds!r}], not a string")
     unknown = [k for k in kinds if not isinstance(k, str) or k not in known]
