@@ -25,10 +25,10 @@ from sourcewise.core.syntax import Syntax
 from sourcewise.core.text import strip_particle, words
 from sourcewise.core.tiers import builtin_table, default_table, rate, rate_uncached
 from sourcewise.errors import SourcewiseError
-from sourcewise.registry import discover
+from sourcewise.registry import discover_sources
 
 # kind -> the syntax of the built-in source of that kind (the sources own their syntaxes)
-_KINDS = {cls.kind: cls.syntax for cls in discover().sources.values()}
+_KINDS = {kind: cls.syntax for kind, cls in discover_sources()[1].items()}
 SOURCES = tuple(sorted(_KINDS))
 
 

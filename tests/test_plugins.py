@@ -16,7 +16,7 @@ import sourcewise
 from sourcewise import ConfigError, NoProviderAvailable, Session, load_settings
 from sourcewise.api import aprovider_status
 from sourcewise.cli import app
-from sourcewise.registry import discover
+from sourcewise.registry import forget_plugins
 
 from servers import LocalServer, Reply
 
@@ -50,7 +50,7 @@ def plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     )
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.delenv("ACME_API_KEY", raising=False)
-    discover.cache_clear()  # a package installed while the process runs
+    forget_plugins()  # a package installed while the process runs
     box = tmp_path / "recipes.json"
     box.write_text(json.dumps(RECIPES), "utf-8")
     return box

@@ -35,9 +35,10 @@ __all__ = [
     "BUILTIN_PROVIDERS",
     "BUILTIN_SOURCES",
     "MAX_SPEC_CHARS",
-    "Plugins",
     "Registry",
-    "discover",
+    "discover_providers",
+    "discover_sources",
+    "forget_plugins",
     "source_kinds",
 ]
 
@@ -69,15 +70,6 @@ BUILTIN_SOURCES = {
 }
 
 
-@dataclass(frozen=True)
-class Plugins:
-    """What discovery found: providers by name, source classes by type name."""
-
-    providers: dict[str, Provider]
-    sources: dict[str, type[Source]]
-    kinds: dict[str, type[Source]] = field(default_factory=dict)  # kind -> its first source type
-
-
 def _entries(group: str, builtin: dict[str, str], allow: frozenset[str] | None) -> list[EntryPoint]:
     """The group's entry points: built-ins first (always), then the allowed third-party ones."""
     found = {name: EntryPoint(name, value, group) for name, value in builtin.items()}
@@ -99,10 +91,9 @@ def _load(ep: EntryPoint, what: str) -> Any:
 
 
 @lru_cache(maxsize=4)
-def discover(allow: frozenset[str] | None = None) -> Plugins:
-    """Import every provider and source plug-in (``allow``: the third-party ones wanted)."""
+def discover_providers(allow: frozenset[str] | None = None) -> dict[str, Provider]:
+    """Import every provider plug-in (``allow``: the third-party ones wanted)."""
     from .providers.base import Provider
-    from .sources.base import Source
 
     providers: dict[str, Provider] = {}
     for ep in _entries(PROVIDERS, BUILTIN_PROVIDERS, allow):
@@ -111,6 +102,17 @@ def discover(allow: frozenset[str] | None = None) -> Plugins:
             providers[value.name] = value
         elif value is not None:
             log.warning("provider plug-in %r is not a sourcewise Provider; ignored", ep.name)
+    return providers
+
+
+@lru_cache(maxsize=4)
+def discover_sources(
+    allow: frozenset[str] | None = None,
+) -> tuple[dict[str, type[Source]], dict[str, type[Source]]]:
+    """Import every source plug-in: (type name -> class, kind -> its first class). Separate from
+    the providers, so that reading the settings does not import every source."""
+    from .sources.base import Source
+
     sources: dict[str, type[Source]] = {}
     for ep in _entries(SOURCES, BUILTIN_SOURCES, allow):
         value = _load(ep, "source")
@@ -121,7 +123,13 @@ def discover(allow: frozenset[str] | None = None) -> Plugins:
     kinds: dict[str, type[Source]] = {}
     for cls in sources.values():
         kinds.setdefault(cls.kind, cls)
-    return Plugins(providers, sources, kinds)
+    return sources, kinds
+
+
+def forget_plugins() -> None:
+    """Discover again on next use (a package installed while the process runs)."""
+    discover_providers.cache_clear()
+    discover_sources.cache_clear()
 
 
 def _problems(exc: ValidationError) -> str:
@@ -133,24 +141,23 @@ class Registry:
     """The plug-ins one session uses, with every configured provider's options validated."""
 
     providers: dict[str, Provider]
-    source_types: dict[str, type[Source]]
     provider_options: dict[str, BaseModel] = field(default_factory=dict)
-    source_kinds: dict[str, type[Source]] = field(default_factory=dict)
+    allow: frozenset[str] | None = None
 
     @classmethod
     def load(cls, settings: Settings) -> Registry:
         """The plug-ins the settings allow; ``ConfigError`` for an unknown provider in the chain or
         a ``[providers.NAME]`` section its provider does not accept."""
-        allow = frozenset(settings.plugins) if settings.plugins is not None else None
-        found = discover(allow)
-        unknown = [name for name in settings.providers if name not in found.providers]
+        allow = _allow(settings)
+        providers = discover_providers(allow)
+        unknown = [name for name in settings.providers if name not in providers]
         if unknown:
             raise ConfigError(
                 f"unknown provider(s) {', '.join(unknown)} in `providers` (from the config file or "
-                f"SOURCEWISE_PROVIDERS); known: {', '.join(sorted(found.providers))}"
+                f"SOURCEWISE_PROVIDERS); known: {', '.join(sorted(providers))}"
             )
         options: dict[str, BaseModel] = {}
-        for name, provider in found.providers.items():
+        for name, provider in providers.items():
             section = settings.provider_options.get(name, {})
             if provider.options is None:
                 if section:
@@ -165,12 +172,17 @@ class Registry:
                 options[name] = provider.options(**section)
             except ValidationError as exc:
                 raise ConfigError(f"provider {name!r} ([providers.{name}]): {_problems(exc)}") from exc
-        extra = sorted(set(settings.provider_options) - set(found.providers))
+        extra = sorted(set(settings.provider_options) - set(providers))
         if extra:
             raise ConfigError(
-                f"[providers.{extra[0]}]: no such provider; known: {', '.join(sorted(found.providers))}"
+                f"[providers.{extra[0]}]: no such provider; known: {', '.join(sorted(providers))}"
             )
-        return cls(found.providers, found.sources, options, found.kinds)
+        return cls(providers, options, allow)
+
+    @property
+    def source_types(self) -> dict[str, type[Source]]:
+        """Source plug-ins by type name (imported on first use)."""
+        return discover_sources(self.allow)[0]
 
     def options_for(self, provider: str) -> BaseModel | None:
         """The validated ``[providers.NAME]`` options of a provider that declares a model."""
@@ -213,9 +225,13 @@ class Registry:
 
     def kinds(self) -> dict[str, type[Source]]:
         """One source class per kind (the first type declaring it), for rendering a plan by kind."""
-        return self.source_kinds
+        return discover_sources(self.allow)[1]
+
+
+def _allow(settings: Settings) -> frozenset[str] | None:
+    return frozenset(settings.plugins) if settings.plugins is not None else None
 
 
 def source_kinds(settings: Settings) -> dict[str, type[Source]]:
     """Kind -> source class for the plug-ins ``settings`` allow (no options validated: planning)."""
-    return discover(frozenset(settings.plugins) if settings.plugins is not None else None).kinds
+    return discover_sources(_allow(settings))[1]

@@ -13,7 +13,7 @@ __all__ = ["HttpRequest", "HttpResponse", "Provider", "load_providers"]
 
 
 def load_providers() -> dict[str, Provider]:
-    """Every installed provider by name (built-ins and every plug-in; ``registry.discover``)."""
-    from ..registry import discover
+    """Every installed provider by name (built-ins and every plug-in; ``registry``)."""
+    from ..registry import discover_providers
 
-    return dict(discover().providers)
+    return dict(discover_providers())

@@ -31,10 +31,10 @@ __all__ = [
 
 
 def load_source_types() -> dict[str, type[Source]]:
-    """Every installed source plug-in by type name (``registry.discover``)."""
-    from ..registry import discover
+    """Every installed source plug-in by type name (``registry``)."""
+    from ..registry import discover_sources
 
-    return dict(discover().sources)
+    return dict(discover_sources()[0])
 
 
 def resolve_source(spec: str | Source, settings: Settings) -> Source:
