@@ -88,7 +88,7 @@ class Engine:
         self.redirects = redirects
         self.table: SourceTable = table_for(self.settings.official, self.settings.tiers)
         self._client = client
-        self._owns_client = client is None
+        self._owns = (client is None, state is None)  # what it made itself, it closes
 
     @property
     def client(self) -> httpx.AsyncClient:
@@ -98,10 +98,11 @@ class Engine:
 
     async def aclose(self) -> None:
         """Close what the engine made itself (a session closes what it lent)."""
-        if self._owns_client and self._client is not None:
+        owns_client, owns_state = self._owns
+        if owns_client and self._client is not None:
             await self._client.aclose()
             self._client = None
-        if self._owns_client:
+        if owns_state:
             self.state.close()
 
     def _config(self, name: str) -> object:
