@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -38,7 +39,7 @@ ACME_ANSWER = {
 
 
 @pytest.fixture
-def plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The two plug-ins installed as a package's entry points would be (a dist-info on sys.path)."""
     site = tmp_path / "site"
     info = site / "sourcewise_test_plugins-0.1.dist-info"
@@ -53,7 +54,8 @@ def plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     forget_plugins()  # a package installed while the process runs
     box = tmp_path / "recipes.json"
     box.write_text(json.dumps(RECIPES), "utf-8")
-    return box
+    yield box
+    forget_plugins()  # uninstalled again: later tests discover without them
 
 
 def _config(tmp_path: Path, box: Path, url: str, extra_provider: str = "", extra_source: str = "") -> Path:
