@@ -28,7 +28,7 @@ from .models import Answer, Plan, RankedHit, Reading, Route, SourceReport
 from .retrieve import refine_gathered
 from .session import Session
 from .sources import Source
-from .sources.web import PagesSource, WebSource
+from .sources.web import PagesSource
 
 __all__ = ["DEFAULT_SOURCES", "MAX_QUESTION", "aask"]
 
@@ -56,11 +56,11 @@ def _choose(
             raise InvalidOption(f"at most {MAX_SOURCES} sources in one ask, got {len(specs)}")
         chosen = session.sources(specs)
     if route.action == "skip" and route.signals.get("internal"):
-        if any(isinstance(s, WebSource) for s in chosen):
+        if any(s.capabilities.web for s in chosen):
             warnings.append("web left out: an internal question is answered from private sources only")
-        chosen = [s for s in chosen if not isinstance(s, WebSource)]
+        chosen = [s for s in chosen if not s.capabilities.web]
     if route.action == "fetch":
-        chosen.append(PagesSource(route.urls, session.settings))
+        chosen.append(PagesSource(route.urls, session))
     return chosen, warnings
 
 
@@ -155,7 +155,7 @@ async def _ask(
     route = routing.route(question, today=today, settings=settings)
     chosen, warnings = _choose(session, specs, route)
     kinds = list(dict.fromkeys(s.kind for s in chosen)) or ["knowledge_base"]
-    plan = routing.plan(question, kinds, today=today, settings=settings)
+    plan = routing.plan(question, kinds, today=today, session=session)
     t1 = clock()
     gathered = await gather(chosen, plan, deadline=settings.source_timeout, limit=limit, progress=progress)
     # Seed 004: a first pass that is not good enough gets refinement cycles (retrieve.py).
@@ -163,7 +163,9 @@ async def _ask(
     hits = [[*first, *more] for first, more in zip(gathered.hits, extra, strict=True)]
     t2 = clock()
     terms = _terms(plan)
-    ranked = merge_and_rank(hits, terms=terms, kind=plan.query_type.kind, today=plan.today)
+    levels = {s.authority: s.authority_levels for s in chosen if s.authority_levels}
+    kind = plan.query_type.kind
+    ranked = merge_and_rank(hits, terms=terms, kind=kind, today=plan.today, authorities=levels)
     verdict, found = readings(ranked, terms) if reading is None else ("none", [])
     if reading is not None:
         wanted = " ".join(analyze(reading))
@@ -241,7 +243,7 @@ async def _write(
     warnings = list(answer.warnings)
     if settings.model_url and use_model is not False:
         try:
-            parts, dropped = await write_with_model(question, ranked, settings)
+            parts, dropped = await write_with_model(question, ranked, settings, session.client)
             text, citations, cited = assemble(parts, ranked)
             return answer.model_copy(
                 update={

@@ -21,6 +21,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from ..core import syntax as _syntax
 from ..core.analyze import analyze, fts_query
 from ..core.issues import GH_FIELDS, Issue, IssueFilter, build_filter, missing_fields, parse_export
 from ..core.rank import cut_snippet
@@ -154,6 +155,7 @@ class GitHubSource(Source):
     type = "github"
     kind = "project_tracker"
     authority = "tracker_task"
+    syntax = staticmethod(_syntax.project_tracker)
     filters: ClassVar[frozenset[str]] = frozenset(
         {"assignee", "author", "is", "state", "type", "label", "milestone", "updated", "created", "after",
          "before", "text", "assignee_any", "created_by_any", "modified_on_after", "modified_on_before",

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from ..config import Settings, load_settings
+from ..core import syntax as _syntax
 from ..core.analyze import ANALYZER_ID, MAX_TERM, analyze, query_terms
 from ..core.filters import ParsedQuery, parse_query
 from ..core.fusion import convex, semantic_reads
@@ -383,6 +384,7 @@ class KnowledgeBaseSource(Source):
     type = "kb"
     kind = "knowledge_base"
     authority = "wiki"
+    syntax = staticmethod(_syntax.knowledge_base)
     filters: ClassVar[frozenset[str]] = KB_FILTERS
     Options = KnowledgeBaseOptions
 

@@ -30,6 +30,7 @@ from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
 from ..config import Settings
+from ..core import syntax as _syntax
 from ..core.analyze import analyze
 from ..core.filters import ParsedQuery
 from ..errors import SourceError, SourceUnavailable
@@ -175,6 +176,7 @@ class MailSource(Source):
     type = "mail"
     kind = "email"
     authority = "email"
+    syntax = staticmethod(_syntax.email)
     filters: ClassVar[frozenset[str]] = frozenset(
         {"from", "to", "subject", "after", "before", "has", "label", "in"}
     )
