@@ -84,6 +84,7 @@ async def afetch(
     start: int = ...,
     best_effort: Literal[False] = ...,
     settings: Settings | None = ...,
+    obey_robots: bool = ...,
 ) -> Page: ...
 @overload
 async def afetch(
@@ -96,6 +97,7 @@ async def afetch(
     start: int = ...,
     best_effort: Literal[True],
     settings: Settings | None = ...,
+    obey_robots: bool = ...,
 ) -> Page | None: ...
 async def afetch(
     url: str,
@@ -107,12 +109,15 @@ async def afetch(
     start: int = 0,
     best_effort: bool = False,
     settings: Settings | None = None,
+    obey_robots: bool = True,
 ) -> Page | None:
     """Fetch ``url``: main content as Markdown, title, tier and score, passages for ``prompt``.
 
     Long pages come in slices of ``max_chars`` from ``start`` (``next_start`` says where the next
-    one begins). Errors are typed ``FetchError``s; ``best_effort=True`` turns them into ``None``
-    plus a logged reason (seed 001's graceful degradation).
+    one begins). The site's robots.txt is obeyed (``RobotsDisallowed`` when it refuses) unless
+    ``obey_robots=False``, for a page the user named. Errors are typed ``FetchError``s;
+    ``best_effort=True`` turns them into ``None`` plus a logged reason (seed 001's graceful
+    degradation).
     """
     settings = settings or load_settings()
     canonical_url(url)  # InvalidURL before anything else
@@ -123,7 +128,9 @@ async def afetch(
         raise InvalidOption(f"max_chars must be at least 1, got {max_chars!r}")
     private = settings.allow_private if allow_private is None else allow_private
     try:
-        doc, cached = await shared_fetcher(settings).document(url, allow_private=private, use_cache=use_cache)
+        doc, cached = await shared_fetcher(settings).document(
+            url, allow_private=private, use_cache=use_cache, obey_robots=obey_robots
+        )
     except FetchError as exc:
         if best_effort:
             log.warning("⚠️ could not read %s: %s", redact(url), exc.detail)

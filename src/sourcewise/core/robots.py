@@ -28,7 +28,8 @@
    final ``$`` anchors the end; otherwise a pattern matches a prefix. The longest matching
    pattern (in bytes) wins; ``Allow`` wins a tie; an empty pattern matches nothing; no match
    means allowed. As Google does, ``Allow: /dir/index.html`` (or ``.htm``) also allows
-   ``/dir/``.
+   ``/dir/``. The answer for ``/robots.txt`` itself is what the rules say (Google's cases ask
+   for that); the fetcher, not this function, applies the RFC's "implicitly allowed" to it.
 
 Work is bounded by construction: each pattern is matched by greedy left-to-right search for
 its literal pieces (no backtracking), so one rule costs O(len(path) + len(pattern)) and a call
