@@ -21,9 +21,8 @@ from urllib.robotparser import RobotFileParser
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from robots_spec import SPEC_GIT, Case, load_cases  # noqa: E402
-
-from sourcewise.core.robots import robots_allowed  # noqa: E402
+from robots_spec import SPEC_GIT, Case, load_cases
+from sourcewise.core.robots import robots_allowed
 
 ROUNDS = 7
 
