@@ -12,7 +12,7 @@ import httpx
 import pytest
 from mcp import Client
 
-from sourcewise import AddressNotAllowed, RobotsDisallowed, afetch, load_settings
+from sourcewise import AddressNotAllowed, FetchTimeout, RobotsDisallowed, afetch, load_settings
 from sourcewise.config import Settings
 from sourcewise.mcp_server import build_server
 from sourcewise.models import SourceQuery
@@ -132,15 +132,21 @@ async def test_robots_5xx_disallows_everything(site: LocalServer, fetcher: Fetch
     assert site.hits("/public") == 0
 
 
-async def test_unreachable_robots_disallows(site: LocalServer, tmp_path: Path) -> None:
+async def test_unreachable_robots_is_its_own_error_and_the_page_is_not_requested(
+    site: LocalServer, tmp_path: Path
+) -> None:
     site.route("/robots.txt", Reply(200, "", delay=1.5))  # answers after the fetcher gave up
     fetcher = Fetcher(settings_for(tmp_path, timeout=0.3), clock=Clock())
     try:
-        with pytest.raises(RobotsDisallowed, match=r"robots\.txt could not be fetched"):
+        with pytest.raises(FetchTimeout) as caught:
             await fetcher.document(site.url + "/public", allow_private=True)
+        assert caught.value.url.endswith("/robots.txt")
+        assert site.hits("/public") == 0
+        site.route("/robots.txt", Reply(404, ""))  # not cached: the next fetch asks again
+        await fetcher.document(site.url + "/public", allow_private=True)
+        assert site.hits("/public") == 1
     finally:
         await fetcher.aclose()
-    assert site.hits("/public") == 0
 
 
 async def test_robots_redirects_are_followed(site: LocalServer, fetcher: Fetcher) -> None:

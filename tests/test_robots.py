@@ -160,6 +160,15 @@ def test_a_long_line_is_read_up_to_its_limit() -> None:
     assert robots_allowed(rules, UA, "https://a.example" + pattern[: kept - 1]) is True
 
 
+@pytest.mark.parametrize(
+    ("robots_txt", "agent", "url"),
+    [(None, UA, "/"), (123, UA, "/"), ("", None, "/"), ("", UA, b"/"), (["Disallow: /"], UA, "/")],
+)
+def test_wrong_types_are_invalid_input(robots_txt: object, agent: object, url: object) -> None:
+    with pytest.raises(sourcewise.InvalidInput):
+        robots_allowed(robots_txt, agent, url)  # type: ignore[arg-type]
+
+
 def test_public_name() -> None:
     assert sourcewise.robots_allowed is robots_allowed
     assert "robots_allowed" in sourcewise.__all__

@@ -40,6 +40,8 @@ from __future__ import annotations
 
 import re
 
+from ..errors import InvalidInput
+
 __all__ = ["MAX_BYTES", "MAX_LINE", "robots_allowed"]
 
 MAX_BYTES = 500 * 1024  # RFC 9309 section 2.5: parse at least 500 KiB
@@ -58,8 +60,13 @@ _ESCAPE = re.compile(rb"%([0-9A-Fa-f]{2})|[^\x21-\x7e]")
 def robots_allowed(robots_txt: bytes | str, user_agent: str, url: str) -> bool:
     """Whether ``robots_txt`` lets the crawler ``user_agent`` fetch ``url`` (RFC 9309).
 
-    ``url`` is an absolute URL or a path. See the module's docstring for the rules.
+    ``url`` is an absolute URL or a path. See the module's docstring for the rules. Arguments
+    of the wrong type are ``InvalidInput``; any text or bytes give an answer.
     """
+    if not isinstance(robots_txt, bytes | bytearray | str):
+        raise InvalidInput(f"robots_txt must be bytes or str, not {type(robots_txt).__name__}")
+    if not isinstance(user_agent, str) or not isinstance(url, str):
+        raise InvalidInput("user_agent and url must be str")
     body = robots_txt.encode("utf-8", "replace") if isinstance(robots_txt, str) else bytes(robots_txt)
     token = _own_token(user_agent)
     path = _normalise(_path_of(url))

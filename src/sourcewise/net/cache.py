@@ -68,8 +68,8 @@ class CachedDocument:
 
 
 class CachedRobots(NamedTuple):
-    """An origin's robots.txt answer: the HTTP status (0 when unreachable), the body read, and
-    why it could not be read (empty when it was)."""
+    """An origin's robots.txt answer: the HTTP status, the body read (2xx only), and a note on
+    the answer for messages ("answered HTTP 503")."""
 
     status: int
     body: bytes

@@ -3,11 +3,14 @@
 before every page request the fetcher makes for an agent.
 
 What an answer means: 2xx, the rules in the body; 4xx (not 429), no rules, everything allowed;
-5xx, 429, or no answer at all (timeout, connection refused, DNS failure), everything disallowed
-until it answers. Redirects are followed up to ``ROBOTS_REDIRECTS`` hops; past that, or to
+5xx or 429, everything disallowed until it answers (``RobotsDisallowed``, cached like an answer).
+No answer at all (a timeout, a refused connection, a name that does not resolve) is disallowed
+too, but says so with its own cause: that ``FetchTimeout`` or ``FetchConnectionError`` (about the
+robots.txt URL) is raised and the page is not requested; it is not cached, as a page that could
+not be fetched is not. Redirects are followed up to ``ROBOTS_REDIRECTS`` hops; past that, or to
 something that is not a web URL, the file counts as unavailable (allowed), as the RFC permits;
 so does any other answer (a 3xx without a target, 1xx).
-An address the caller's guard refuses is that error, not a robots verdict.
+An address the caller's guard refuses is likewise that error, not a robots verdict.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from urllib.parse import urljoin
 
 from ..core.robots import MAX_BYTES, robots_allowed
 from ..core.urls import parse_web_url
-from ..errors import AddressNotAllowed, FetchError, InvalidURL, RobotsDisallowed
+from ..errors import InvalidURL, RobotsDisallowed
 from .cache import CachedRobots, PageCache
 
 __all__ = ["ROBOTS_REDIRECTS", "RobotsGate"]
@@ -58,7 +61,7 @@ class RobotsGate:
             if not robots_allowed(robots.body, self.user_agent, parts.request_url()):
                 token = self.user_agent.split("/", 1)[0]
                 raise RobotsDisallowed(url, f"{origin}/robots.txt does not allow {token} to fetch this page")
-        elif robots.status in (0, 429) or robots.status >= 500:
+        elif robots.status == 429 or robots.status >= 500:
             why = f"{origin}/robots.txt {robots.note}: the site is off limits until it answers (RFC 9309)"
             raise RobotsDisallowed(url, why)
 
@@ -87,11 +90,7 @@ async def _fetch(url: str, get: Get) -> CachedRobots:
     current, status = url, 0
     for _hop in range(ROBOTS_REDIRECTS + 1):
         try:
-            answer = await get(current)
-        except AddressNotAllowed:
-            raise
-        except FetchError as exc:
-            return CachedRobots(0, b"", f"could not be fetched ({exc.detail})")
+            answer = await get(current)  # no answer at all: its FetchError goes to the caller
         except InvalidURL:  # a redirect target the HTTP client reads differently
             return CachedRobots(status, b"", "redirects to something that is not a web page")
         status = answer.status
