@@ -29,6 +29,8 @@ NEW_IN_SOURCES = [
 ]
 # Iterative retrieval (seed 004).
 NEW_IN_RETRIEVE = ["Candidate", "Cycle", "Learned", "Retrieval", "aretrieve", "retrieve"]
+# robots.txt (issue 26, item 7).
+NEW_IN_ROBOTS = ["RobotsDisallowed", "robots_allowed"]
 
 
 def test_public_api_is_pinned() -> None:
@@ -95,6 +97,7 @@ def test_public_api_is_pinned() -> None:
             "search",
             *NEW_IN_SOURCES,
             *NEW_IN_RETRIEVE,
+            *NEW_IN_ROBOTS,
         ]
     )
     for name in sourcewise.__all__:

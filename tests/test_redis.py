@@ -11,7 +11,7 @@ import pytest
 
 from sourcewise import ConfigError, load_settings
 from sourcewise.core.extract import Extracted
-from sourcewise.net.cache import CachedDocument
+from sourcewise.net.cache import CachedDocument, CachedRobots
 from sourcewise.net.redis_store import RedisPageCache, RedisProviderState
 from sourcewise.net.state import MAX_SUSPENSION
 from sourcewise.server import create_app
@@ -53,6 +53,20 @@ def test_page_cache_round_trip_expiry_and_clear(redis_url: str) -> None:
     assert other.get("https://a.example/x", 1001.0) is not None
     assert other.clear() == 2
     assert cache.get("https://a.example/x", 1001.0) is None
+    cache.close()
+    other.close()
+
+
+def test_robots_answers_round_trip_expire_and_clear(redis_url: str) -> None:
+    cache = RedisPageCache(redis_url, ttl=900)
+    robots = CachedRobots(200, b"User-agent: *\nDisallow: /\xff\n", "answered HTTP 200")
+    cache.put_robots("https://a.example|public", robots, 1000.0)
+    other = RedisPageCache(redis_url, ttl=900)  # another worker sees the same answer
+    assert other.get_robots("https://a.example|public", 1899.0) == robots
+    assert other.get_robots("https://a.example|private", 1000.0) is None
+    assert other.get_robots("https://a.example|public", 1900.0) is None  # the caller's clock says expired
+    cache.clear()
+    assert other.get_robots("https://a.example|public", 1000.0) is None
     cache.close()
     other.close()
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .config import Settings, load_settings
     from .core.cite import insert_citations
     from .core.render import render
+    from .core.robots import robots_allowed
     from .core.urls import TRACKING_PARAMS, canonical_url
     from .core.weburls import extract_urls
     from .errors import (
@@ -44,6 +45,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
         ProviderNotConfigured,
         QuotaExceeded,
         RateLimited,
+        RobotsDisallowed,
         SourceError,
         SourceFormatError,
         SourceRateLimited,
@@ -108,6 +110,7 @@ _WHERE: dict[str, str] = {
     "load_settings": ".config",
     "insert_citations": ".core.cite",
     "render": ".core.render",
+    "robots_allowed": ".core.robots",
     "TRACKING_PARAMS": ".core.urls",
     "canonical_url": ".core.urls",
     "extract_urls": ".core.weburls",
@@ -133,6 +136,7 @@ _WHERE: dict[str, str] = {
     "ProviderNotConfigured": ".errors",
     "QuotaExceeded": ".errors",
     "RateLimited": ".errors",
+    "RobotsDisallowed": ".errors",
     "SourceError": ".errors",
     "SourceFormatError": ".errors",
     "SourceRateLimited": ".errors",
@@ -263,6 +267,7 @@ __all__ = [
     "RateLimited",
     "Reading",
     "Retrieval",
+    "RobotsDisallowed",
     "Route",
     "SearchResponse",
     "SearchResult",
@@ -305,6 +310,7 @@ __all__ = [
     "rate_source",
     "render",
     "retrieve",
+    "robots_allowed",
     "route",
     "search",
     "search_sources",

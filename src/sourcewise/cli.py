@@ -20,7 +20,14 @@ from ._lazy import lazy_module
 from ._version import __version__
 from .cli_doors import add_door_commands
 from .core.text import json_safe, printable
-from .errors import ConfigError, InvalidInput, InvalidOption, NoProviderAvailable, SourcewiseError
+from .errors import (
+    ConfigError,
+    InvalidInput,
+    InvalidOption,
+    NoProviderAvailable,
+    RobotsDisallowed,
+    SourcewiseError,
+)
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -347,6 +354,9 @@ def fetch_cmd(
     allow_private: Annotated[
         bool, typer.Option("--allow-private", help="Allow private and loopback addresses (intranet).")
     ] = False,
+    ignore_robots: Annotated[
+        bool, typer.Option("--ignore-robots", help="Fetch this page even if the site's robots.txt refuses.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="JSON for machines.")] = False,
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
@@ -354,15 +364,19 @@ def fetch_cmd(
     """Fetch a page: main content as Markdown, title, tier, score and passages for --prompt."""
     settings = _setup(verbose, config)
     with _reported():
-        page = pages.fetch(
-            url,
-            prompt,
-            allow_private=allow_private or None,
-            use_cache=not no_cache,
-            max_chars=max_chars,
-            start=start,
-            settings=settings,
-        )
+        try:
+            page = pages.fetch(
+                url,
+                prompt,
+                allow_private=allow_private or None,
+                use_cache=not no_cache,
+                max_chars=max_chars,
+                start=start,
+                settings=settings,
+                obey_robots=not ignore_robots,
+            )
+        except RobotsDisallowed as exc:  # the user named this page: say how to read it anyway
+            raise RobotsDisallowed(exc.url, f"{exc.detail}; --ignore-robots fetches it anyway") from None
     if as_json:
         _echo_json(page)
         return

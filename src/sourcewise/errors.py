@@ -26,6 +26,7 @@
     │                                         falls back to the extractive answer)
     └── FetchError                            a page could not be fetched or read
         ├── AddressNotAllowed                 private, loopback or metadata address (nothing sent)
+        ├── RobotsDisallowed                  the site's robots.txt refuses us (page not requested)
         ├── FetchTimeout                      no answer within the timeout
         ├── FetchConnectionError              connection refused, reset, DNS failure
         ├── FetchHTTPError                    4xx / 5xx (``status``, ``retry_after``)
@@ -65,6 +66,7 @@ __all__ = [
     "ProviderNotConfigured",
     "QuotaExceeded",
     "RateLimited",
+    "RobotsDisallowed",
     "SourceError",
     "SourceFormatError",
     "SourceRateLimited",
@@ -184,6 +186,11 @@ class AddressNotAllowed(FetchError):
     def __init__(self, url: str, message: str, *, address: str = "") -> None:
         super().__init__(url, message)
         self.address = address
+
+
+class RobotsDisallowed(FetchError):
+    """The site's robots.txt does not let sourcewise fetch this page, or could not be read
+    (a server error or no answer counts as a refusal, RFC 9309); the page was not requested."""
 
 
 class FetchTimeout(FetchError):

@@ -70,6 +70,7 @@ async def afetch(
     best_effort: Literal[False] = ...,
     session: Session | None = ...,
     settings: Settings | None = ...,
+    obey_robots: bool = ...,
 ) -> Page: ...
 @overload
 async def afetch(
@@ -83,6 +84,7 @@ async def afetch(
     best_effort: Literal[True],
     session: Session | None = ...,
     settings: Settings | None = ...,
+    obey_robots: bool = ...,
 ) -> Page | None: ...
 async def afetch(
     url: str,
@@ -95,21 +97,28 @@ async def afetch(
     best_effort: bool = False,
     session: Session | None = None,
     settings: Settings | None = None,
+    obey_robots: bool = True,
 ) -> Page | None:
     """Fetch ``url``: main content as Markdown, title, tier and score, passages for ``prompt``.
 
     Long pages come in slices of ``max_chars`` from ``start`` (``next_start`` says where the next
-    one begins). Errors are typed ``FetchError``s; ``best_effort=True`` turns them into ``None``
-    plus a logged reason (seed 001's graceful degradation). ``session``: the one to fetch
-    through (its fetcher, page cache and settings); otherwise a short one on ``settings``.
+    one begins). The site's robots.txt is obeyed (``RobotsDisallowed`` when it refuses) unless
+    ``obey_robots=False``, for a page the user named. Errors are typed ``FetchError``s;
+    ``best_effort=True`` turns them into ``None`` plus a logged reason (seed 001's graceful
+    degradation). ``session``: the one to fetch through (its fetcher, page cache and settings);
+    otherwise a short one on ``settings``.
     """
     canonical_url(url)  # InvalidURL before anything else
     if session is None:
         from .session import Session
 
         async with Session(settings) as own:
-            return await _afetch(own, url, prompt, allow_private, use_cache, max_chars, start, best_effort)
-    return await _afetch(session, url, prompt, allow_private, use_cache, max_chars, start, best_effort)
+            return await _afetch(
+                own, url, prompt, allow_private, use_cache, max_chars, start, best_effort, obey_robots
+            )
+    return await _afetch(
+        session, url, prompt, allow_private, use_cache, max_chars, start, best_effort, obey_robots
+    )
 
 
 async def _afetch(
@@ -121,6 +130,7 @@ async def _afetch(
     max_chars: int | None,
     start: int,
     best_effort: bool,
+    obey_robots: bool,
 ) -> Page | None:
     settings = session.settings
     if not isinstance(start, int) or start < 0:
@@ -130,7 +140,9 @@ async def _afetch(
         raise InvalidOption(f"max_chars must be at least 1, got {max_chars!r}")
     private = settings.allow_private if allow_private is None else allow_private
     try:
-        doc, cached = await session.fetcher.document(url, allow_private=private, use_cache=use_cache)
+        doc, cached = await session.fetcher.document(
+            url, allow_private=private, use_cache=use_cache, obey_robots=obey_robots
+        )
     except FetchError as exc:
         if best_effort:
             log.warning("⚠️ could not read %s: %s", redact(url), exc.detail)

@@ -40,6 +40,7 @@ from .errors import (
     ModelError,
     NoProviderAvailable,
     ProviderError,
+    RobotsDisallowed,
     SourceError,
     SourceRateLimited,
     SourceUnavailable,
@@ -162,7 +163,7 @@ def classify(exc: SourcewiseError) -> Failure:
         return Failure(503, kind, message, {"attempts": tried})
     if isinstance(exc, ProviderError):
         return Failure(502, kind, message, {"provider": exc.provider})
-    if isinstance(exc, AddressNotAllowed):
+    if isinstance(exc, AddressNotAllowed | RobotsDisallowed):
         return Failure(403, kind, message)
     if isinstance(exc, FetchTimeout):
         return Failure(504, kind, message)

@@ -1,4 +1,5 @@
-"""The page cache: SQLite, keyed by canonical URL, 15 minutes by default (seed 000).
+"""The page cache: SQLite, keyed by canonical URL, 15 minutes by default (seed 000). Beside the
+pages, each origin's robots.txt answer (status and body), under the same rules.
 
 Each write is one transaction, so a crash never leaves a half-written entry. A cache file that
 cannot be opened (corrupt, read-only home) is reported once and replaced by an in-memory cache;
@@ -13,11 +14,12 @@ import logging
 import sqlite3
 from dataclasses import asdict
 from pathlib import Path
+from typing import NamedTuple
 
 from ..core.extract import Extracted
 from .db import open_db
 
-__all__ = ["CachedDocument", "PageCache"]
+__all__ = ["CachedDocument", "CachedRobots", "PageCache"]
 
 log = logging.getLogger("sourcewise")
 
@@ -65,6 +67,15 @@ class CachedDocument:
         return cls(data["url"], Extracted(**data["extracted"]), data["fetched_at"], data["truncated"], hops)
 
 
+class CachedRobots(NamedTuple):
+    """An origin's robots.txt answer: the HTTP status, the body read (2xx only), and a note on
+    the answer for messages ("answered HTTP 503")."""
+
+    status: int
+    body: bytes
+    note: str
+
+
 def _setup(db: sqlite3.Connection) -> None:
     # WAL: several workers (uvicorn --workers N, CLI runs beside a server) read while one writes,
     # instead of waiting on each other's locks; NORMAL sync is enough for a cache.
@@ -74,6 +85,10 @@ def _setup(db: sqlite3.Connection) -> None:
         db.execute(
             "CREATE TABLE IF NOT EXISTS page"
             " (key TEXT PRIMARY KEY, fetched_at REAL NOT NULL, doc TEXT NOT NULL)"
+        )
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS robots (key TEXT PRIMARY KEY, fetched_at REAL NOT NULL,"
+            " status INTEGER NOT NULL, body BLOB NOT NULL, note TEXT NOT NULL)"
         )
 
 
@@ -112,10 +127,35 @@ class PageCache:
         except sqlite3.DatabaseError as exc:
             log.warning("page cache write failed (%s); the page is not cached", exc)
 
+    def get_robots(self, key: str, now: float) -> CachedRobots | None:
+        if self._db is None:
+            return None
+        try:
+            row = self._db.execute(
+                "SELECT fetched_at, status, body, note FROM robots WHERE key = ?", (key,)
+            ).fetchone()
+        except sqlite3.DatabaseError as exc:
+            log.warning("page cache read failed (%s); fetching robots.txt anew", exc)
+            return None
+        if row is None or now - row[0] >= self.ttl:
+            return None
+        return CachedRobots(int(row[1]), bytes(row[2]), str(row[3]))
+
+    def put_robots(self, key: str, robots: CachedRobots, now: float) -> None:
+        if self._db is None:
+            return
+        try:
+            with self._db:
+                self._db.execute("DELETE FROM robots WHERE fetched_at <= ?", (now - self.ttl,))
+                self._db.execute("INSERT OR REPLACE INTO robots VALUES (?, ?, ?, ?, ?)", (key, now, *robots))
+        except sqlite3.DatabaseError as exc:
+            log.warning("page cache write failed (%s); robots.txt is not cached", exc)
+
     def clear(self) -> int:
         if self._db is None:
             return 0
         with self._db:
+            self._db.execute("DELETE FROM robots")
             return self._db.execute("DELETE FROM page").rowcount
 
     def close(self) -> None:

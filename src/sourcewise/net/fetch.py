@@ -28,6 +28,7 @@ from ..errors import (
 from .cache import CachedDocument, PageCache
 from .guard import AddressGuard, GuardedTransport, Resolver
 from .http import retry_after_seconds
+from .robots import RobotsGate
 
 __all__ = ["Fetcher"]
 
@@ -80,7 +81,8 @@ class Fetcher:
         self.cache = cache or PageCache(settings.state_dir / "pages.sqlite3", settings.cache_ttl)
         self._clients: dict[bool, httpx.AsyncClient] = {}
         self._guards: dict[bool, AddressGuard] = {}
-        self._inflight: dict[tuple[str, bool], asyncio.Future[CachedDocument]] = {}
+        self.robots = RobotsGate(self.cache, clock, settings.user_agent)
+        self._inflight: dict[tuple[str, bool, bool], asyncio.Future[CachedDocument]] = {}
         self._hosts: dict[str, asyncio.Semaphore] = {}
         self._last: dict[str, float] = {}
 
@@ -114,21 +116,25 @@ class Fetcher:
         self.cache.close()
 
     async def document(
-        self, url: str, *, allow_private: bool = False, use_cache: bool = True
+        self, url: str, *, allow_private: bool = False, use_cache: bool = True, obey_robots: bool = True
     ) -> tuple[CachedDocument, bool]:
-        """The extracted document for ``url`` and whether it came from the cache."""
+        """The extracted document for ``url`` and whether it came from the cache. With
+        ``obey_robots`` the site's robots.txt is asked first, cached page or not, and again at
+        each redirect: ``RobotsDisallowed`` when it refuses."""
         key = canonical_url(url)
+        if obey_robots:
+            await self._robots_check(url, allow_private)
         if use_cache:
             cached = self.cache.get(key, self.clock())
             if cached is not None and self._permitted(cached, allow_private):
                 return cached, True
-        flight = (key, allow_private)
+        flight = (key, allow_private, obey_robots)
         if flight in self._inflight:  # single flight: join the fetch already under way
             return await asyncio.shield(self._inflight[flight]), False
         future: asyncio.Future[CachedDocument] = asyncio.get_running_loop().create_future()
         self._inflight[flight] = future
         try:
-            doc = await self._download(url, allow_private)
+            doc = await self._download(url, allow_private, obey_robots)
             if doc.hops:
                 self.cache.put([key, canonical_url(doc.url)], doc, self.clock())
             future.set_result(doc)
@@ -151,12 +157,20 @@ class Fetcher:
             return False
         return True
 
-    async def _download(self, url: str, allow_private: bool) -> CachedDocument:
+    async def _robots_check(self, url: str, allow_private: bool) -> None:
+        client = self._client(allow_private)
+        await self.robots.check(
+            url, lambda target: self._with_retries(client, request_url(target)), private=allow_private
+        )
+
+    async def _download(self, url: str, allow_private: bool, obey_robots: bool) -> CachedDocument:
         client = self._client(allow_private)
         guard = self._guard(allow_private)
         current = request_url(url)
         hops: list[tuple[str, int, list[str]]] = []
-        for _hop in range(self.settings.max_redirects + 1):
+        for hop in range(self.settings.max_redirects + 1):
+            if obey_robots and hop:  # the first hop was checked before the cache
+                await self._robots_check(current, allow_private)
             raw = await self._with_retries(client, current)
             target = httpx.URL(current)
             port = target.port or (443 if target.scheme == "https" else 80)

@@ -15,7 +15,7 @@ import logging
 from typing import Any
 
 from ..errors import ConfigError
-from .cache import CachedDocument, PageCache
+from .cache import CachedDocument, CachedRobots, PageCache
 from .state import MAX_SUSPENSION, ProviderState, Suspension
 
 __all__ = ["RedisPageCache", "RedisProviderState"]
@@ -50,7 +50,8 @@ def _connect(url: str) -> Any:
 
 
 class RedisPageCache(PageCache):
-    """Pages under ``sourcewise:page:<canonical URL>``. (The SQLite base is not opened.)"""
+    """Pages under ``sourcewise:page:<canonical URL>``, robots.txt answers under
+    ``sourcewise:robots:<origin>|<guard>``. (The SQLite base is not opened.)"""
 
     def __init__(self, url: str, ttl: float) -> None:
         # Deliberately no super().__init__(): it would open a SQLite file.
@@ -90,8 +91,39 @@ class RedisPageCache(PageCache):
         except redis.RedisError as exc:
             log.warning("page cache write failed (%s); the page is not cached", type(exc).__name__)
 
+    def get_robots(self, key: str, now: float) -> CachedRobots | None:
+        import redis
+
+        try:
+            row = self._redis.hgetall(PREFIX + "robots:" + key)
+        except redis.RedisError as exc:
+            log.warning("page cache read failed (%s); fetching robots.txt anew", type(exc).__name__)
+            return None
+        try:
+            if not row or now - float(row[b"fetched_at"]) >= self.ttl:
+                return None
+            return CachedRobots(int(row[b"status"]), bytes(row[b"body"]), row[b"note"].decode("utf-8"))
+        except (KeyError, ValueError):
+            return None
+
+    def put_robots(self, key: str, robots: CachedRobots, now: float) -> None:
+        import redis
+
+        if self.ttl <= 0:
+            return
+        fields = {"fetched_at": repr(now), "status": robots.status, "body": robots.body, "note": robots.note}
+        try:
+            with self._redis.pipeline() as pipe:
+                pipe.hset(PREFIX + "robots:" + key, mapping=fields)
+                pipe.pexpire(PREFIX + "robots:" + key, max(1, int(self.ttl * 1000)))
+                pipe.execute()
+        except redis.RedisError as exc:
+            log.warning("page cache write failed (%s); robots.txt is not cached", type(exc).__name__)
+
     def clear(self) -> int:
         removed = 0
+        for key in self._redis.scan_iter(match=PREFIX + "robots:*", count=500):
+            self._redis.delete(key)
         for key in self._redis.scan_iter(match=PREFIX + "page:*", count=500):
             removed += int(self._redis.delete(key))
         return removed
