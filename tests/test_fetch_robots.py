@@ -20,6 +20,7 @@ from sourcewise.net.cache import CachedRobots, PageCache
 from sourcewise.net.fetch import Fetcher
 from sourcewise.server import create_app
 from sourcewise.service import DoorSettings
+from sourcewise.session import Session
 from sourcewise.sources.web import PagesSource
 from test_cli import run
 
@@ -177,8 +178,9 @@ async def test_afetch_and_asks_page_reads_obey(site: LocalServer, tmp_path: Path
     assert await afetch(site.url + "/private", settings=settings, best_effort=True) is None
     page = await afetch(site.url + "/private", settings=settings, obey_robots=False)
     assert "/private is here" in page.content
-    pages = PagesSource([site.url + "/not-for-agents", site.url + "/public"], settings)
-    result = await pages.search(SourceQuery(source="web", mode="keyword", query="where is the page"))
+    async with Session(settings) as session:
+        pages = PagesSource([site.url + "/not-for-agents", site.url + "/public"], session)
+        result = await pages.search(SourceQuery(source="web", mode="keyword", query="where is the page"))
     assert [hit.location for hit in result.hits] == [site.url + "/public"]
     assert any("robots.txt" in warning for warning in result.warnings)
     assert site.hits("/not-for-agents") == 0
