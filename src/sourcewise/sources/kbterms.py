@@ -1,0 +1,110 @@
+"""The knowledge base's one analyzer: which terms a text gives, for indexing and for querying alike.
+
+Most words are plain words (letters only, one case pattern, or digits only): their terms come from the
+search engine's own analyzer (tantivy: split on non-alphanumeric characters, drop tokens over 64
+bytes, lower-case, Snowball English stemmer), which runs inside the engine, in its threads, while
+indexing. Python asks the same analyzer object for a query's terms (``tantivy.TextAnalyzer.analyze``),
+so a query and the index can never split a word differently. Two kinds of word get more from the
+project's analyzer (``core.analyze.analyze``), given to the engine as pre-tokenized terms of the same
+field:
+
+- identifiers (``token_expiry``, ``tokenExpiry``, ``python3``): the terms ``analyze`` gives that the
+  engine does not (the whole ``token_expiry``; the parts ``token``, ``expiry``; ``python``);
+- words holding Hangul: Korean morphology (particles and endings off, stems and their bigrams) is the
+  project's analyzer alone; these words are taken out of what the engine reads.
+
+The text is NFKC-normalized and case-folded first (a final sigma folds like any sigma), identifiers
+found before folding. ``split`` is that definition; ``terms`` is Python's view of it (the engine's
+analyzer called from Python plus the same extras), used for queries and snippets. The engine's
+analyzer is not stored with an index: ``register`` adds it to every index this process opens.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+import tantivy
+
+from ..core.analyze import MAX_TERM, STOPWORDS, analyze
+from ..core.text import is_hangul
+
+__all__ = ["ANALYZER_ID", "TOKENIZER", "engine_terms", "query_terms", "register", "split", "terms", "word_terms"]
+
+TOKENIZER = "sw_kb"
+ANALYZER_ID = "sw3:tantivy-simple-lower-snowball-en+identifiers+ko-rules-bigram"
+_WORD = re.compile(r"\w+")  # one character class, no backtracking: linear in the text
+_HANGUL_CHAR = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
+
+
+@lru_cache(maxsize=1)
+def _engine() -> tantivy.TextAnalyzer:
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(MAX_TERM + 1))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+
+
+def register(index: tantivy.Index) -> None:
+    """The analyzer under ``TOKENIZER`` in ``index`` (never saved with it: every process registers it)."""
+    index.register_tokenizer(TOKENIZER, _engine())
+
+
+def engine_terms(text: str) -> list[str]:
+    """What the engine's analyzer makes of ``text`` (already normalized, folded, Hangul out)."""
+    return list(_engine().analyze(text)) if text else []
+
+
+def _plain(word: str) -> bool:
+    if word.isascii():
+        return word.isdigit() or (word.isalpha() and (word.islower() or word.isupper() or word[1:].islower()))
+    return word.isalpha() and not _HANGUL_CHAR.search(word) and (word.islower() or word[1:].islower())
+
+
+@lru_cache(maxsize=65536)
+def _extra(word: str) -> tuple[str, ...]:
+    """The terms of one non-plain word that the engine does not give (all of them for Hangul)."""
+    ours = analyze(word, stem=True)
+    if is_hangul(word):
+        return tuple(ours)
+    given = set(engine_terms(word.casefold()))
+    return tuple(t for t in dict.fromkeys(ours) if t not in given)
+
+
+def split(text: str) -> tuple[str, list[str]]:
+    """(the text the engine analyzes, the extra terms): the analyzer's definition, see the module."""
+    text = unicodedata.normalize("NFKC", text)
+    extras: list[str] = []
+    hangul = _HANGUL_CHAR.search(text) is not None
+    for word in _WORD.findall(text):
+        if not _plain(word):
+            extras.extend(_extra(word[:MAX_TERM]))
+    if hangul:
+        text = _WORD.sub(lambda m: " " if is_hangul(m.group()) else m.group(), text)
+    return text.casefold(), extras
+
+
+def terms(text: str) -> list[str]:
+    """Every term of ``text``, in order: the engine's, then the extras."""
+    engine_text, extras = split(text)
+    return [*engine_terms(engine_text), *extras]
+
+
+@lru_cache(maxsize=65536)
+def word_terms(word: str) -> frozenset[str]:
+    """The terms of one word (cut to ``MAX_TERM`` by the caller, so the cache stays small)."""
+    return frozenset(terms(word))
+
+
+_STOP_TERMS = frozenset(engine_terms(" ".join(STOPWORDS))) | STOPWORDS
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct terms of a query, English stopwords left out unless nothing else is left."""
+    found = list(dict.fromkeys(terms(text)))
+    kept = [t for t in found if t not in _STOP_TERMS]
+    return kept or found
