@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import sys
 import time
 import unicodedata
 from collections.abc import Iterable, Iterator
 from datetime import UTC, date, datetime
+from functools import lru_cache
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -68,9 +71,31 @@ class _Skip(ValueError):
     """A file left out by rule (not an error in the file): reported as skipped."""
 
 
+@lru_cache(maxsize=1)
+def _controls() -> re.Pattern[str]:
+    """One class of the control, format, surrogate and private-use characters (categories Cc, Cf,
+    Cs, Co) but newline and tab: a linear-time ``sub`` in place of a loop over characters. Format
+    characters live below U+20000 and in plane 14; planes 15 and 16 are private use."""
+    ranges: list[list[int]] = [[0xF0000, 0xFFFFD], [0x100000, 0x10FFFD]]
+    for code in (*range(0x20000), *range(0xE0000, 0xE1000)):
+        if unicodedata.category(chr(code)) in ("Cc", "Cf", "Cs", "Co") and chr(code) not in "\n\t":
+            if ranges[-1][1] == code - 1:
+                ranges[-1][1] = code
+            else:
+                ranges.append([code, code])
+    return re.compile("[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges) + "]")
+
+
+_ASCII_CONTROLS = dict.fromkeys(c for c in range(128) if chr(c) not in "\n\t" and (c < 32 or c == 127))
+
+
 def _clean(text: str) -> str:
-    """Control characters out (they must never reach a terminal); newlines and tabs kept."""
-    return "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch)[0] != "C")
+    """Control and format characters out (they must never reach a terminal); newlines and tabs kept."""
+    if text.isascii():
+        return text.translate(_ASCII_CONTROLS)
+    if text.replace("\n", " ").replace("\t", " ").isprintable():  # nothing of category C in it
+        return text
+    return _controls().sub("", text)
 
 
 def walk(roots: Iterable[Path]) -> Iterator[tuple[Path, bool]]:

@@ -19,7 +19,6 @@ tells the knowledge base which files it held.
 
 from __future__ import annotations
 
-import json
 import logging
 import sqlite3
 import threading
@@ -154,13 +153,35 @@ def _day_number(iso: str) -> int:
 
 def _schema() -> tantivy.Schema:
     b = tantivy.SchemaBuilder()
-    for name in ("path", "path_lc", "ext", "title_lc", "hash"):
+    for name in ("path", "hash"):
+        b.add_text_field(name, stored=True, tokenizer_name="raw", index_option="basic")
+    for name in ("path_lc", "ext", "title_lc"):
         b.add_text_field(name, tokenizer_name="raw", index_option="basic")
-    for name in WEIGHTS:
-        b.add_text_field(name, tokenizer_name=kbterms.TOKENIZER)
-    b.add_integer_field("day", indexed=True, fast=True)
-    b.add_bytes_field("row", stored=True)
+    for name in WEIGHTS:  # headings: one value per heading of the chunk's path
+        b.add_text_field(name, stored=True, tokenizer_name=kbterms.TOKENIZER)
+    b.add_integer_field("day", stored=True, indexed=True, fast=True)
+    b.add_integer_field("lines", stored=True)  # first and last line
     return b.build()
+
+
+def _add(doc: tantivy.Document, name: str, texts: Sequence[str]) -> None:
+    """Each of ``texts`` as a value of field ``name``, analyzed as ``kbterms.split`` says: by the
+    engine, with the extra terms as a pre-tokenized value beside; a text holding Hangul goes in
+    pre-tokenized whole (its stored value is the text as it was)."""
+    extras: list[str] = []
+    for text in texts:
+        engine_text, extra = kbterms.split(text)
+        extras.extend(extra)
+        if engine_text is text:
+            doc.add_text(name, text)
+        else:
+            doc.add_pre_tokenized_text(name, tantivy.PreTokenizedString(text, _tokens(kbterms.engine_terms(engine_text))))
+    if extras:
+        doc.add_pre_tokenized_text(name, tantivy.PreTokenizedString("", _tokens(extras)))
+
+
+def _tokens(terms: Sequence[str]) -> list[tantivy.Token]:
+    return [tantivy.Token(t, i, 0, 0) for i, t in enumerate(terms)]
 
 
 class Store(Protocol):
@@ -364,21 +385,14 @@ class Writer:
     def put_file(self, file: FileRow, chunks: Sequence[ChunkRow], *, known: bool) -> None:
         if known or self._dirty:
             self._engine.delete_documents_by_term("path", file.path)
-        title_text, title_extra = kbterms.split(file.title)
         day = _day_number(file.doc_date)
         common = {"path": file.path, "path_lc": file.path.lower(), "ext": file.ext,
-                  "title_lc": file.title.lower(), "day": day, "title": title_text}  # fmt: skip
+                  "title_lc": file.title.lower(), "day": day}  # fmt: skip
         for c in chunks:
-            head_text, head_extra = kbterms.split(" ".join(c.heading_path))
-            body_text, body_extra = kbterms.split(c.text)
-            row = json.dumps([file.path, file.title, file.doc_date, c.heading_path, c.start_line, c.end_line,
-                              c.embed_hash, c.text], ensure_ascii=False)  # fmt: skip
-            doc = tantivy.Document(**common, hash=c.embed_hash, headings=head_text, body=body_text,
-                                   row=row.encode())  # fmt: skip
-            for name, extra in (("title", title_extra), ("headings", head_extra), ("body", body_extra)):
-                if extra:
-                    tokens = [tantivy.Token(t, i, 0, 0) for i, t in enumerate(extra)]
-                    doc.add_pre_tokenized_text(name, tantivy.PreTokenizedString("", tokens))
+            doc = tantivy.Document(**common, hash=c.embed_hash, lines=[c.start_line, c.end_line])
+            _add(doc, "title", [file.title])
+            _add(doc, "headings", c.heading_path)
+            _add(doc, "body", [c.text])
             self._engine.add_document(doc)
         hashes = b"".join(bytes.fromhex(c.embed_hash) for c in chunks)
         self._rows.append((file.path, file.hash, file.mtime_ns, file.size, file.title, file.doc_date, file.ext,
@@ -480,9 +494,13 @@ class View:
         return out
 
     def _row(self, address: tantivy.DocAddress) -> Row:
-        stored = self.searcher.doc(address).get_first("row")
-        path, title, day, heads, start, end, digest, text = json.loads(stored)
-        return Row((address.segment_ord, address.doc), path, title, day, tuple(heads), text, start, end, digest)
+        d = self.searcher.doc(address).to_dict()
+        day = str(d["day"][0])
+        start, end = d["lines"]
+        return Row(
+            (address.segment_ord, address.doc), d["path"][0], d["title"][0], f"{day[:4]}-{day[4:6]}-{day[6:]}",
+            tuple(h for h in d.get("headings", ()) if h), d["body"][0], start, end, d["hash"][0],
+        )  # fmt: skip
 
     def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]:
         return {k: self._row(tantivy.DocAddress(k[0], k[1])) for k in dict.fromkeys(keys)}

@@ -1,6 +1,6 @@
 """The knowledge base's one analyzer: which terms a text gives, for indexing and for querying alike.
 
-Most words are plain words (letters only, one case pattern, or digits only): their terms come from the
+Most words are plain words (letters only, without a change of case inside): their terms come from the
 search engine's own analyzer (tantivy: split on non-alphanumeric characters, drop tokens over 64
 bytes, lower-case, Snowball English stemmer), which runs inside the engine, in its threads, while
 indexing. Python asks the same analyzer object for a query's terms (``tantivy.TextAnalyzer.analyze``),
@@ -8,13 +8,13 @@ so a query and the index can never split a word differently. Two kinds of word g
 project's analyzer (``core.analyze.analyze``), given to the engine as pre-tokenized terms of the same
 field:
 
-- identifiers (``token_expiry``, ``tokenExpiry``, ``python3``): the terms ``analyze`` gives that the
-  engine does not (the whole ``token_expiry``; the parts ``token``, ``expiry``; ``python``);
+- words holding "_", a digit or a change of case (``token_expiry``, ``tokenExpiry``, ``python3``): the
+  terms ``analyze`` gives that the engine does not (the whole ``token_expiry``; the parts ``token``,
+  ``expiry``; ``python``);
 - words holding Hangul: Korean morphology (particles and endings off, stems and their bigrams) is the
   project's analyzer alone; these words are taken out of what the engine reads.
 
-The text is NFKC-normalized and case-folded first (a final sigma folds like any sigma), identifiers
-found before folding. ``split`` is that definition; ``terms`` is Python's view of it (the engine's
+``split`` is that definition; ``terms`` is Python's view of it (the engine's
 analyzer called from Python plus the same extras), used for queries and snippets. The engine's
 analyzer is not stored with an index: ``register`` adds it to every index this process opens.
 """
@@ -22,7 +22,6 @@ analyzer is not stored with an index: ``register`` adds it to every index this p
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
 import tantivy
@@ -55,37 +54,57 @@ def register(index: tantivy.Index) -> None:
 
 
 def engine_terms(text: str) -> list[str]:
-    """What the engine's analyzer makes of ``text`` (already normalized, folded, Hangul out)."""
+    """What the engine's analyzer makes of ``text`` (Hangul already out)."""
     return list(_engine().analyze(text)) if text else []
 
 
 def _plain(word: str) -> bool:
     if word.isascii():
         return word.isdigit() or (word.isalpha() and (word.islower() or word.isupper() or word[1:].islower()))
-    return word.isalpha() and not _HANGUL_CHAR.search(word) and (word.islower() or word[1:].islower())
+    return word.isalpha() and not _HANGUL_CHAR.search(word) and (
+        word.islower() or word.isupper() or word[1:].islower()
+    )
 
 
-@lru_cache(maxsize=65536)
 def _extra(word: str) -> tuple[str, ...]:
-    """The terms of one non-plain word that the engine does not give (all of them for Hangul)."""
+    """The terms of one word that the engine does not give: none for a plain word, all of them for
+    one holding Hangul, the identifier's whole and parts otherwise."""
+    if _plain(word):
+        return ()
     ours = analyze(word, stem=True)
     if is_hangul(word):
         return tuple(ours)
-    given = set(engine_terms(word.casefold()))
+    given = set(engine_terms(word))
     return tuple(t for t in dict.fromkeys(ours) if t not in given)
 
 
+_EXTRAS: dict[str, tuple[str, ...]] = {}  # a non-plain word (cut to MAX_TERM) -> its extra terms
+_PLAIN: set[str] = set()  # words seen to be plain: set operations in C pass over them
+_CACHE_MAX = 200_000
+
+
 def split(text: str) -> tuple[str, list[str]]:
-    """(the text the engine analyzes, the extra terms): the analyzer's definition, see the module."""
-    text = unicodedata.normalize("NFKC", text)
+    """(the text the engine analyzes, the extra terms): the analyzer's definition, see the module.
+    The text is ``text`` itself unless it holds Hangul."""
+    words = _WORD.findall(text)
     extras: list[str] = []
-    hangul = _HANGUL_CHAR.search(text) is not None
-    for word in _WORD.findall(text):
-        if not _plain(word):
-            extras.extend(_extra(word[:MAX_TERM]))
-    if hangul:
+    odd = set(words).difference(_PLAIN)
+    if odd:
+        if len(_EXTRAS) >= _CACHE_MAX or len(_PLAIN) >= _CACHE_MAX:
+            _EXTRAS.clear()
+            _PLAIN.clear()
+        for word in sorted(odd):
+            got = _EXTRAS.get(word)
+            if got is None:
+                got = _extra(word[:MAX_TERM])
+                if not got:
+                    _PLAIN.add(word)
+                    continue
+                _EXTRAS[word] = got
+            extras.extend(got * words.count(word))
+    if _HANGUL_CHAR.search(text):
         text = _WORD.sub(lambda m: " " if is_hangul(m.group()) else m.group(), text)
-    return text.casefold(), extras
+    return text, extras
 
 
 def terms(text: str) -> list[str]:
