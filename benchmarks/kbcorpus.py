@@ -128,8 +128,12 @@ def _write(path: Path, batch: list[tuple[str, str]]) -> None:
 def chunks_of(folder: Path) -> Iterator[tuple[str, str, str]]:
     """(file title, heading, paragraph) of every file under ``folder``: what the references index."""
     for path in sorted(folder.rglob("*.md")):
-        text = path.read_text("utf-8")
-        title = text.split("\n", 1)[0][2:]
-        for part in text.split("\n## ")[1:]:
-            heading, _, para = part.partition("\n\n")
-            yield title, heading, para.strip()
+        yield from chunks_of_file(path)
+
+
+def chunks_of_file(path: Path) -> Iterator[tuple[str, str, str]]:
+    text = path.read_text("utf-8")
+    title = text.split("\n", 1)[0][2:]
+    for part in text.split("\n## ")[1:]:
+        heading, _, para = part.partition("\n\n")
+        yield title, heading, para.strip()

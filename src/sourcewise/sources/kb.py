@@ -18,7 +18,6 @@ import logging
 import os
 import re
 import tempfile
-import unicodedata
 from collections.abc import Iterable, Mapping
 from datetime import UTC, date, datetime
 from functools import lru_cache
@@ -307,7 +306,8 @@ class KnowledgeBase:
         return out[:limit]
 
     def _hit(self, row: Row, score: float, terms: set[str]) -> Hit:
-        return Hit(
+        # Every value is of the right type (read back from the index): no validation needed.
+        return Hit.model_construct(
             title=row.title,
             location=f"{row.path}#L{row.start_line}-L{row.end_line}",
             snippet=_snippet(row.text, terms),
@@ -363,17 +363,16 @@ def _day_start(day: str) -> datetime:
 
 
 def _has_term(line: str, terms: set[str]) -> bool:
-    # Word by word through a cache (keys cut as the analyzer cuts words, so it stays small),
-    # stopping at the first hit: analyzing each hit's whole text was most of a query's time.
-    words = _WORD.findall(unicodedata.normalize("NFKC", line))
-    return any(not terms.isdisjoint(kbterms.word_terms(w[:MAX_TERM])) for w in words)
+    return bool(kbterms.hot_words(set(_WORD.findall(line)), terms))
 
 
 def _snippet(text: str, terms: set[str], size: int = 200) -> str:
     lines = [s for ln in text.splitlines() if (s := ln.strip())]
-    # The snippet starts at the first line holding a query term (the first line when none does):
-    # with one line there is nothing to look for.
-    start = next((i for i, ln in enumerate(lines) if _has_term(ln, terms)), 0) if len(lines) > 1 else 0
+    # The snippet starts at the first line holding a query term (the first line when none does,
+    # as when only the title or a heading matched): with one line there is nothing to look for.
+    start = 0
+    if len(lines) > 1 and (hot := kbterms.hot_words(set(_WORD.findall(text)), terms)):
+        start = next((i for i, ln in enumerate(lines) if not hot.isdisjoint(_WORD.findall(ln))), 0)
     joined = " ".join(lines[start:])
     return joined if len(joined) <= size else joined[: size - 1].rsplit(" ", 1)[0] + "…"
 

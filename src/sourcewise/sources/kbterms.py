@@ -22,6 +22,7 @@ analyzer is not stored with an index: ``register`` adds it to every index this p
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 import tantivy
@@ -29,7 +30,8 @@ import tantivy
 from ..core.analyze import MAX_TERM, STOPWORDS, analyze
 from ..core.text import is_hangul
 
-__all__ = ["ANALYZER_ID", "TOKENIZER", "engine_terms", "query_terms", "register", "split", "terms", "word_terms"]
+__all__ = ["ANALYZER_ID", "TOKENIZER", "engine_terms", "hot_words", "query_terms", "register", "split", "terms",
+           "word_terms"]  # fmt: skip
 
 TOKENIZER = "sw_kb"
 ANALYZER_ID = "sw3:tantivy-simple-lower-snowball-en+identifiers+ko-rules-bigram"
@@ -97,11 +99,13 @@ def split(text: str) -> tuple[str, list[str]]:
             got = _EXTRAS.get(word)
             if got is None:
                 got = _extra(word[:MAX_TERM])
-                if not got:
-                    _PLAIN.add(word)
-                    continue
-                _EXTRAS[word] = got
-            extras.extend(got * words.count(word))
+                if len(word) <= MAX_TERM:  # a longer word (a hash, a blob) is not kept
+                    if not got:
+                        _PLAIN.add(word)
+                    else:
+                        _EXTRAS[word] = got
+            if got:
+                extras.extend(got * words.count(word))
     if _HANGUL_CHAR.search(text):
         text = _WORD.sub(lambda m: " " if is_hangul(m.group()) else m.group(), text)
     return text, extras
@@ -127,3 +131,41 @@ def query_terms(text: str) -> list[str]:
     found = list(dict.fromkeys(terms(text)))
     kept = [t for t in found if t not in _STOP_TERMS]
     return kept or found
+
+
+_KNOWN: set[str] = set()  # words whose terms are in _BY_TERM
+_BY_TERM: dict[str, set[str]] = {}  # term -> the words seen to give it
+
+
+def _analyzed(words: set[str]) -> list[tuple[str, Iterable[str]]]:
+    """(word, its terms) for each word; the plain ones in one call of the engine's analyzer (a plain
+    word of at most 64 bytes is one token of it: checked by the count, else word by word)."""
+    plain = [w for w in words if _plain(w) and len(w.encode()) <= MAX_TERM]
+    stems = engine_terms(" ".join(plain))
+    if len(stems) != len(plain):
+        plain, stems = [], []
+    others = words.difference(plain)
+    return [*((w, (t,)) for w, t in zip(plain, stems, strict=True)), *((w, word_terms(w[:MAX_TERM])) for w in others)]
+
+
+def hot_words(words: set[str], wanted: set[str]) -> set[str]:
+    """The words among ``words`` (as ``\\w+`` finds them) that give any of the terms ``wanted``.
+
+    Each word is analyzed once, its terms noted (term -> words); after that, the question is set
+    operations, run in C: a snippet's search for its first line with a query term costs no Python
+    loop over the words of the text."""
+    new = words.difference(_KNOWN)
+    if new:
+        if len(_KNOWN) + len(new) > _CACHE_MAX:
+            _KNOWN.clear()
+            _BY_TERM.clear()
+        for word, found in _analyzed(new):
+            if len(word) <= MAX_TERM:  # a longer word (a hash, a blob) is looked at, not kept
+                _KNOWN.add(word)
+            for term in found:
+                _BY_TERM.setdefault(term, set()).add(word)
+    hot: set[str] = set()
+    for term in wanted:
+        if term in _BY_TERM:
+            hot |= _BY_TERM[term] & words
+    return hot
