@@ -306,8 +306,7 @@ class KnowledgeBase:
         return out[:limit]
 
     def _hit(self, row: Row, score: float, terms: set[str]) -> Hit:
-        # Every value is of the right type (read back from the index): no validation needed.
-        return Hit.model_construct(
+        return Hit(
             title=row.title,
             location=f"{row.path}#L{row.start_line}-L{row.end_line}",
             snippet=_snippet(row.text, terms),
@@ -370,9 +369,7 @@ def _snippet(text: str, terms: set[str], size: int = 200) -> str:
     lines = [s for ln in text.splitlines() if (s := ln.strip())]
     # The snippet starts at the first line holding a query term (the first line when none does,
     # as when only the title or a heading matched): with one line there is nothing to look for.
-    start = 0
-    if len(lines) > 1 and (hot := kbterms.hot_words(set(_WORD.findall(text)), terms)):
-        start = next((i for i, ln in enumerate(lines) if not hot.isdisjoint(_WORD.findall(ln))), 0)
+    start = next((i for i, ln in enumerate(lines) if _has_term(ln, terms)), 0) if len(lines) > 1 else 0
     joined = " ".join(lines[start:])
     return joined if len(joined) <= size else joined[: size - 1].rsplit(" ", 1)[0] + "…"
 
