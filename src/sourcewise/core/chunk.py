@@ -117,9 +117,13 @@ def chunk_document(text: str, fmt: str, *, max_chunks: int) -> Document:
         marker = line.lstrip()[:3]
         if fmt == "markdown" and marker in ("```", "~~~"):
             fence = None if fence == marker else (fence or marker)
-        heading = _atx(line) if fmt == "markdown" and fence is None else None
+        # Cheap first looks before the checks (most lines are neither headings nor underlines).
+        heading = _atx(line) if fmt == "markdown" and fence is None and "#" in line[:4] else None
         under = None
-        if heading is None and fence is None and fmt != "text" and i + 1 < len(lines):
+        if (
+            heading is None and fence is None and fmt != "text" and i + 1 < len(lines)
+            and lines[i + 1].lstrip()[:1] in _RST_ADORN
+        ):  # fmt: skip
             under = _underline(lines[i + 1], line)
             # Markdown: only "=" / "-" underlines, and only under a one-line paragraph.
             if fmt == "markdown" and (under not in ("=", "-") or (b.buf and b.buf[-1].strip())):

@@ -34,6 +34,7 @@ from .base import Source, SourceOptions
 from .kbembed import Embedder, embedder, embedder_within, semantic_available
 from .kbindex import IndexReport, run_index
 from . import kbterms
+from .kbstatus import KBStatus, last_run_record, status_of
 from .kbstore import KBStore, LexQuery, Row, Store, StoreFilter, View
 
 __all__ = ["KB_FILTERS", "IndexReport", "KnowledgeBase", "KnowledgeBaseSource"]
@@ -173,6 +174,9 @@ class KnowledgeBase:
         force = self.store.get_meta("analyzer") not in (None, kbterms.ANALYZER_ID)
         report = run_index(self.store, paths, force=force)
         self.store.set_meta("analyzer", kbterms.ANALYZER_ID)
+        self.store.set_meta("last_run", last_run_record(
+            report.seconds, len(report.added), len(report.updated), len(report.removed), report.unchanged,
+            len(report.skipped), report.chunks))  # fmt: skip
         self._matrix = None
         embedded = self._embed_missing() if self.semantic is not False else 0
         return report.model_copy(update={"embedded": embedded}) if embedded else report
@@ -321,6 +325,10 @@ class KnowledgeBase:
             start_line=row.start_line,
             end_line=row.end_line,
         )
+
+    def status(self) -> KBStatus:
+        """Size on disk, chunks, files, the last run and every file's coverage (``index --status``)."""
+        return status_of(self.store)
 
     def info(self) -> tuple[int, int, datetime | None]:
         files, chunks, updated = self.store.stats()

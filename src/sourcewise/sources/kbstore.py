@@ -41,6 +41,7 @@ __all__ = ["SCHEMA_VERSION", "WEIGHTS", "ChunkRow", "FileRow", "KBStore", "LexQu
 
 SCHEMA_VERSION = 2
 WEIGHTS = {"title": 4.0, "headings": 2.0, "body": 1.0}
+HEADINGS_SEP = "\x1f"  # a control character: never in a cleaned heading, a separator to the analyzer
 COMMIT_SECONDS = 5.0  # the engine commits at least this often during a run (and at its end)
 WRITER_HEAP = 128_000_000  # the engine's default indexing buffer, split over its threads
 
@@ -157,27 +158,30 @@ def _schema() -> tantivy.Schema:
         b.add_text_field(name, stored=True, tokenizer_name="raw", index_option="basic")
     for name in ("path_lc", "ext", "title_lc"):
         b.add_text_field(name, tokenizer_name="raw", index_option="basic")
-    for name in WEIGHTS:  # headings: one value per heading of the chunk's path
+    for name in WEIGHTS:  # headings: the chunk's heading path, joined by HEADINGS_SEP
         b.add_text_field(name, stored=True, tokenizer_name=kbterms.TOKENIZER)
     b.add_integer_field("day", stored=True, indexed=True, fast=True)
     b.add_integer_field("lines", stored=True)  # first and last line
     return b.build()
 
 
-def _add(doc: tantivy.Document, name: str, texts: Sequence[str]) -> None:
-    """Each of ``texts`` as a value of field ``name``, analyzed as ``kbterms.split`` says: by the
-    engine, with the extra terms as a pre-tokenized value beside; a text holding Hangul goes in
-    pre-tokenized whole (its stored value is the text as it was)."""
-    extras: list[str] = []
-    for text in texts:
-        engine_text, extra = kbterms.split(text)
-        extras.extend(extra)
-        if engine_text is text:
-            doc.add_text(name, text)
+class _Value:
+    """A text as a field value, analyzed as ``kbterms.split`` says: by the engine, with the extra
+    terms as a pre-tokenized value beside; a text holding Hangul goes in pre-tokenized whole (its
+    stored value is the text as it was)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        engine_text, self.extras = kbterms.split(text)
+        self.tokens = None if engine_text is text else _tokens(kbterms.engine_terms(engine_text))
+
+    def add(self, doc: tantivy.Document, name: str) -> None:
+        if self.tokens is None:
+            doc.add_text(name, self.text)
         else:
-            doc.add_pre_tokenized_text(name, tantivy.PreTokenizedString(text, _tokens(kbterms.engine_terms(engine_text))))
-    if extras:
-        doc.add_pre_tokenized_text(name, tantivy.PreTokenizedString("", _tokens(extras)))
+            doc.add_pre_tokenized_text(name, tantivy.PreTokenizedString(self.text, self.tokens))
+        if self.extras:
+            doc.add_pre_tokenized_text(name, tantivy.PreTokenizedString("", _tokens(self.extras)))
 
 
 def _tokens(terms: Sequence[str]) -> list[tantivy.Token]:
@@ -198,8 +202,10 @@ class Store(Protocol):
     def missing_vectors(self, limit: int) -> list[tuple[str, str]]: ...
     def put_vectors(self, items: Sequence[tuple[str, bytes]]) -> None: ...
     def vectors(self) -> tuple[list[str], list[bytes]]: ...
+    def vector_count(self) -> int: ...
     def stats(self) -> tuple[int, int, float | None]: ...
     def coverage(self) -> list[tuple[str, str, str]]: ...
+    def indexed(self) -> list[tuple[str, int]]: ...
     def disk_bytes(self) -> int: ...
     def close(self) -> None: ...
 
@@ -337,6 +343,10 @@ class KBStore:
             rows = self.db.execute("SELECT hash, vec FROM vectors ORDER BY hash").fetchall()
         return [r[0] for r in rows], [bytes(r[1]) for r in rows]
 
+    def vector_count(self) -> int:
+        with self._lock:
+            return int(self.db.execute("SELECT count(*) FROM vectors").fetchone()[0])
+
     def stats(self) -> tuple[int, int, float | None]:
         """(files, chunks, when the last file was indexed, as a Unix time)."""
         with self._lock:
@@ -344,6 +354,11 @@ class KBStore:
                 "SELECT count(*), coalesce(sum(chunks), 0), max(indexed_at) FROM files"
             ).fetchone()
         return int(files), int(chunks), updated
+
+    def indexed(self) -> list[tuple[str, int]]:
+        """(path, chunks) of every indexed file."""
+        with self._lock:
+            return [(r[0], r[1]) for r in self.db.execute("SELECT path, chunks FROM files ORDER BY path")]
 
     def coverage(self) -> list[tuple[str, str, str]]:
         """(path, "skipped" or "failed", reason) of the files the runs did not index."""
@@ -388,11 +403,13 @@ class Writer:
         day = _day_number(file.doc_date)
         common = {"path": file.path, "path_lc": file.path.lower(), "ext": file.ext,
                   "title_lc": file.title.lower(), "day": day}  # fmt: skip
+        title = _Value(file.title)
         for c in chunks:
             doc = tantivy.Document(**common, hash=c.embed_hash, lines=[c.start_line, c.end_line])
-            _add(doc, "title", [file.title])
-            _add(doc, "headings", c.heading_path)
-            _add(doc, "body", [c.text])
+            title.add(doc, "title")
+            if c.heading_path:
+                _Value(HEADINGS_SEP.join(c.heading_path)).add(doc, "headings")
+            _Value(c.text).add(doc, "body")
             self._engine.add_document(doc)
         hashes = b"".join(bytes.fromhex(c.embed_hash) for c in chunks)
         self._rows.append((file.path, file.hash, file.mtime_ns, file.size, file.title, file.doc_date, file.ext,
@@ -441,6 +458,10 @@ class Writer:
 
     def abandon(self) -> None:
         self._engine.rollback()
+
+
+def _heading_path(values: list[str]) -> tuple[str, ...]:
+    return tuple(values[0].split(HEADINGS_SEP)) if values and values[0] else ()
 
 
 class View:
@@ -499,7 +520,7 @@ class View:
         start, end = d["lines"]
         return Row(
             (address.segment_ord, address.doc), d["path"][0], d["title"][0], f"{day[:4]}-{day[4:6]}-{day[6:]}",
-            tuple(h for h in d.get("headings", ()) if h), d["body"][0], start, end, d["hash"][0],
+            _heading_path(d.get("headings", ())), d["body"][0], start, end, d["hash"][0],
         )  # fmt: skip
 
     def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]:

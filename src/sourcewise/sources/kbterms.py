@@ -155,16 +155,19 @@ def hot_words(words: set[str], wanted: set[str]) -> set[str]:
     operations, run in C: a snippet's search for its first line with a query term costs no Python
     loop over the words of the text."""
     new = words.difference(_KNOWN)
+    if len(_KNOWN) + len(new) > _CACHE_MAX:
+        _KNOWN.clear()
+        _BY_TERM.clear()
+    hot: set[str] = set()
     if new:
-        if len(_KNOWN) + len(new) > _CACHE_MAX:
-            _KNOWN.clear()
-            _BY_TERM.clear()
         for word, found in _analyzed(new):
-            if len(word) <= MAX_TERM:  # a longer word (a hash, a blob) is looked at, not kept
-                _KNOWN.add(word)
+            if len(word) > MAX_TERM:  # a longer word (a hash, a blob) is looked at, not kept
+                if not wanted.isdisjoint(found):
+                    hot.add(word)
+                continue
+            _KNOWN.add(word)
             for term in found:
                 _BY_TERM.setdefault(term, set()).add(word)
-    hot: set[str] = set()
     for term in wanted:
         if term in _BY_TERM:
             hot |= _BY_TERM[term] & words
