@@ -127,10 +127,18 @@ _STOP_TERMS = frozenset(engine_terms(" ".join(STOPWORDS))) | STOPWORDS
 
 
 def query_terms(text: str) -> list[str]:
-    """The distinct terms of a query, English stopwords left out unless nothing else is left."""
+    """The distinct terms of a query, English stopwords left out unless nothing else is left. A term
+    ending in a Greek sigma is asked in both forms: the engine lower-cases "ΣΟΦΟΣ" to "σοφοσ" and
+    keeps "σοφος" as written."""
     found = list(dict.fromkeys(terms(text)))
-    kept = [t for t in found if t not in _STOP_TERMS]
-    return kept or found
+    kept = [t for t in found if t not in _STOP_TERMS] or found
+    return list(dict.fromkeys(v for t in kept for v in _sigmas(t)))
+
+
+def _sigmas(term: str) -> tuple[str, ...]:
+    if term[-1:] in ("σ", "ς") and len(term) > 1:
+        return (term, term[:-1] + ("ς" if term[-1] == "σ" else "σ"))
+    return (term,)
 
 
 _KNOWN: set[str] = set()  # words whose terms are in _BY_TERM
