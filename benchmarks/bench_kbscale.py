@@ -115,7 +115,9 @@ def child(system: str, action: str, folder: Path, out: Path) -> dict[str, float]
         (out / "manifest.json").write_text(json.dumps(now))
     else:
         texts = [para for _, _, para in kbcorpus.chunks_of(folder)]
-        tokens = bm25s.tokenize(texts, stopwords="en", stemmer=Stemmer.Stemmer("english"), show_progress=False)
+        tokens = bm25s.tokenize(
+            texts, stopwords="en", stemmer=Stemmer.Stemmer("english"), show_progress=False
+        )
         retriever = bm25s.BM25()
         retriever.index(tokens, show_progress=False)
         retriever.save(str(out / "bm25s"), corpus=texts)
@@ -143,7 +145,9 @@ def first_query(system: str, out: Path, query: str) -> dict[str, float]:
 
 def _spawn(*args: str) -> dict[str, float]:
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    done = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, env=env, check=False)
+    done = subprocess.run(
+        [sys.executable, __file__, *args], capture_output=True, text=True, env=env, check=False
+    )
     if done.returncode:
         raise RuntimeError(f"{args}: {done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
@@ -214,12 +218,19 @@ def one_size(n: int) -> tuple[list[str], dict[str, float]]:
             "tantivy": _disk_mb(outs["tantivy"] / "tantivy"),
             "bm25s": _disk_mb(outs["bm25s"]),
         }
-        firsts = {s: [_spawn("first", s, str(outs[s]), q) for q in short[:5]] for s in ("sourcewise", "tantivy")}
+        firsts = {
+            s: [_spawn("first", s, str(outs[s]), q) for q in short[:5]] for s in ("sourcewise", "tantivy")
+        }
         times = _query_times(outs, short, long)
-        unchanged = {s: _spawn("child", s, "update", str(folder), str(outs[s]))["seconds"] for s in ("sourcewise", "tantivy")}
+        unchanged = {
+            s: _spawn("child", s, "update", str(folder), str(outs[s]))["seconds"]
+            for s in ("sourcewise", "tantivy")
+        }
         changed = _touch_one_percent(folder, rng)
         try:
-            one_pct = {s: _spawn("child", s, "update", str(folder), str(outs[s])) for s in ("sourcewise", "tantivy")}
+            one_pct = {
+                s: _spawn("child", s, "update", str(folder), str(outs[s])) for s in ("sourcewise", "tantivy")
+            }
         finally:
             for path, text in changed.items():
                 path.write_text(text, "utf-8")
@@ -263,7 +274,9 @@ def _touch_one_percent(folder: Path, rng: random.Random) -> dict[Path, str]:
     for path in picked:
         text = path.read_text("utf-8")
         before[path] = text
-        path.write_text(text + "\n## changed\n\nThis paragraph was added by the benchmark's 1% update.\n", "utf-8")
+        path.write_text(
+            text + "\n## changed\n\nThis paragraph was added by the benchmark's 1% update.\n", "utf-8"
+        )
     return before
 
 

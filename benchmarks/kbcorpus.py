@@ -78,7 +78,11 @@ def _sources() -> Iterator[tuple[str, str]]:
     for path in sorted(Path("/usr/share/info").glob("*.gz")):
         yield f"info {path.name.split('.')[0]}", _read(path)
     for path in sorted(Path("/usr/share/doc").rglob("*")):
-        if path.is_file() and path.suffix in ("", ".gz", ".txt", ".md", ".rst") and "copyright" not in path.name:
+        if (
+            path.is_file()
+            and path.suffix in ("", ".gz", ".txt", ".md", ".rst")
+            and "copyright" not in path.name
+        ):
             yield f"doc {path.parent.name} {path.name}", _read(path)
     for root in site.getsitepackages():
         for path in sorted(Path(root).rglob("*.py")):
@@ -111,7 +115,10 @@ def build(n: int, cache: Path) -> tuple[Path, str]:
     picked = [paras[i % unique] for i in range(n)]
     for f in range(0, n, PER_FILE):
         copy = f // unique
-        _write(folder / f"c{copy}" / f"{f // (PER_FILE * 1000):04d}" / f"f{f // PER_FILE}.md", picked[f : f + PER_FILE])
+        _write(
+            folder / f"c{copy}" / f"{f // (PER_FILE * 1000):04d}" / f"f{f // PER_FILE}.md",
+            picked[f : f + PER_FILE],
+        )
     note = f"{n:,} paragraphs ({unique:,} unique{', repeated in new files' if unique < n else ''})"
     note_file.write_text(note)
     return folder, note

@@ -54,7 +54,6 @@ def test_every_term_python_sees_is_in_the_index_over_real_text(tmp_path: Path) -
     store = base.store
     assert isinstance(store, KBStore)
     searcher = store.index.searcher()
-    schema = store.index.schema
     checked = 0
     for _, addr in searcher.search(tantivy.Query.all_query(), 300).hits:
         text = searcher.doc(addr)["body"][0]
@@ -71,10 +70,13 @@ def test_odd_tokens_of_real_text_are_indexed_and_found(tmp_path: Path) -> None:
     (folder / "greek.txt").write_text("ΣΊΣΥΦΟΣ in a table: ςw and Σίσυφος again\n", "utf-8")
     (folder / "cyr.txt").write_text("Привет, мир: настройка сети\n", "utf-8")
     (folder / "cjk.txt").write_text("日本語のテキスト and 中文 text\n", "utf-8")
-    (folder / "ids.md").write_text("# API\n\nSet tokenExpiry or token_expiry in HTTPResponse2 objects.\n", "utf-8")
+    (folder / "ids.md").write_text(
+        "# API\n\nSet tokenExpiry or token_expiry in HTTPResponse2 objects.\n", "utf-8"
+    )
     base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
     report = base.index([folder])
-    assert len(report.added) == 4 and not report.skipped
+    assert len(report.added) == 4
+    assert not report.skipped
     assert _names(base.search("σίσυφος", mode="lexical")) == ["greek.txt"]
     assert _names(base.search("ΣΊΣΥΦΟΣ", mode="lexical")) == ["greek.txt"]
     assert _names(base.search("ςw", mode="lexical")) == ["greek.txt"]
@@ -106,11 +108,14 @@ def test_status_tells_size_chunks_files_last_run_and_coverage(tmp_path: Path) ->
     st_ = base.status()
     assert (st_.files, st_.chunks) == (1, 1)
     assert st_.bytes_on_disk > 0
-    assert st_.last_run is not None and st_.last_run.added == 1
+    assert st_.last_run is not None
+    assert st_.last_run.added == 1
     states = {Path(c.path).name: (c.state, c.reason) for c in st_.coverage}
     assert states["a.md"] == ("indexed", "")
-    assert states["bin.md"][0] == "skipped" and "binary" in states["bin.md"][1]
-    assert states["bad.pdf"][0] == "failed" and states["bad.pdf"][1]
+    assert states["bin.md"][0] == "skipped"
+    assert "binary" in states["bin.md"][1]
+    assert states["bad.pdf"][0] == "failed"
+    assert states["bad.pdf"][1]
     (folder / "bin.md").unlink()
     base.index([folder])
     assert "bin.md" not in {Path(c.path).name for c in base.status().coverage}
@@ -120,7 +125,8 @@ def test_status_tells_size_chunks_files_last_run_and_coverage(tmp_path: Path) ->
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     data = json.loads(out.stdout)
-    assert data["files"] == 1 and {c["state"] for c in data["coverage"]} == {"indexed", "failed"}
+    assert data["files"] == 1
+    assert {c["state"] for c in data["coverage"]} == {"indexed", "failed"}
 
 
 def _legacy_index(path: Path, files: list[Path]) -> None:
@@ -154,7 +160,8 @@ def test_an_index_of_the_previous_version_is_rebuilt_with_a_clear_message(
     path = tmp_path / "kb.sqlite3"
     _legacy_index(path, [folder / "a.md", folder / "b.md", folder / "gone.md"])
     base = KnowledgeBase(path, semantic=False)
-    assert "earlier sourcewise" in caplog.text and "rebuilding" in caplog.text
+    assert "earlier sourcewise" in caplog.text
+    assert "rebuilding" in caplog.text
     assert _names(base.search("rollback", mode="lexical")) == ["a.md"]
     assert base.search("old body", mode="lexical") == []  # the old rows are never read
     assert base.info()[:2] == (2, 2)
@@ -167,7 +174,9 @@ def test_an_index_of_the_previous_version_is_rebuilt_with_a_clear_message(
     again.close()
 
 
-def test_a_reindex_with_nothing_changed_reads_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_reindex_with_nothing_changed_reads_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert _stdlib_docs(tmp_path / "docs", 10) == 10
     base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
     base.index([tmp_path / "docs"])
@@ -180,6 +189,7 @@ def test_a_reindex_with_nothing_changed_reads_no_file(tmp_path: Path, monkeypatc
 
     monkeypatch.setattr(Path, "read_bytes", counting)
     report = base.index([tmp_path / "docs"])
-    assert report.unchanged == 10 and report.chunks == 0
+    assert report.unchanged == 10
+    assert report.chunks == 0
     assert read == []
     base.close()

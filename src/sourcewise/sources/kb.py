@@ -25,17 +25,17 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from ..config import Settings, load_settings
-from ..core.analyze import MAX_TERM
 from ..core.filters import ParsedQuery, parse_query
 from ..core.fusion import convex, semantic_reads
 from ..errors import InvalidOption, InvalidQuery, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
+from . import kbterms
 from .base import Source, SourceOptions
 from .kbembed import Embedder, embedder, embedder_within, semantic_available
 from .kbindex import IndexReport, run_index
-from . import kbterms
+from .kbquery import LexQuery, Row, StoreFilter, View
 from .kbstatus import KBStatus, last_run_record, status_of
-from .kbstore import KBStore, LexQuery, Row, Store, StoreFilter, View
+from .kbstore import KBStore, Store
 
 __all__ = ["KB_FILTERS", "IndexReport", "KnowledgeBase", "KnowledgeBaseSource"]
 
@@ -149,7 +149,9 @@ class KnowledgeBase:
         if legacy is not None:  # an index of the SQLite FTS5 version: written again from its files
             report = self.index([p for p in legacy if Path(p).is_file()]) if legacy else None
             if report is not None:
-                log.warning("kb: %s rebuilt: %d files, %d chunks", self.location, len(report.added), report.chunks)
+                log.warning(
+                    "kb: %s rebuilt: %d files, %d chunks", self.location, len(report.added), report.chunks
+                )
             self.store.legacy_paths = None
 
     @staticmethod
@@ -278,7 +280,9 @@ class KnowledgeBase:
         if mode == "lexical":
             return view.lexical(query, where, limit)
         assert model is not None
-        semantic = self._semantic(view, model, parsed.text, where, limit if mode == "semantic" else CANDIDATES)
+        semantic = self._semantic(
+            view, model, parsed.text, where, limit if mode == "semantic" else CANDIDATES
+        )
         if mode == "semantic":
             return semantic
         return convex(view.lexical(query, where, CANDIDATES), semantic)[:limit]

@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import sys
 import time
 import unicodedata
 from collections.abc import Iterable, Iterator
@@ -256,8 +255,8 @@ def run_index(store: Store, paths: Iterable[str | os.PathLike[str]], *, force: b
             run.one(path, explicit)
         removed = _removed(run.known, roots, seen)
         gone_skipped = _removed([p for p, _, _ in store.coverage()], roots, seen)
-        for path in [*removed, *gone_skipped]:
-            writer.remove(path)
+        for gone in [*removed, *gone_skipped]:
+            writer.remove(gone)
         writer.finish()
     except BaseException:
         writer.abandon()

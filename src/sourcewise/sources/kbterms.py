@@ -30,8 +30,10 @@ import tantivy
 from ..core.analyze import MAX_TERM, STOPWORDS, analyze
 from ..core.text import is_hangul
 
-__all__ = ["ANALYZER_ID", "TOKENIZER", "engine_terms", "hot_words", "query_terms", "register", "split", "terms",
-           "word_terms"]  # fmt: skip
+__all__ = [
+    "ANALYZER_ID", "TOKENIZER", "engine_terms", "hot_words", "query_terms", "register", "split", "terms",
+    "word_terms",
+]  # fmt: skip
 
 TOKENIZER = "sw_kb"
 ANALYZER_ID = "sw3:tantivy-simple-lower-snowball-en+identifiers+ko-rules-bigram"
@@ -63,8 +65,10 @@ def engine_terms(text: str) -> list[str]:
 def _plain(word: str) -> bool:
     if word.isascii():
         return word.isdigit() or (word.isalpha() and (word.islower() or word.isupper() or word[1:].islower()))
-    return word.isalpha() and not _HANGUL_CHAR.search(word) and (
-        word.islower() or word.isupper() or word[1:].islower()
+    return (
+        word.isalpha()
+        and not _HANGUL_CHAR.search(word)
+        and (word.islower() or word.isupper() or word[1:].islower())
     )
 
 
@@ -153,7 +157,10 @@ def _analyzed(words: set[str]) -> list[tuple[str, Iterable[str]]]:
     if len(stems) != len(plain):
         plain, stems = [], []
     others = words.difference(plain)
-    return [*((w, (t,)) for w, t in zip(plain, stems, strict=True)), *((w, word_terms(w[:MAX_TERM])) for w in others)]
+    return [
+        *((w, (t,)) for w, t in zip(plain, stems, strict=True)),
+        *((w, word_terms(w[:MAX_TERM])) for w in others),
+    ]
 
 
 def hot_words(words: set[str], wanted: set[str]) -> set[str]:
