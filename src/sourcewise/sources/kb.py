@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from ..config import Settings, load_settings
+from ..core.analyze import MAX_TERM
 from ..core.filters import ParsedQuery, parse_query
 from ..core.fusion import convex, semantic_reads
 from ..errors import InvalidOption, InvalidQuery, SourceUnavailable
@@ -103,8 +104,14 @@ def kb_query_terms(text: str) -> list[str]:
     "w", "3" or "123", which match a large share of all chunks (every "w2", every number) and cost a
     read of their long posting lists. A word standing on its own in the query always stays."""
     terms = kbterms.query_terms(text)
-    whole = {first[0] for w in text.split() if (first := kbterms.terms(w))}
+    whole = {first for w in text.split() if (first := _first_term(w[:MAX_TERM]))}
     return [t for t in terms if t in whole or (len(t) > 1 and not t.isdigit())] or terms
+
+
+@lru_cache(maxsize=65536)
+def _first_term(word: str) -> str | None:
+    found = kbterms.terms(word)
+    return found[0] if found else None
 
 
 def lex_query(parsed: ParsedQuery, negations: list[str]) -> LexQuery:
@@ -247,7 +254,10 @@ class KnowledgeBase:
         scored = self._ranked(view, parsed, negations, where, mode, limit, warnings)
         rows = view.rows([key for key, _ in scored])
         terms = set(kbterms.query_terms(parsed.text))
-        hits = [self._hit(rows[key], score, terms) for key, score in scored if key in rows]
+        # Where a query has only words the engine's analyzer reads (no identifier, no Hangul), the
+        # engine finds each hit's first matching place; otherwise the words are looked at here.
+        firsts = view.first_matches(rows.values()) if kbterms.engine_reads(parsed.text) else None
+        hits = [self._hit(rows[key], score, terms, firsts) for key, score in scored if key in rows]
         return hits, warnings
 
     def _ranked(
@@ -313,11 +323,13 @@ class KnowledgeBase:
         out = [(key, float(scores[i])) for i in top for key in found.get(str(hashes[i]), [])]
         return out[:limit]
 
-    def _hit(self, row: Row, score: float, terms: set[str]) -> Hit:
+    def _hit(self, row: Row, score: float, terms: set[str], firsts: dict[Key, int] | None) -> Hit:
+        at = None if firsts is None else firsts.get(row.key)
+        snippet = _snippet(row.text, terms) if firsts is None else _snippet_at(row.text, at, terms)
         return Hit(
             title=row.title,
             location=f"{row.path}#L{row.start_line}-L{row.end_line}",
-            snippet=_snippet(row.text, terms),
+            snippet=snippet,
             text=row.text,
             source=self.name,
             kind="knowledge_base",
@@ -366,6 +378,8 @@ def _filter_pairs(filters: Mapping[str, str | list[str]] | None) -> list[tuple[s
 
 
 _WORD = re.compile(r"\w+")  # one character class, no backtracking: linear in the text
+SNIPPET = 200
+_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # what str.splitlines breaks on
 
 
 @lru_cache(maxsize=4096)
@@ -377,13 +391,35 @@ def _has_term(line: str, terms: set[str]) -> bool:
     return bool(kbterms.hot_words(set(_WORD.findall(line)), terms))
 
 
-def _snippet(text: str, terms: set[str], size: int = 200) -> str:
+def _snippet(text: str, terms: set[str], size: int = SNIPPET) -> str:
     lines = [s for ln in text.splitlines() if (s := ln.strip())]
     # The snippet starts at the first line holding a query term (the first line when none does,
     # as when only the title or a heading matched): with one line there is nothing to look for.
     start = next((i for i, ln in enumerate(lines) if _has_term(ln, terms)), 0) if len(lines) > 1 else 0
-    joined = " ".join(lines[start:])
+    return _cut(lines[start:], size)
+
+
+def _snippet_at(text: str, offset: int | None, terms: set[str], size: int = SNIPPET) -> str:
+    """The snippet from the line holding the UTF-8 byte ``offset``, where the engine found the first
+    match of the engine's terms, unless an earlier line holds a query term among the extra terms
+    of its identifiers (the engine's highlighter reads the stored text with its analyzer alone)."""
+    lines = [s for ln in text.splitlines() if (s := ln.strip())]
+    if len(lines) < 2:
+        return _cut(lines, size)
+    found = len(lines)
+    if offset is not None:
+        before = text.encode()[:offset].decode("utf-8", "ignore").splitlines(keepends=True)
+        if before and before[-1] == before[-1].rstrip(_BREAKS):  # the line the match is on, begun
+            before.pop()
+        found = sum(1 for ln in before if ln.strip())
+    start = next((i for i in range(found) if not terms.isdisjoint(kbterms.split(lines[i])[1])), found)
+    return _cut(lines[start if start < len(lines) else 0 :], size)
+
+
+def _cut(lines: list[str], size: int) -> str:
+    joined = " ".join(lines)
     return joined if len(joined) <= size else joined[: size - 1].rsplit(" ", 1)[0] + "…"
+
 
 
 class KnowledgeBaseOptions(SourceOptions):

@@ -31,8 +31,8 @@ from ..core.analyze import MAX_TERM, STOPWORDS, analyze
 from ..core.text import is_hangul
 
 __all__ = [
-    "ANALYZER_ID", "TOKENIZER", "engine_terms", "hot_words", "query_terms", "register", "split", "terms",
-    "word_terms",
+    "ANALYZER_ID", "TOKENIZER", "engine_reads", "engine_terms", "hot_words", "query_terms", "register",
+    "split", "terms", "word_terms",
 ]  # fmt: skip
 
 TOKENIZER = "sw_kb"
@@ -115,6 +115,12 @@ def split(text: str) -> tuple[str, list[str]]:
     return text, extras
 
 
+def engine_reads(text: str) -> bool:
+    """Whether the engine's analyzer alone gives every term of ``text`` (no extras, no Hangul)."""
+    engine_text, extras = split(text)
+    return engine_text is text and not extras
+
+
 def terms(text: str) -> list[str]:
     """Every term of ``text``, in order: the engine's, then the extras."""
     engine_text, extras = split(text)
@@ -133,10 +139,15 @@ _STOP_TERMS = frozenset(engine_terms(" ".join(STOPWORDS))) | STOPWORDS
 def query_terms(text: str) -> list[str]:
     """The distinct terms of a query, English stopwords left out unless nothing else is left. A term
     ending in a Greek sigma is asked in both forms: the engine lower-cases "ΣΟΦΟΣ" to "σοφοσ" and
-    keeps "σοφος" as written."""
+    keeps "σοφος" as written. Queries repeat (a search asks for them twice): short ones are cached."""
+    return list(_query_terms(text)) if len(text) <= 512 else list(_query_terms.__wrapped__(text))
+
+
+@lru_cache(maxsize=4096)
+def _query_terms(text: str) -> tuple[str, ...]:
     found = list(dict.fromkeys(terms(text)))
     kept = [t for t in found if t not in _STOP_TERMS] or found
-    return list(dict.fromkeys(v for t in kept for v in _sigmas(t)))
+    return tuple(dict.fromkeys(v for t in kept for v in _sigmas(t)))
 
 
 def _sigmas(term: str) -> tuple[str, ...]:
