@@ -193,29 +193,3 @@ def test_a_reindex_with_nothing_changed_reads_no_file(
     assert report.chunks == 0
     assert read == []
     base.close()
-
-
-def test_the_engine_and_python_start_each_snippet_at_the_same_line(tmp_path: Path) -> None:
-    """Two ways to find a hit's first line with a query term (the engine's highlights, Python's view
-    of the analyzer) agree on real text."""
-    from sourcewise.core.filters import parse_query
-    from sourcewise.sources.kb import _snippet, _snippet_at, lex_query
-    from sourcewise.sources.kbquery import StoreFilter
-
-    assert _stdlib_docs(tmp_path / "docs", 60) >= 30
-    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
-    base.index([tmp_path / "docs"])
-    compared = 0
-    for query in ("return value", "socket timeout", "encoding errors", "thread lock", "file path name",
-                  "the default is none", "raise exception", "string format"):  # fmt: skip
-        assert kbterms.engine_reads(query)
-        view = base.store.view()
-        scored = view.lexical(lex_query(parse_query(query), []), StoreFilter(), 20)
-        rows = view.rows([k for k, _ in scored])
-        firsts = view.first_matches(rows.values())
-        terms = set(kbterms.query_terms(query))
-        for key, row in rows.items():
-            assert _snippet_at(row.text, firsts.get(key), terms) == _snippet(row.text, terms), (query, row.path)
-            compared += 1
-    assert compared > 80
-    base.close()

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
 import tempfile
 from collections.abc import Iterable, Mapping
 from datetime import UTC, date, datetime
@@ -35,6 +34,7 @@ from .base import Source, SourceOptions
 from .kbembed import Embedder, embedder, embedder_within, semantic_available
 from .kbindex import IndexReport, run_index
 from .kbquery import LexQuery, Row, StoreFilter, View
+from .kbsnippet import snippet as _snippet
 from .kbstatus import KBStatus, last_run_record, status_of
 from .kbstore import KBStore, Store
 
@@ -254,10 +254,7 @@ class KnowledgeBase:
         scored = self._ranked(view, parsed, negations, where, mode, limit, warnings)
         rows = view.rows([key for key, _ in scored])
         terms = set(kbterms.query_terms(parsed.text))
-        # Where a query has only words the engine's analyzer reads (no identifier, no Hangul), the
-        # engine finds each hit's first matching place; otherwise the words are looked at here.
-        firsts = view.first_matches(rows.values()) if kbterms.engine_reads(parsed.text) else None
-        hits = [self._hit(rows[key], score, terms, firsts) for key, score in scored if key in rows]
+        hits = [self._hit(rows[key], score, terms) for key, score in scored if key in rows]
         return hits, warnings
 
     def _ranked(
@@ -323,13 +320,11 @@ class KnowledgeBase:
         out = [(key, float(scores[i])) for i in top for key in found.get(str(hashes[i]), [])]
         return out[:limit]
 
-    def _hit(self, row: Row, score: float, terms: set[str], firsts: dict[Key, int] | None) -> Hit:
-        at = None if firsts is None else firsts.get(row.key)
-        snippet = _snippet(row.text, terms) if firsts is None else _snippet_at(row.text, at, terms)
+    def _hit(self, row: Row, score: float, terms: set[str]) -> Hit:
         return Hit(
             title=row.title,
             location=f"{row.path}#L{row.start_line}-L{row.end_line}",
-            snippet=snippet,
+            snippet=_snippet(row.text, terms),
             text=row.text,
             source=self.name,
             kind="knowledge_base",
@@ -377,49 +372,9 @@ def _filter_pairs(filters: Mapping[str, str | list[str]] | None) -> list[tuple[s
     return out
 
 
-_WORD = re.compile(r"\w+")  # one character class, no backtracking: linear in the text
-SNIPPET = 200
-_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # what str.splitlines breaks on
-
-
 @lru_cache(maxsize=4096)
 def _day_start(day: str) -> datetime:
     return datetime.fromisoformat(day).replace(tzinfo=UTC)  # immutable: one object per day is enough
-
-
-def _has_term(line: str, terms: set[str]) -> bool:
-    return bool(kbterms.hot_words(set(_WORD.findall(line)), terms))
-
-
-def _snippet(text: str, terms: set[str], size: int = SNIPPET) -> str:
-    lines = [s for ln in text.splitlines() if (s := ln.strip())]
-    # The snippet starts at the first line holding a query term (the first line when none does,
-    # as when only the title or a heading matched): with one line there is nothing to look for.
-    start = next((i for i, ln in enumerate(lines) if _has_term(ln, terms)), 0) if len(lines) > 1 else 0
-    return _cut(lines[start:], size)
-
-
-def _snippet_at(text: str, offset: int | None, terms: set[str], size: int = SNIPPET) -> str:
-    """The snippet from the line holding the UTF-8 byte ``offset``, where the engine found the first
-    match of the engine's terms, unless an earlier line holds a query term among the extra terms
-    of its identifiers (the engine's highlighter reads the stored text with its analyzer alone)."""
-    lines = [s for ln in text.splitlines() if (s := ln.strip())]
-    if len(lines) < 2:
-        return _cut(lines, size)
-    found = len(lines)
-    if offset is not None:
-        before = text.encode()[:offset].decode("utf-8", "ignore").splitlines(keepends=True)
-        if before and before[-1] == before[-1].rstrip(_BREAKS):  # the line the match is on, begun
-            before.pop()
-        found = sum(1 for ln in before if ln.strip())
-    start = next((i for i in range(found) if not terms.isdisjoint(kbterms.split(lines[i])[1])), found)
-    return _cut(lines[start if start < len(lines) else 0 :], size)
-
-
-def _cut(lines: list[str], size: int) -> str:
-    joined = " ".join(lines)
-    return joined if len(joined) <= size else joined[: size - 1].rsplit(" ", 1)[0] + "…"
-
 
 
 class KnowledgeBaseOptions(SourceOptions):

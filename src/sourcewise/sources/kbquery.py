@@ -11,7 +11,6 @@ import tantivy
 __all__ = ["HEADINGS_SEP", "WEIGHTS", "LexQuery", "Row", "StoreFilter", "View", "day_number"]
 
 WEIGHTS = {"title": 4.0, "headings": 2.0, "body": 1.0}
-WHOLE_TEXT = 10_000  # characters: a snippet "fragment" this long is a chunk's whole text
 HEADINGS_SEP = "\x1f"  # a control character: never in a cleaned heading, a separator to the analyzer
 
 
@@ -28,7 +27,6 @@ class Row:
     start_line: int
     end_line: int
     embed_hash: str
-    doc: tantivy.Document | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -116,24 +114,6 @@ class View:
     def __init__(self, searcher: tantivy.Searcher, schema: tantivy.Schema) -> None:
         self.searcher = searcher
         self.schema = schema
-        self.ranked: tantivy.Query | None = None  # the terms of the last lexical query
-
-    def first_matches(self, rows: Iterable[Row]) -> dict[tuple[int, int], int]:
-        """key -> the offset (in UTF-8 bytes) of the first place in the row's text that the terms of
-        the last lexical query match, as the engine's analyzer reads the stored text (a row
-        matched by its title or headings alone has none)."""
-        if self.ranked is None:
-            return {}
-        snippets = tantivy.SnippetGenerator.create(self.searcher, self.ranked, self.schema, "body")
-        snippets.set_max_num_chars(WHOLE_TEXT)
-        out = {}
-        for row in rows:
-            if row.doc is not None:
-                snippet = snippets.snippet_from_doc(row.doc)
-                marks = snippet.highlighted()
-                if marks:
-                    out[row.key] = snippet.fragment_range().start + min(m.start for m in marks)
-        return out
 
     def _field_terms(self, terms: Iterable[str]) -> list[tantivy.Query]:
         return [
@@ -159,13 +139,12 @@ class View:
         clauses += [(must, self._phrase([t])) for t in q.required]
         clauses += [(tantivy.Occur.MustNot, x) for x in self._field_terms(q.excluded)]
         filters = where.clauses(self.schema)
-        ranked = tantivy.Query.boolean_query(clauses)
-        self.ranked = ranked
         if filters:  # the filter decides which chunks, the terms alone how they rank
+            ranked = tantivy.Query.boolean_query(clauses)
             constant = [(o, tantivy.Query.const_score_query(x, 0.0)) for o, x in filters]
             query = tantivy.Query.boolean_query([(must, ranked), *constant])
         else:
-            query = ranked
+            query = tantivy.Query.boolean_query(clauses)
         hits = self.searcher.search(query, limit, count=False).hits
         return [((a.segment_ord, a.doc), float(s)) for s, a in hits]
 
@@ -183,14 +162,13 @@ class View:
         return out
 
     def _row(self, address: tantivy.DocAddress) -> Row:
-        doc = self.searcher.doc(address)
-        d = doc.to_dict()
+        d = self.searcher.doc(address).to_dict()
         day = str(d["day"][0])
         start, end = d["lines"]
         key = (address.segment_ord, address.doc)
         return Row(
             key, d["path"][0], d["title"][0], f"{day[:4]}-{day[4:6]}-{day[6:]}",
-            _heading_path(d.get("headings", [])), d["body"][0], start, end, d["hash"][0], doc,
+            _heading_path(d.get("headings", [])), d["body"][0], start, end, d["hash"][0],
         )  # fmt: skip
 
     def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]:

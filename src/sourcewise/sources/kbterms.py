@@ -31,7 +31,7 @@ from ..core.analyze import MAX_TERM, STOPWORDS, analyze
 from ..core.text import is_hangul
 
 __all__ = [
-    "ANALYZER_ID", "TOKENIZER", "engine_reads", "engine_terms", "hot_words", "query_terms", "register",
+    "ANALYZER_ID", "TOKENIZER", "engine_terms", "hot_words", "query_terms", "register",
     "split", "terms", "word_terms",
 ]  # fmt: skip
 
@@ -113,12 +113,6 @@ def split(text: str) -> tuple[str, list[str]]:
     if _HANGUL_CHAR.search(text):
         text = _WORD.sub(lambda m: " " if is_hangul(m.group()) else m.group(), text)
     return text, extras
-
-
-def engine_reads(text: str) -> bool:
-    """Whether the engine's analyzer alone gives every term of ``text`` (no extras, no Hangul)."""
-    engine_text, extras = split(text)
-    return engine_text is text and not extras
 
 
 def terms(text: str) -> list[str]:
