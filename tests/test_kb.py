@@ -551,7 +551,7 @@ def test_long_words_do_not_fill_the_analyzer_caches(tmp_path: Path) -> None:
     import tracemalloc
 
     from sourcewise.core.analyze import analyze
-    from sourcewise.sources.kb import _has_term
+    from sourcewise.sources.kbsnippet import has_term as _has_term
 
     rng = random.Random(1)
     tracemalloc.start()
