@@ -303,7 +303,7 @@ class Writer:
     def __init__(self, store: KBStore) -> None:
         self.store = store
         self.schema = store.index.schema
-        self._engine = store.index.writer(WRITER_HEAP, 0)
+        self._writer: tantivy.IndexWriter | None = None  # opened at the first change: none, no cost
         self._rows: list[tuple[object, ...]] = []
         self._gone: list[str] = []
         self._coverage: list[tuple[str, str, str]] = []
@@ -312,7 +312,13 @@ class Writer:
         # A run that died after a commit of the engine but before its file rows left files the
         # engine holds and SQLite does not know: until a run ends cleanly every file is deleted first.
         self._dirty = store.get_meta("run_open") is not None
-        store.set_meta("run_open", "1")
+
+    @property
+    def _engine(self) -> tantivy.IndexWriter:
+        if self._writer is None:
+            self.store.set_meta("run_open", "1")
+            self._writer = self.store.index.writer(WRITER_HEAP, 0)
+        return self._writer
 
     def put_file(self, file: FileRow, chunks: Sequence[ChunkRow], *, known: bool) -> None:
         if known or self._dirty:
@@ -351,7 +357,8 @@ class Writer:
 
     def commit(self) -> None:
         """The engine's commit, then the matching file rows (see the module)."""
-        self._engine.commit()
+        if self._writer is not None:
+            self._writer.commit()
         with self.store._transaction():
             db = self.store.db
             db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in self._gone])
@@ -366,7 +373,9 @@ class Writer:
     def finish(self) -> None:
         """The last commit; embeddings no chunk uses any more go; the run is closed cleanly."""
         self.commit()
-        self._engine.wait_merging_threads()
+        if self._writer is None:  # nothing changed in the engine (a run with nothing new)
+            return
+        self._writer.wait_merging_threads()
         store = self.store
         with store._transaction():
             live = {h for (blob,) in store.db.execute("SELECT hashes FROM files") for h in _hex_hashes(blob)}
@@ -376,4 +385,5 @@ class Writer:
         store.refresh()
 
     def abandon(self) -> None:
-        self._engine.rollback()
+        if self._writer is not None:
+            self._writer.rollback()
