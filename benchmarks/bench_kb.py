@@ -1,4 +1,5 @@
-"""Knowledge-base benchmark: Korean analyzers, Vaswani quality beside bm25s, speed beside tantivy.
+"""Knowledge-base benchmark: Korean analyzers, Vaswani quality beside bm25s, real-text scale beside
+tantivy and bm25s (``bench_kbscale``).
 
 ``python benchmarks/run.py kb`` (``KB_SKIP_SEMANTIC=1`` leaves the MiniLM runs out; embeddings of
 the Vaswani corpus are cached under /tmp keyed by the corpus hash, so only the first run pays them).
@@ -10,7 +11,6 @@ import hashlib
 import json
 import math
 import os
-import random
 import re
 import sqlite3
 import statistics
@@ -18,19 +18,22 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from sourcewise.core.analyze import analyze, query_terms
+import bench_kbscale
+
+from sourcewise.core.analyze import analyze
 from sourcewise.core.filters import parse_query
 from sourcewise.core.fusion import convex, rrf, semantic_reads
 from sourcewise.core.text import strip_particle
-from sourcewise.sources import kblex
-from sourcewise.sources.kb import CANDIDATES, KnowledgeBase, match_expression
+from sourcewise.sources.kb import CANDIDATES, KnowledgeBase, lex_query
 from sourcewise.sources.kbembed import embedder, semantic_available
-from sourcewise.sources.kbstore import WEIGHTS, SQLiteStore, StoreFilter
+from sourcewise.sources.kbquery import StoreFilter
 
 HERE = Path(__file__).parent
-VASWANI = HERE.parent.parent / "shared" / "data" / "ir" / "vaswani"
+VASWANI = next(
+    (p for p in (HERE.parent.parent / "shared" / "data" / "ir" / "vaswani", Path("/work/shared/data/ir/vaswani"))
+     if p.exists()), Path("/work/shared/data/ir/vaswani"),
+)  # fmt: skip
 CACHE = Path(tempfile.gettempdir()) / "sourcewise-bench"
 
 
@@ -117,10 +120,23 @@ def korean() -> str:
         took = time.perf_counter() - t0
         score = statistics.mean(ndcg(ranked[q], rels[q]) for q in queries)
         lines.append(f"| {name} | {score:.3f} | {took * 1000:.0f} ms |")
-    lines += ["", kiwi_note]
+    lines += ["", kiwi_note, "", _korean_kb_lexical(docs, queries, rels)]
     if semantic_available() and not os.environ.get("KB_SKIP_SEMANTIC"):
         lines += ["", *_korean_hybrid(docs, queries, rels)]
     return "\n".join(lines)
+
+
+def _korean_kb_lexical(docs: dict[str, str], queries: dict[str, str], rels: dict[str, dict[str, int]]) -> str:
+    """The knowledge base itself (tantivy, ``kbterms``' analyzer), lexical, on the same set."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "docs"
+        _write_corpus(docs, folder)
+        with KnowledgeBase(Path(tmp) / "kb.sqlite3", semantic=False) as kb:
+            kb.index([folder])
+            score = statistics.mean(
+                ndcg(_ids(kb.search(t, mode="lexical")), rels[q]) for q, t in queries.items()
+            )
+    return f"The knowledge base itself, lexical (`kb.search`), same set: nDCG@10 **{score:.4f}**."
 
 
 def _korean_hybrid(
@@ -139,12 +155,11 @@ def _korean_hybrid(
             lex[q] = _ids(kb.search(text, mode="lexical"))
             sem[q] = _ids(kb.search(text, mode="semantic"))
             shipped[q] = _ids(kb.search(text, mode="hybrid"))
-            pairs_lex = kb.store.lexical(
-                " OR ".join(f'"{t}"' for t in query_terms(text, stem=True)), StoreFilter(), CANDIDATES
-            )
-            pairs_sem = kb._semantic(model, text, StoreFilter(), CANDIDATES)
+            view = kb.store.view()
+            pairs_lex = view.lexical(lex_query(parse_query(text), []), StoreFilter(), CANDIDATES)
+            pairs_sem = kb._semantic(view, model, text, StoreFilter(), CANDIDATES)
             fused = convex(pairs_lex, pairs_sem)[:10]
-            rows = kb.store.rows([cid for cid, _ in fused])
+            rows = view.rows([cid for cid, _ in fused])
             forced[q] = [Path(rows[cid].path).stem for cid, _ in fused]
         kb.close()
     read = sum(semantic_reads(t) for t in queries.values())
@@ -235,9 +250,9 @@ def vaswani() -> str:
         report = kb.index([corpus])
         took = time.perf_counter() - t0
         lex = {q: _ids(kb.search(text, mode="lexical", limit=200)) for q, text in queries.items()}
-        lines.append(_quality("sourcewise lexical (FTS5 bm25)", lex, qrels))
+        lines.append(_quality("sourcewise lexical (tantivy BM25)", lex, qrels))
         times = _timed(lambda t: kb.search(t, mode="lexical"), list(queries.values()))
-        size = (Path(tmp) / "kb.sqlite3").stat().st_size / 1e6
+        size = kb.store.disk_bytes() / 1e6
         kb.close()
     speed = f"Index: {report.chunks} chunks in {took:.1f} s = {report.chunks / took:,.0f} chunks/s; {size:.1f} MB on disk. Lexical query p50 {times[0]:.2f} ms, p95 {times[1]:.2f} ms."
     if os.environ.get("KB_SKIP_SEMANTIC"):
@@ -259,18 +274,18 @@ def _semantic_rows(
     took = time.perf_counter() - t0
     model = embedder()
     assert model is not None, "the semantic extra is not installed"
-    ranked_sem: dict[str, list[tuple[int, float]]] = {}
-    ranked_lex: dict[str, list[tuple[int, float]]] = {}
+    Key = tuple[int, int]
+    ranked_sem: dict[str, list[tuple[Key, float]]] = {}
+    ranked_lex: dict[str, list[tuple[Key, float]]] = {}
+    view = kb.store.view()
     for q, text in queries.items():
-        ranked_sem[q] = kb._semantic(model, text, StoreFilter(), CANDIDATES)
-        ranked_lex[q] = kb.store.lexical(
-            " OR ".join(f'"{t}"' for t in query_terms(text, stem=True)), StoreFilter(), CANDIDATES
-        )
-    paths = {}
+        ranked_sem[q] = kb._semantic(view, model, text, StoreFilter(), CANDIDATES)
+        ranked_lex[q] = view.lexical(lex_query(parse_query(text), []), StoreFilter(), CANDIDATES)
+    paths: dict[Key, str] = {}
 
-    def names(pairs: list[tuple[int, float]]) -> list[str]:
+    def names(pairs: list[tuple[Key, float]]) -> list[str]:
         missing = [cid for cid, _ in pairs if cid not in paths]
-        for cid, row in kb.store.rows(missing).items():
+        for cid, row in view.rows(missing).items():
             paths[cid] = Path(row.path).stem
         return [paths[cid] for cid, _ in pairs]
 
@@ -311,184 +326,13 @@ def _timed(fn: Callable[[str], object], queries: list[str]) -> tuple[float, floa
     return statistics.median(samples), samples[int(len(samples) * 0.95) - 1]
 
 
-# -- Scale -------------------------------------------------------------------------------------
-
-
-def scale(n_chunks: int = 100_000) -> str:
-    rng = random.Random(7)
-    vocab = [f"w{i}" for i in range(1, 20001)]
-    weights = [1 / i for i in range(1, 20001)]  # Zipf-like word frequencies
-    folder = CACHE / f"gen-{n_chunks}"
-    per_file = 20
-    if not (folder / "done").exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        for f in range(n_chunks // per_file):
-            sections = [f"## s{s}\n\n" + " ".join(rng.choices(vocab, weights, k=40)) for s in range(per_file)]
-            (folder / f"f{f}.md").write_text("\n\n".join(sections))
-        (folder / "done").write_text("")
-    queries = [" ".join(rng.choices(vocab[50:5000], k=3)) for _ in range(300)]
-    import tantivy
-
-    lines = [f"{n_chunks:,} generated chunks (40 Zipf-distributed words each), 300 three-word OR queries, top 10.", "",
-             "| system | build | query p50 | query p95 | size |", "|---|---|---|---|---|"]  # fmt: skip
-    with tempfile.TemporaryDirectory() as tmp:
-        kb = KnowledgeBase(Path(tmp) / "kb.sqlite3", semantic=False)
-        t0 = time.perf_counter()
-        report = kb.index([folder])  # ends with the accelerator's build and save
-        took = time.perf_counter() - t0
-        size = (Path(tmp) / "kb.sqlite3").stat().st_size / 1e6
-        store = kb.store
-        assert isinstance(store, SQLiteStore)
-        lex_file = Path(tmp) / "kb.sqlite3.lex.npz"
-        lex_size = lex_file.stat().st_size / 1e6
-        generation = store._generation()
-        t0 = time.perf_counter()
-        built = kblex.build(store.db, generation, WEIGHTS)
-        lex_build = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        loaded = kblex.load(lex_file, generation)
-        lex_load = time.perf_counter() - t0
-        assert built is not None, "no accelerator for the generated corpus"
-        assert loaded is not None, "the saved accelerator did not load"
-        lex_mem = loaded.nbytes / 1e6
-        del built, loaded
-        texts = [
-            s.split("\n\n", 1)[1]
-            for p in sorted(folder.glob("*.md"))
-            for s in p.read_text().split("\n\n## ")
-            if "\n\n" in s
-        ]
-        (index, searcher, ttook, tsize), (sindex, ssearcher, stook, ssize) = (
-            _tantivy(texts, Path(tmp) / name, stored)
-            for name, stored in (("tantivy", False), ("stored", True))
-        )
-        exprs = {q: match_expression(parse_query(q), []) for q in queries}
-        db = store.db
-        count_sql = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
-
-        def fts5(fn: Callable[[], object]) -> object:
-            store.accelerate = False
-            try:
-                return fn()
-            finally:
-                store.accelerate = True
-
-        def tantivy_docs(q: str) -> list[str]:
-            hits = ssearcher.search(sindex.parse_query(q, ["body"]), 10).hits
-            return [ssearcher.doc(addr)["body"][0] for _, addr in hits]
-
-        def tantivy_hits(q: str) -> list[tuple[str, str]]:
-            # What kb.search returns, as tantivy makes it: the top 10, their texts and a snippet each
-            # around the matched words (tantivy's own SnippetGenerator).
-            query = sindex.parse_query(q, ["body"])
-            snippets = tantivy.SnippetGenerator.create(ssearcher, query, sindex.schema, "body")
-            out = []
-            for _, addr in ssearcher.search(query, 10).hits:
-                doc = ssearcher.doc(addr)
-                out.append((doc["body"][0], snippets.snippet_from_doc(doc).fragment()))
-            return out
-
-        fns: dict[str, Callable[[str], object]] = {
-            "search": lambda q: kb.search(q, mode="lexical"),
-            "search_fts": lambda q: fts5(lambda: kb.search(q, mode="lexical")),
-            "lex": lambda q: store.lexical(exprs[q], StoreFilter(), 10),
-            "fts": lambda q: fts5(lambda: store.lexical(exprs[q], StoreFilter(), 10)),
-            "count": lambda q: db.execute(count_sql, (exprs[q],)).fetchall(),
-            "tantivy": lambda q: searcher.search(index.parse_query(q, ["body"]), 10),
-            "tantivy_docs": tantivy_docs,
-            "tantivy_hits": tantivy_hits,
-        }
-        times = _interleaved(fns, queries)
-        matches = statistics.median(db.execute(count_sql, (exprs[q],)).fetchone()[0] for q in queries)
-
-        def agrees(q: str) -> bool:
-            fast = store.lexical(exprs[q], StoreFilter(), 10)
-            store.accelerate = False
-            try:
-                slow = store.lexical(exprs[q], StoreFilter(), 10)
-            finally:
-                store.accelerate = True
-            return [s for _, s in fast] == [s for _, s in slow]
-
-        same = sum(agrees(q) for q in queries)
-        kb.close()
-    t = times
-    p50, tp50, dp50, hp50 = t["search"][0], t["tantivy"][0], t["tantivy_docs"][0], t["tantivy_hits"][0]
-    row = "| {} | {} | {:.2f} ms | {:.2f} ms | {} |"
-    lines += [
-        row.format("**sourcewise lexical (`kb.search`, hits with snippets), accelerated**",
-                   f"{report.chunks / took:,.0f} chunks/s", *t["search"], f"{size:.0f} MB + {lex_size:.0f} MB"),
-        row.format("of which: the accelerator's top 10 (`store.lexical`, numpy bm25)", "", *t["lex"], ""),
-        row.format("`kb.search` with FTS5 ranking (the accelerator off: what ran before)", "", *t["search_fts"], ""),
-        row.format("of which: FTS5 MATCH + bm25 top 10 (`store.lexical`, accelerator off)", "", *t["fts"], ""),
-        row.format("for scale: FTS5 MATCH alone, no ranking (count)", "", *t["count"], ""),
-        row.format("tantivy (en_stem), top 10 addresses only (body not stored)", f"{len(texts) / ttook:,.0f} chunks/s",
-                   *t["tantivy"], f"{tsize:.0f} MB"),
-        row.format("tantivy (en_stem), body stored, top 10 and their 10 bodies read (`searcher.doc`)",
-                   f"{len(texts) / stook:,.0f} chunks/s", *t["tantivy_docs"], f"{ssize:.0f} MB"),
-        row.format("tantivy (en_stem), body stored, top 10 with bodies and a snippet each (`SnippetGenerator`): "
-                   "what `kb.search` returns", "", *t["tantivy_hits"], ""),
-        "",
-        f"Accelerator (`kblex`, derived from the FTS5 index, rebuilt when the index changes): build "
-        f"{lex_build:.1f} s for {report.chunks:,} chunks (inside the index run above), load {lex_load * 1000:.0f} ms, "
-        f"{lex_size:.0f} MB on disk, {lex_mem:.0f} MB in memory. Its top 10 has FTS5's scores on "
-        f"{same}/{len(queries)} queries (compared in this run).",
-        "",
-        f"Query p50 ratio `kb.search` / tantivy addresses only: **{p50 / tp50:.2f}x**; / tantivy with the 10 "
-        f"bodies read: **{p50 / dp50:.2f}x**; / tantivy with bodies and snippets: **{p50 / hp50:.2f}x** (target at most 1.5x and under 10 ms). Ranking alone "
-        f"(`store.lexical`) / tantivy addresses only: {t['lex'][0] / tp50:.2f}x (FTS5 ranking: "
-        f"{t['fts'][0] / tp50:.2f}x). A query matches {matches:,.0f} chunks (median). The eight are timed in "
-        "turn on each query (3 rounds), so the machine's load falls on them alike.",
-    ]  # fmt: skip
-    return "\n".join(lines)
-
-
-def _tantivy(texts: list[str], folder: Path, stored: bool) -> tuple[Any, Any, float, float]:
-    import tantivy
-
-    builder = tantivy.SchemaBuilder()
-    builder.add_text_field("body", stored=stored, tokenizer_name="en_stem")
-    folder.mkdir()
-    index = tantivy.Index(builder.build(), path=str(folder))
-    t0 = time.perf_counter()
-    writer = index.writer()
-    for text in texts:
-        writer.add_document(tantivy.Document(body=text))
-    writer.commit()
-    writer.wait_merging_threads()
-    took = time.perf_counter() - t0
-    index.reload()
-    size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 1e6
-    return index, index.searcher(), took, size
-
-
-def _interleaved(
-    fns: dict[str, Callable[[str], object]], queries: list[str]
-) -> dict[str, tuple[float, float]]:
-    samples: dict[str, list[float]] = {k: [] for k in fns}
-    for fn in fns.values():
-        for q in queries[:5]:
-            fn(q)
-    for _ in range(3):
-        for q in queries:
-            for k, fn in fns.items():
-                t0 = time.perf_counter()
-                fn(q)
-                samples[k].append((time.perf_counter() - t0) * 1000)
-    out = {}
-    for k, s in samples.items():
-        s.sort()
-        out[k] = (statistics.median(s), s[int(len(s) * 0.95) - 1])
-    return out
-
-
 def run() -> str:
     parts = [
         "### Korean test set\n",
         korean(),
         "\n### Vaswani (quality)\n",
         vaswani(),
-        "\n### Scale\n",
-        scale(),
+        "\n### Scale: real text beside tantivy and bm25s\n",
+        bench_kbscale.scale(),
     ]
     return "\n".join(parts)

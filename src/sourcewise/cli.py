@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
     from . import api, pages, routing
     from .config import Settings
+    from .sources.kb import KnowledgeBase
 else:  # imported when a command first needs them: ``--help`` starts without them
     api = lazy_module("sourcewise.api")
     pages = lazy_module("sourcewise.pages")
@@ -399,11 +400,14 @@ def fetch_cmd(
 
 @app.command("index")
 def index_cmd(
-    paths: Annotated[list[Path], typer.Argument(help="Files or folders to index.")],
+    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to index.")] = None,
     kb: Annotated[
         Path | None, typer.Option("--kb", help="Index file (default STATE_DIR/kb.sqlite3).")
     ] = None,
     no_semantic: Annotated[bool, typer.Option("--no-semantic", help="Do not compute embeddings.")] = False,
+    status: Annotated[
+        bool, typer.Option("--status", help="Show the index (size, chunks, files, last run, coverage).")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="The report as JSON.")] = False,
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
@@ -412,6 +416,12 @@ def index_cmd(
     from .sources.kb import KnowledgeBase
 
     settings = _setup(verbose, config)
+    if status:
+        with _reported(), KnowledgeBase(kb, settings=settings, semantic=False) as base:
+            _index_status(base, as_json)
+        return
+    if not paths:
+        _fail(InvalidOption("give the files or folders to index (or --status)"), 2)
     with _reported(), KnowledgeBase(kb, settings=settings, semantic=False if no_semantic else None) as base:
         try:
             report = base.index(paths)
@@ -429,6 +439,20 @@ def index_cmd(
         typer.echo(f"skipped {item.path}: {item.reason}", err=True)
     for warning in report.warnings:
         typer.echo(f"warning: {warning}", err=True)
+
+
+def _index_status(base: KnowledgeBase, as_json: bool) -> None:
+    st = base.status()
+    if as_json:
+        _echo_json(st)
+        return
+    run = st.last_run
+    last = f"last run {run.at:%Y-%m-%d %H:%M} UTC ({run.seconds:.1f} s)" if run else "never indexed"
+    missing = [c for c in st.coverage if c.state != "indexed"]
+    _echo(f"{st.index}: {st.bytes_on_disk / 1e6:.1f} MB on disk, {st.files} files, {st.chunks} chunks, "
+          f"{st.embedded} embedded, {last}; {len(missing)} files not indexed")  # fmt: skip
+    for c in missing:
+        _echo(f"{c.state} {c.path}: {c.reason}")
 
 
 cache_app = typer.Typer(help="The page cache.", no_args_is_help=True)

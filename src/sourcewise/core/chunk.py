@@ -62,7 +62,7 @@ def _atx(line: str) -> tuple[int, str] | None:
 def _underline(line: str, title: str) -> str | None:
     """The adornment character if ``line`` underlines ``title`` (setext or rst), else ``None``."""
     s = line.strip()
-    if len(s) < 2 or len(set(s)) != 1 or s[0] not in _RST_ADORN or not title.strip():
+    if len(s) < 2 or s[0] not in _RST_ADORN or s.count(s[0]) != len(s) or not title.strip():
         return None
     if _atx(title) is not None or title.strip()[0] in "-*+>|":
         return None
@@ -74,6 +74,7 @@ class _Builder:
         self.chunks: list[Chunk] = []
         self.path: list[tuple[int, str]] = []
         self.buf: list[str] = []
+        self.size = 0  # characters in buf, newlines counted
         self.start = 0
 
     def heading(self, level: int, title: str) -> None:
@@ -88,8 +89,8 @@ class _Builder:
                 return
             self.start = lineno
         self.buf.append(line)
-        size = sum(len(x) + 1 for x in self.buf)
-        if (not line.strip() and size >= TARGET_CHARS) or size >= MAX_CHUNK_CHARS:
+        self.size += len(line) + 1
+        if (not line.strip() and self.size >= TARGET_CHARS) or self.size >= MAX_CHUNK_CHARS:
             self.flush()
 
     def flush(self) -> None:
@@ -100,6 +101,7 @@ class _Builder:
             end = self.start + len(self.buf) - 1
             self.chunks.append(Chunk(text, tuple(t for _, t in self.path), self.start, end))
         self.buf = []
+        self.size = 0
 
 
 def chunk_document(text: str, fmt: str, *, max_chunks: int) -> Document:
@@ -115,9 +117,13 @@ def chunk_document(text: str, fmt: str, *, max_chunks: int) -> Document:
         marker = line.lstrip()[:3]
         if fmt == "markdown" and marker in ("```", "~~~"):
             fence = None if fence == marker else (fence or marker)
-        heading = _atx(line) if fmt == "markdown" and fence is None else None
+        # Cheap first looks before the checks (most lines are neither headings nor underlines).
+        heading = _atx(line) if fmt == "markdown" and fence is None and "#" in line[:4] else None
         under = None
-        if heading is None and fence is None and fmt != "text" and i + 1 < len(lines):
+        if (
+            heading is None and fence is None and fmt != "text" and i + 1 < len(lines)
+            and lines[i + 1].lstrip()[:1] in _RST_ADORN
+        ):  # fmt: skip
             under = _underline(lines[i + 1], line)
             # Markdown: only "=" / "-" underlines, and only under a one-line paragraph.
             if fmt == "markdown" and (under not in ("=", "-") or (b.buf and b.buf[-1].strip())):
@@ -126,7 +132,7 @@ def chunk_document(text: str, fmt: str, *, max_chunks: int) -> Document:
             b.heading(*heading)
         if heading is None and under is not None:
             if fmt == "rst" and b.buf and _underline(b.buf[-1], line) == under:
-                b.buf.pop()  # an overline belongs to the title
+                b.size -= len(b.buf.pop()) + 1  # an overline belongs to the title
             level = levels.setdefault(under, len(levels) + 1) if fmt == "rst" else (1 if under == "=" else 2)
             b.heading(level, line.strip())
             i += 2

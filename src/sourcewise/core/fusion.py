@@ -13,7 +13,8 @@ trained on English, so for a query mostly in another script (Korean, Japanese, C
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
+from typing import TypeVar
 
 __all__ = ["ALPHA", "LATIN_SHARE", "convex", "rrf", "semantic_reads"]
 
@@ -36,7 +37,10 @@ def semantic_reads(query: str) -> bool:
     return sum(1 for ch in letters if _latin(ch)) >= LATIN_SHARE * len(letters)
 
 
-def _normalised(scored: Sequence[tuple[int, float]]) -> dict[int, float]:
+K = TypeVar("K", bound=Hashable)  # a chunk's key: an id, or (segment, doc) in one view
+
+
+def _normalised(scored: Sequence[tuple[K, float]]) -> dict[K, float]:
     if not scored:
         return {}
     values = [s for _, s in scored]
@@ -45,16 +49,16 @@ def _normalised(scored: Sequence[tuple[int, float]]) -> dict[int, float]:
     return {key: (s - lo) / span if span > 0 else 1.0 for key, s in scored}
 
 
-def _first_seen(keys: Sequence[int]) -> dict[int, int]:
-    order: dict[int, int] = {}
+def _first_seen(keys: Sequence[K]) -> dict[K, int]:
+    order: dict[K, int] = {}
     for key in keys:
         order.setdefault(key, len(order))
     return order
 
 
 def convex(
-    lexical: Sequence[tuple[int, float]], semantic: Sequence[tuple[int, float]], alpha: float = ALPHA
-) -> list[tuple[int, float]]:
+    lexical: Sequence[tuple[K, float]], semantic: Sequence[tuple[K, float]], alpha: float = ALPHA
+) -> list[tuple[K, float]]:
     """(id, fused score) best first; ties keep the lexical order."""
     lex, sem = _normalised(lexical), _normalised(semantic)
     order = _first_seen([*lex, *sem])
@@ -63,10 +67,10 @@ def convex(
 
 
 def rrf(
-    lexical: Sequence[tuple[int, float]], semantic: Sequence[tuple[int, float]], k: int = 60
-) -> list[tuple[int, float]]:
+    lexical: Sequence[tuple[K, float]], semantic: Sequence[tuple[K, float]], k: int = 60
+) -> list[tuple[K, float]]:
     """(id, fused score) best first, by reciprocal rank fusion."""
-    fused: dict[int, float] = {}
+    fused: dict[K, float] = {}
     for ranking in (lexical, semantic):
         for rank, (key, _) in enumerate(ranking, start=1):
             fused[key] = fused.get(key, 0.0) + 1.0 / (k + rank)

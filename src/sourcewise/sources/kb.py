@@ -1,8 +1,9 @@
 """The local knowledge base: ``sourcewise.KnowledgeBase`` and the ``kb`` source.
 
 Markdown, text, reStructuredText, HTML and PDF files are chunked on headings and paragraphs and
-kept in one SQLite file (default ``STATE_DIR/kb.sqlite3``). Search is lexical (FTS5 bm25 over the
-shared analyzer's terms, title and headings weighted), semantic (MiniLM cosine, with the
+kept in a tantivy index beside a small SQLite file (default ``STATE_DIR/kb.sqlite3``; ``kbstore``).
+Search is lexical (tantivy's BM25 over the terms of ``kbterms``' analyzer, title and headings
+weighted), semantic (MiniLM cosine, with the
 ``semantic`` extra) or hybrid (both, fused by ``core.fusion.convex``; a query mostly in a non-Latin
 script, which the English model cannot read, is searched lexically: ``core.fusion.semantic_reads``).
 Filters in the query: ``path:``, ``type:``/``ext:``, ``title:``, ``after:``/``before:`` (the
@@ -15,9 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
 import tempfile
-import unicodedata
 from collections.abc import Iterable, Mapping
 from datetime import UTC, date, datetime
 from functools import lru_cache
@@ -26,15 +25,19 @@ from typing import Any, ClassVar, Literal
 
 from ..config import Settings, load_settings
 from ..core import syntax as _syntax
-from ..core.analyze import ANALYZER_ID, MAX_TERM, analyze, query_terms
+from ..core.analyze import MAX_TERM
 from ..core.filters import ParsedQuery, parse_query
 from ..core.fusion import convex, semantic_reads
 from ..errors import InvalidOption, InvalidQuery, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
+from . import kbterms
 from .base import Source, SourceOptions
 from .kbembed import Embedder, embedder, embedder_within, semantic_available
 from .kbindex import IndexReport, run_index
-from .kbstore import Row, SQLiteStore, Store, StoreFilter
+from .kbquery import LexQuery, Row, StoreFilter, View
+from .kbsnippet import snippet as _snippet
+from .kbstatus import KBStatus, last_run_record, status_of
+from .kbstore import KBStore, Store
 
 __all__ = ["KB_FILTERS", "IndexReport", "KnowledgeBase", "KnowledgeBaseSource"]
 
@@ -46,6 +49,8 @@ TYPE_EXTS = {
     "txt": ("txt", "text"), "rst": ("rst",), "html": ("html", "htm"), "htm": ("html", "htm"), "pdf": ("pdf",),
 }  # fmt: skip
 CANDIDATES = 100  # per leg, for hybrid fusion
+EMBED_BATCH = 256
+Key = tuple[int, int]  # a chunk in one view of the index
 MAX_LIMIT = 200
 _warned: set[str] = set()
 
@@ -95,36 +100,40 @@ def build_filter(pairs: Iterable[tuple[str, str, bool]], warnings: list[str]) ->
 
 
 def kb_query_terms(text: str) -> list[str]:
-    """The query's terms (``query_terms``, stemmed) without the identifier parts that are one
+    """The query's terms (``kbterms.query_terms``) without the identifier parts that are one
     character or only digits: "python3" keeps "python3" and "python", "w123" keeps "w123", but not
     "w", "3" or "123", which match a large share of all chunks (every "w2", every number) and cost a
     read of their long posting lists. A word standing on its own in the query always stays."""
-    terms = query_terms(text, stem=True)
-    whole = {first[0] for w in text.split() if (first := analyze(w, stem=True))}
+    terms = kbterms.query_terms(text)
+    whole = {first for w in text.split() if (first := _first_term(w[:MAX_TERM]))}
     return [t for t in terms if t in whole or (len(t) > 1 and not t.isdigit())] or terms
 
 
-def match_expression(parsed: ParsedQuery, negations: list[str]) -> str:
-    """The FTS5 MATCH text: required phrases AND any of the terms, NOT the negated words."""
+@lru_cache(maxsize=65536)
+def _first_term(word: str) -> str | None:
+    found = kbterms.terms(word)
+    return found[0] if found else None
 
-    def quoted(terms: Iterable[str]) -> list[str]:
-        return ['"' + t.replace('"', '""') + '"' for t in terms]
 
-    # Analyzed terms are letters, digits and "_": one quoted string is an FTS5 phrase of them.
-    phrases = ['"' + " ".join(words) + '"' for p in parsed.phrases if (words := analyze(p, stem=True))]
-    terms = quoted(kb_query_terms(" ".join(parsed.terms)))
-    parts = [*phrases]
-    if terms:
-        parts.append("(" + " OR ".join(terms) + ")")
-    if not parts:
-        return ""
-    expr = " AND ".join(parts)
-    nots = quoted(t for n in negations for t in analyze(n, stem=True))
-    return f"({expr}) NOT ({' OR '.join(nots)})" if nots else expr
+def lex_query(parsed: ParsedQuery, negations: list[str]) -> LexQuery:
+    """Required phrases, any of the terms, none of the negated words, all analyzed by ``kbterms``.
+
+    A phrase is matched by position on the engine's terms; a phrase holding identifiers or Hangul
+    (whose extra terms have no positions of their own) requires each of its terms instead."""
+    q = LexQuery(terms=kb_query_terms(" ".join(parsed.terms)))
+    for phrase in parsed.phrases:
+        engine_text, extras = kbterms.split(phrase)
+        words = kbterms.engine_terms(engine_text)
+        if extras:
+            q.required.extend(dict.fromkeys([*words, *extras]))
+        elif words:
+            q.phrases.append(words)
+    q.excluded = list(dict.fromkeys(t for n in negations for t in kbterms.terms(n)))
+    return q
 
 
 class KnowledgeBase:
-    """A local knowledge base in one SQLite file. ``KnowledgeBase()`` opens the default one."""
+    """A local knowledge base (see the module). ``KnowledgeBase()`` opens the default one."""
 
     def __init__(
         self,
@@ -140,10 +149,18 @@ class KnowledgeBase:
         # None: wait for the model however long it takes to load; a number: search lexically
         # (and say so) when it is not ready within that many seconds (the sources under a deadline).
         self.model_wait: float | None = None
-        self.store: Store = store or SQLiteStore(self._location(path, settings))
+        self.store: Store = store or KBStore(self._location(path, settings))
         self._matrix: tuple[Any, Any] | None = None
-        if self.store.get_meta("analyzer") not in (None, ANALYZER_ID):
+        if self.store.get_meta("analyzer") not in (None, kbterms.ANALYZER_ID):
             _warn_once(f"{self.store.location} was built by another analyzer; run `sourcewise index` again")
+        legacy = self.store.legacy_paths
+        if legacy is not None:  # an index of the SQLite FTS5 version: written again from its files
+            report = self.index([p for p in legacy if Path(p).is_file()]) if legacy else None
+            if report is not None:
+                log.warning(
+                    "kb: %s rebuilt: %d files, %d chunks", self.location, len(report.added), report.chunks
+                )
+            self.store.legacy_paths = None
 
     @staticmethod
     def _location(path: str | os.PathLike[str] | None, settings: Settings | None) -> str:
@@ -164,10 +181,12 @@ class KnowledgeBase:
         """Add, update and remove files under ``paths``; a report of what changed and what was skipped."""
         if isinstance(paths, str | os.PathLike):
             paths = [paths]
-        force = self.store.get_meta("analyzer") not in (None, ANALYZER_ID)
+        force = self.store.get_meta("analyzer") not in (None, kbterms.ANALYZER_ID)
         report = run_index(self.store, paths, force=force)
-        self.store.set_meta("analyzer", ANALYZER_ID)
-        self.store.prepare_search()
+        self.store.set_meta("analyzer", kbterms.ANALYZER_ID)
+        self.store.set_meta("last_run", last_run_record(
+            report.seconds, len(report.added), len(report.updated), len(report.removed), report.unchanged,
+            len(report.skipped), report.chunks))  # fmt: skip
         self._matrix = None
         embedded = self._embed_missing() if self.semantic is not False else 0
         return report.model_copy(update={"embedded": embedded}) if embedded else report
@@ -176,14 +195,18 @@ class KnowledgeBase:
         model = embedder()
         if model is None:
             return 0
-        missing = self.store.missing_vectors()
-        for start in range(0, len(missing), 256):
-            part = missing[start : start + 256]
+        done = 0
+        # Batch by batch, each stored in its own transaction: a killed run keeps what was embedded
+        # and the next one starts where it stopped.
+        while part := self.store.missing_vectors(EMBED_BATCH):
             vecs = model.encode([text for _, text in part])
-            with self.store.batch():  # one batch per transaction: a kill keeps what was done
-                self.store.put_vectors([(h, v.tobytes()) for (h, _), v in zip(part, vecs, strict=True)])
+            self.store.put_vectors([(h, v.tobytes()) for (h, _), v in zip(part, vecs, strict=True)])
+            done += len(part)
+            log.info("kb: %d chunks embedded", done)
+            if len(part) < EMBED_BATCH:
+                break
         self._matrix = None
-        return len(missing)
+        return done
 
     def search(
         self,
@@ -228,16 +251,17 @@ class KnowledgeBase:
                 negations.append(n)
         pairs.extend(_filter_pairs(filters))
         where = build_filter(pairs, warnings)
-        scored = self._ranked(parsed, negations, where, mode, limit, warnings)
-        rows = self.store.rows([cid for cid, _ in scored])
-        terms = set(query_terms(parsed.text, stem=True))
-        hits = [self._hit(rows[cid], score, terms) for cid, score in scored if cid in rows]
+        view = self.store.view()  # one searcher: the keys it ranks are the ones it reads
+        scored = self._ranked(view, parsed, negations, where, mode, limit, warnings)
+        rows = view.rows([key for key, _ in scored])
+        terms = set(kbterms.query_terms(parsed.text))
+        hits = [self._hit(rows[key], score, terms) for key, score in scored if key in rows]
         return hits, warnings
 
     def _ranked(
-        self, parsed: ParsedQuery, negations: list[str], where: StoreFilter, mode: Mode, limit: int,
-        warnings: list[str],
-    ) -> list[tuple[int, float]]:  # fmt: skip
+        self, view: View, parsed: ParsedQuery, negations: list[str], where: StoreFilter, mode: Mode,
+        limit: int, warnings: list[str],
+    ) -> list[tuple[Key, float]]:  # fmt: skip
         model: Embedder | None = None
         if mode == "hybrid" and not semantic_reads(parsed.text):
             # MiniLM reads English: on a Korean (or other non-Latin) query its leg only adds noise.
@@ -260,39 +284,42 @@ class KnowledgeBase:
                     model = got
             if model is None:
                 mode = "lexical"
-        match = match_expression(parsed, negations)
+        query = lex_query(parsed, negations)
         if mode == "lexical":
-            return self.store.lexical(match, where, limit) if match else []
+            return view.lexical(query, where, limit)
         assert model is not None
-        semantic = self._semantic(model, parsed.text, where, limit if mode == "semantic" else CANDIDATES)
+        semantic = self._semantic(
+            view, model, parsed.text, where, limit if mode == "semantic" else CANDIDATES
+        )
         if mode == "semantic":
             return semantic
-        lexical = self.store.lexical(match, where, CANDIDATES) if match else []
-        return convex(lexical, semantic)[:limit]
+        return convex(view.lexical(query, where, CANDIDATES), semantic)[:limit]
 
     def _vectors(self) -> tuple[Any, Any]:
-        """(chunk ids, flat float32 vectors), read once and kept until the next index run."""
+        """(embed hashes, flat float32 vectors), read once and kept until the next index run."""
         import numpy as np
 
         if self._matrix is None:
-            ids, blobs = self.store.vectors()
-            self._matrix = (np.array(ids, dtype=np.int64), np.frombuffer(b"".join(blobs), dtype=np.float32))
+            hashes, blobs = self.store.vectors()
+            self._matrix = (np.array(hashes), np.frombuffer(b"".join(blobs), dtype=np.float32))
         return self._matrix
 
     def _semantic(
-        self, model: Embedder, text: str, where: StoreFilter, limit: int
-    ) -> list[tuple[int, float]]:
+        self, view: View, model: Embedder, text: str, where: StoreFilter, limit: int
+    ) -> list[tuple[Key, float]]:
         import numpy as np
 
-        ids_arr, flat = self._vectors()
-        if not text.strip() or not len(ids_arr):
+        hashes, flat = self._vectors()
+        if not text.strip() or not len(hashes):
             return []
-        scores = flat.reshape(len(ids_arr), -1) @ model.encode([text])[0]
-        allowed = self.store.filtered_ids(where)
-        if allowed is not None:
-            scores = np.where(np.isin(ids_arr, list(allowed)), scores, -np.inf)
-        top = np.argsort(-scores)[:limit]
-        return [(int(ids_arr[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
+        scores = flat.reshape(len(hashes), -1) @ model.encode([text])[0]
+        # The nearest texts, then the chunks holding them that the filter keeps (with a filter,
+        # many more texts: the filter may leave few of the nearest).
+        wanted = limit if not where.clauses(view.schema) else max(20 * limit, 2000)
+        top = np.argsort(-scores)[:wanted]
+        found = view.by_hashes([str(hashes[i]) for i in top], where, 4 * len(top))
+        out = [(key, float(scores[i])) for i in top for key in found.get(str(hashes[i]), [])]
+        return out[:limit]
 
     def _hit(self, row: Row, score: float, terms: set[str]) -> Hit:
         return Hit(
@@ -310,6 +337,10 @@ class KnowledgeBase:
             start_line=row.start_line,
             end_line=row.end_line,
         )
+
+    def status(self) -> KBStatus:
+        """Size on disk, chunks, files, the last run and every file's coverage (``index --status``)."""
+        return status_of(self.store)
 
     def info(self) -> tuple[int, int, datetime | None]:
         files, chunks, updated = self.store.stats()
@@ -342,33 +373,9 @@ def _filter_pairs(filters: Mapping[str, str | list[str]] | None) -> list[tuple[s
     return out
 
 
-_WORD = re.compile(r"\w+")  # one character class, no backtracking: linear in the text
-
-
 @lru_cache(maxsize=4096)
 def _day_start(day: str) -> datetime:
     return datetime.fromisoformat(day).replace(tzinfo=UTC)  # immutable: one object per day is enough
-
-
-@lru_cache(maxsize=65536)
-def _word_terms(word: str) -> frozenset[str]:
-    return frozenset(analyze(word, stem=True))
-
-
-def _has_term(line: str, terms: set[str]) -> bool:
-    # Word by word through a cache (keys cut as the analyzer cuts words, so it stays small),
-    # stopping at the first hit: analyzing each hit's whole text was most of a query's time.
-    words = _WORD.findall(unicodedata.normalize("NFKC", line))
-    return any(not terms.isdisjoint(_word_terms(w[:MAX_TERM])) for w in words)
-
-
-def _snippet(text: str, terms: set[str], size: int = 200) -> str:
-    lines = [s for ln in text.splitlines() if (s := ln.strip())]
-    # The snippet starts at the first line holding a query term (the first line when none does):
-    # with one line there is nothing to look for.
-    start = next((i for i, ln in enumerate(lines) if _has_term(ln, terms)), 0) if len(lines) > 1 else 0
-    joined = " ".join(lines[start:])
-    return joined if len(joined) <= size else joined[: size - 1].rsplit(" ", 1)[0] + "…"
 
 
 class KnowledgeBaseOptions(SourceOptions):

@@ -1,30 +1,32 @@
 """Building and updating the knowledge base: walk, read, extract, chunk, analyze, store in batches.
 
-A file is read again only when its size or modification time changed, and re-indexed only when
-its content hash changed. Files that vanished from an indexed folder are removed. Every batch of
-files is one transaction, so a run that is killed or fails leaves the index complete: each file is
-either in its old form or its new one. A file that cannot be read (a corrupt PDF, a binary, one
-past the size limit) is reported as skipped and never stops the run.
+A file costs one ``stat`` when its size and modification time are as recorded; it is read and
+hashed when they changed, and re-indexed only when its content hash changed. Files that vanished
+from an indexed folder are removed. The store's writer commits as it goes, so a run that is killed
+or fails leaves the index complete: each file is either in its old form or its new one. Reading,
+chunking and the analysis of identifiers and Hangul run here while the engine indexes in its own
+threads. A file that cannot be read is reported (skipped: unsupported, too large, binary; failed:
+anything else, like a corrupt PDF), kept in the index's coverage, and never stops the run.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import time
 import unicodedata
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from functools import lru_cache
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..core.analyze import analyze
 from ..core.chunk import Document, chunk_document
 from ..core.extract import decode, extract
 from ..errors import InvalidOption
-from .kbstore import ChunkRow, FileRow, Store
+from .kbstore import ChunkRow, FileRow, Store, Writer
 
 __all__ = ["FORMATS", "MAX_CHUNKS_PER_FILE", "MAX_FILE_BYTES", "IndexReport", "Skipped", "run_index"]
 
@@ -32,8 +34,6 @@ MAX_FILE_BYTES = 20_000_000
 """Larger files are skipped and reported (a 20 MB Markdown file is a data dump, not a document)."""
 MAX_CHUNKS_PER_FILE = 5_000
 """A file is cut after this many chunks (about 6 MB of text), with a warning."""
-BATCH_FILES = 64
-BATCH_CHUNKS = 4_000
 FORMATS = {
     ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown", ".txt": "text", ".text": "text",
     ".rst": "rst", ".html": "html", ".htm": "html", ".pdf": "pdf",
@@ -46,6 +46,7 @@ class Skipped(BaseModel):
 
     path: str
     reason: str
+    state: str = Field(default="skipped", description="skipped (by rule) or failed (could not be read)")
 
 
 class IndexReport(BaseModel):
@@ -65,16 +66,35 @@ class IndexReport(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
 
-@dataclass
-class _Prepared:
-    file: FileRow
-    chunks: list[ChunkRow]
-    is_new: bool
+class _Skip(ValueError):
+    """A file left out by rule (not an error in the file): reported as skipped."""
+
+
+@lru_cache(maxsize=1)
+def _controls() -> re.Pattern[str]:
+    """One class of the control, format, surrogate and private-use characters (categories Cc, Cf,
+    Cs, Co) but newline and tab: a linear-time ``sub`` in place of a loop over characters. Format
+    characters live below U+20000 and in plane 14; planes 15 and 16 are private use."""
+    ranges: list[list[int]] = [[0xF0000, 0xFFFFD], [0x100000, 0x10FFFD]]
+    for code in (*range(0x20000), *range(0xE0000, 0xE1000)):
+        if unicodedata.category(chr(code)) in ("Cc", "Cf", "Cs", "Co") and chr(code) not in "\n\t":
+            if ranges[-1][1] == code - 1:
+                ranges[-1][1] = code
+            else:
+                ranges.append([code, code])
+    return re.compile("[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges) + "]")
+
+
+_ASCII_CONTROLS = dict.fromkeys(c for c in range(128) if chr(c) not in "\n\t" and (c < 32 or c == 127))
 
 
 def _clean(text: str) -> str:
-    """Control characters out (they must never reach a terminal); newlines and tabs kept."""
-    return "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch)[0] != "C")
+    """Control and format characters out (they must never reach a terminal); newlines and tabs kept."""
+    if text.isascii():
+        return text.translate(_ASCII_CONTROLS)
+    if text.replace("\n", " ").replace("\t", " ").isprintable():  # nothing of category C in it
+        return text
+    return _controls().sub("", text)
 
 
 def walk(roots: Iterable[Path]) -> Iterator[tuple[Path, bool]]:
@@ -97,7 +117,7 @@ def _text_of(path: Path, body: bytes, fmt: str) -> tuple[str, str, str | None]:
         got = extract(body, media, path.as_uri())
         return got.text, "markdown" if fmt == "html" else "text", got.title
     if b"\x00" in body[:8192]:
-        raise ValueError("looks binary (NUL bytes)")
+        raise _Skip("looks binary (NUL bytes)")
     return decode(body, None), fmt, None
 
 
@@ -122,16 +142,13 @@ def prepare(
         warnings.append(f"{path}: cut at {MAX_CHUNKS_PER_FILE} chunks")
         doc.chunks = doc.chunks[:MAX_CHUNKS_PER_FILE]
     title = _clean(doc.title or meta_title or path.stem)[:500]
-    title_terms = " ".join(analyze(title, stem=True))
     rows = []
     for i, c in enumerate(doc.chunks):
         embed_hash = hashlib.sha256("\n".join([title, *c.heading_path, c.text]).encode()).hexdigest()[:32]
         rows.append(
             ChunkRow(
                 ordinal=i, text=c.text, heading_path=c.heading_path, start_line=c.start_line,
-                end_line=c.end_line, terms_title=title_terms,
-                terms_headings=" ".join(analyze(" ".join(c.heading_path), stem=True)),
-                terms_body=" ".join(analyze(c.text, stem=True)), embed_hash=embed_hash,
+                end_line=c.end_line, embed_hash=embed_hash,
             )
         )  # fmt: skip
     ext = path.suffix.lower().lstrip(".")
@@ -148,17 +165,15 @@ def _read(path: Path, known: tuple[str, int, int] | None, force: bool) -> tuple[
     if known and not force and known[1] == st.st_mtime_ns and known[2] == st.st_size:
         return "unchanged"
     if st.st_size > MAX_FILE_BYTES:
-        raise ValueError(f"larger than the {MAX_FILE_BYTES // 1_000_000} MB limit")
+        raise _Skip(f"larger than the {MAX_FILE_BYTES // 1_000_000} MB limit")
     return path.read_bytes(), st
 
 
 class _Run:
-    def __init__(self, store: Store, force: bool) -> None:
-        self.store = store
+    def __init__(self, store: Store, writer: Writer, force: bool) -> None:
+        self.writer = writer
         self.force = force
         self.known = store.files()
-        self.pending: list[_Prepared] = []
-        self.touched: list[tuple[str, int]] = []
         self.added: list[str] = []
         self.updated: list[str] = []
         self.skipped: list[Skipped] = []
@@ -170,7 +185,7 @@ class _Run:
         key = str(path)
         if path.suffix.lower() not in FORMATS:
             if explicit:
-                self.skipped.append(Skipped(path=key, reason=f"unsupported file type {path.suffix!r}"))
+                self._skip(key, f"unsupported file type {path.suffix!r}", "skipped")
             return
         known = self.known.get(key)
         try:
@@ -180,30 +195,26 @@ class _Run:
                 return
             body, st = got
             digest = hashlib.sha256(body).hexdigest()
-            if known and known[0] == digest and not self.force:
-                self.unchanged += 1
-                self.touched.append((key, st.st_mtime_ns))
-                return
             file, rows = prepare(path, body, st.st_mtime_ns, digest, self.warnings)
         except Exception as exc:  # one unreadable file (corrupt PDF, bad bytes) never stops the run
-            self.skipped.append(Skipped(path=key, reason=_reason(exc)))
+            self._skip(key, _reason(exc), "skipped" if isinstance(exc, _Skip) else "failed")
             return
-        self.pending.append(_Prepared(file, rows, known is None))
-        if len(self.pending) >= BATCH_FILES or sum(len(p.chunks) for p in self.pending) >= BATCH_CHUNKS:
-            self.flush()
+        if known and known[0] == digest and not self.force:
+            # Same content, new modification time: written again only if its date follows that time.
+            self.unchanged += 1
+            if not file.mtime_dated:
+                self.writer.touch(file)
+                return
+        else:
+            (self.updated if known else self.added).append(key)
+            self.chunks += len(rows)
+        self.writer.put_file(file, rows, known=known is not None)
+        if self.writer.due():
+            self.writer.commit()
 
-    def flush(self) -> None:
-        if not self.pending and not self.touched:
-            return
-        with self.store.batch():
-            for p in self.pending:
-                self.store.put_file(p.file, p.chunks)
-            for key, mtime in self.touched:
-                self.store.touch_file(key, mtime, _mtime_day(mtime))
-        for p in self.pending:
-            (self.added if p.is_new else self.updated).append(p.file.path)
-            self.chunks += len(p.chunks)
-        self.pending, self.touched = [], []
+    def _skip(self, key: str, reason: str, state: str) -> None:
+        self.skipped.append(Skipped(path=key, reason=reason, state=state))
+        self.writer.not_indexed(key, state, reason)
 
 
 def _reason(exc: BaseException) -> str:
@@ -235,16 +246,21 @@ def run_index(store: Store, paths: Iterable[str | os.PathLike[str]], *, force: b
             raise InvalidOption(f"cannot index {_clean(str(root))[:200]}: {exc.strerror or exc}") from exc
     if missing:
         raise InvalidOption(f"no such file or folder: {', '.join(missing)}")
-    run = _Run(store, force)
-    seen: set[str] = set()
-    for path, explicit in walk(roots):
-        seen.add(str(path))
-        run.one(path, explicit)
-    run.flush()
-    removed = _removed(run.known, roots, seen)
-    if removed:
-        with store.batch():
-            store.remove_files(removed)
+    writer = store.writer()
+    try:
+        run = _Run(store, writer, force)
+        seen: set[str] = set()
+        for path, explicit in walk(roots):
+            seen.add(str(path))
+            run.one(path, explicit)
+        removed = _removed(run.known, roots, seen)
+        gone_skipped = _removed([p for p, _, _ in store.coverage()], roots, seen)
+        for gone in [*removed, *gone_skipped]:
+            writer.remove(gone)
+        writer.finish()
+    except BaseException:
+        writer.abandon()
+        raise
     return IndexReport(
         index=store.location, added=run.added, updated=run.updated, removed=removed,
         unchanged=run.unchanged, skipped=run.skipped, chunks=run.chunks,

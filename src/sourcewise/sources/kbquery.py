@@ -1,0 +1,186 @@
+"""The query side of the knowledge base's store: filters on files, analyzed queries, and a ``View``
+(one searcher of the tantivy index) that ranks with BM25, filters and reads chunks back."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import tantivy
+
+__all__ = ["HEADINGS_SEP", "WEIGHTS", "LexQuery", "Row", "StoreFilter", "View", "day_number"]
+
+WEIGHTS = {"title": 4.0, "headings": 2.0, "body": 1.0}
+HEADINGS_SEP = "\x1f"  # a control character: never in a cleaned heading, a separator to the analyzer
+
+
+@dataclass(frozen=True)
+class Row:
+    """A stored chunk with its file, as search reads it back."""
+
+    key: tuple[int, int]
+    path: str
+    title: str
+    doc_date: str
+    heading_path: tuple[str, ...]
+    text: str
+    start_line: int
+    end_line: int
+    embed_hash: str
+
+
+@dataclass
+class StoreFilter:
+    """Conditions on the file a chunk comes from; each list is OR-ed, the lists AND-ed."""
+
+    paths: list[str] = field(default_factory=list)  # glob (``*``, ``?``) or a part of the path
+    not_paths: list[str] = field(default_factory=list)
+    exts: list[str] = field(default_factory=list)
+    not_exts: list[str] = field(default_factory=list)
+    titles: list[str] = field(default_factory=list)  # substring, case-insensitive
+    not_titles: list[str] = field(default_factory=list)
+    after: str | None = None  # ISO date, inclusive
+    before: str | None = None  # ISO date, exclusive
+
+    def clauses(self, schema: tantivy.Schema) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+        """The filter as required and excluded clauses of a boolean query (none: no filter)."""
+        out: list[tuple[tantivy.Occur, tantivy.Query]] = []
+
+        def any_of(name: str, queries: list[tantivy.Query], negate: bool) -> None:
+            if queries:
+                either = tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in queries])
+                out.append((tantivy.Occur.MustNot if negate else tantivy.Occur.Must, either))
+
+        for values, negate in ((self.paths, False), (self.not_paths, True)):
+            any_of(
+                "path_lc",
+                [tantivy.Query.regex_query(schema, "path_lc", _glob_regex(v)) for v in values],
+                negate,
+            )
+        for values, negate in ((self.exts, False), (self.not_exts, True)):
+            exts = [e.lower().lstrip(".") for e in values]
+            any_of("ext", [tantivy.Query.term_query(schema, "ext", e) for e in exts], negate)
+        for values, negate in ((self.titles, False), (self.not_titles, True)):
+            regexes = [".*" + _escape(v.lower()) + ".*" for v in values]
+            any_of("title_lc", [tantivy.Query.regex_query(schema, "title_lc", r) for r in regexes], negate)
+        if self.after or self.before:
+            low = day_number(self.after) if self.after else None
+            high = day_number(self.before) if self.before else None
+            days = tantivy.Query.range_query(
+                schema, "day", tantivy.FieldType.Integer, low, high, include_upper=high is None
+            )
+            out.append((tantivy.Occur.Must, days))
+        return out
+
+
+@dataclass
+class LexQuery:
+    """Analyzed terms: any of ``terms``, every phrase (or every term of a ``required`` group), none
+    of ``excluded``."""
+
+    terms: list[str] = field(default_factory=list)
+    phrases: list[list[str]] = field(default_factory=list)
+    required: list[str] = field(default_factory=list)
+    excluded: list[str] = field(default_factory=list)
+
+    def empty(self) -> bool:
+        return not (self.terms or self.phrases or self.required)
+
+
+_REGEX_META = set("\\.+*?()|[]{}^$#&-~")
+
+
+def _escape(value: str) -> str:
+    return "".join("\\" + c if c in _REGEX_META else c for c in value)
+
+
+def _glob_regex(value: str) -> str:
+    """A ``path:`` value as a regex over the lower-cased path: a glob or a part of the path."""
+    body = "".join(".*" if c == "*" else "." if c == "?" else _escape(c) for c in value.lower())
+    return ".*" + body + ".*"
+
+
+def day_number(iso: str) -> int:
+    return int(iso.replace("-", ""))
+
+
+def _heading_path(values: list[str]) -> tuple[str, ...]:
+    return tuple(values[0].split(HEADINGS_SEP)) if values and values[0] else ()
+
+
+class View:
+    """One searcher: ranks, filters and reads chunks of the index as it was when the view was made."""
+
+    def __init__(self, searcher: tantivy.Searcher, schema: tantivy.Schema) -> None:
+        self.searcher = searcher
+        self.schema = schema
+
+    def _field_terms(self, terms: Iterable[str]) -> list[tantivy.Query]:
+        return [
+            tantivy.Query.boost_query(tantivy.Query.term_query(self.schema, name, t, "freq"), weight)
+            for t in terms
+            for name, weight in WEIGHTS.items()
+        ]
+
+    def _phrase(self, words: list[str]) -> tantivy.Query:
+        if len(words) == 1:
+            return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in self._field_terms(words)])
+        phrase: list[str | tuple[int, str]] = list(words)
+        per_field = [tantivy.Query.phrase_query(self.schema, name, phrase) for name in WEIGHTS]
+        return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in per_field])
+
+    def lexical(self, q: LexQuery, where: StoreFilter, limit: int) -> list[tuple[tuple[int, int], float]]:
+        """(chunk key, BM25 score) best first."""
+        if q.empty():
+            return []
+        should, must = tantivy.Occur.Should, tantivy.Occur.Must
+        clauses: list[tuple[tantivy.Occur, tantivy.Query]] = [(should, x) for x in self._field_terms(q.terms)]
+        clauses += [(must, self._phrase(p)) for p in q.phrases]
+        clauses += [(must, self._phrase([t])) for t in q.required]
+        clauses += [(tantivy.Occur.MustNot, x) for x in self._field_terms(q.excluded)]
+        filters = where.clauses(self.schema)
+        if filters:  # the filter decides which chunks, the terms alone how they rank
+            ranked = tantivy.Query.boolean_query(clauses)
+            constant = [(o, tantivy.Query.const_score_query(x, 0.0)) for o, x in filters]
+            query = tantivy.Query.boolean_query([(must, ranked), *constant])
+        else:
+            query = tantivy.Query.boolean_query(clauses)
+        hits = self.searcher.search(query, limit, count=False).hits
+        return [((a.segment_ord, a.doc), float(s)) for s, a in hits]
+
+    def by_hashes(
+        self, hashes: Sequence[str], where: StoreFilter, limit: int
+    ) -> dict[str, list[tuple[int, int]]]:
+        """embed hash -> the keys of the chunks with it that the filter keeps."""
+        query = tantivy.Query.term_set_query(self.schema, "hash", list(hashes))
+        filters = where.clauses(self.schema)
+        if filters:
+            query = tantivy.Query.boolean_query([(tantivy.Occur.Must, query), *filters])
+        out: dict[str, list[tuple[int, int]]] = {}
+        for _, a in self.searcher.search(query, limit, count=False).hits:
+            out.setdefault(self._row(a).embed_hash, []).append((a.segment_ord, a.doc))
+        return out
+
+    def _row(self, address: tantivy.DocAddress) -> Row:
+        d = self.searcher.doc(address).to_dict()
+        day = str(d["day"][0])
+        start, end = d["lines"]
+        key = (address.segment_ord, address.doc)
+        return Row(
+            key, d["path"][0], d["title"][0], f"{day[:4]}-{day[4:6]}-{day[6:]}",
+            _heading_path(d.get("headings", [])), d["body"][0], start, end, d["hash"][0],
+        )  # fmt: skip
+
+    def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]:
+        return {k: self._row(tantivy.DocAddress(k[0], k[1])) for k in dict.fromkeys(keys)}
+
+    def texts(self, hashes: Sequence[str]) -> list[tuple[str, str]]:
+        """(embed hash, the text its embedding reads: title, headings, body) for each hash found."""
+        out: dict[str, str] = {}
+        for start in range(0, len(hashes), 1024):
+            part = list(hashes[start : start + 1024])
+            query = tantivy.Query.term_set_query(self.schema, "hash", part)
+            for _, a in self.searcher.search(query, 4 * len(part), count=False).hits:
+                row = self._row(a)
+                out.setdefault(row.embed_hash, "\n".join([row.title, *row.heading_path, row.text]))
+        return list(out.items())
