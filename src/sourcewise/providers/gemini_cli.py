@@ -188,7 +188,8 @@ async def run(call: ProviderCall) -> ProviderOutput:
     if not shutil.which(settings.gemini_cli_command):
         raise ProviderNotConfigured(NAME, configured(settings)[1])
     argv = command(call.query, call.max_results, settings)
-    code, out, err = await _execute(argv, settings.gemini_cli_timeout)
+    # The CLI's own limit, within what is left of the search's deadline
+    code, out, err = await _execute(argv, min(settings.gemini_cli_timeout, call.deadline))
     stdout, stderr = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
     if code != 0:
         said = _first_line(stderr) or _first_line(stdout)
