@@ -2,9 +2,11 @@
 
 When a ``gemini`` executable is on PATH (name: ``gemini_cli_command``), it is run
 non-interactively (``--output-format json -p PROMPT``, no shell) with a prompt asking it to use its
-``google_web_search`` tool and answer with JSON. The run is killed at ``gemini_cli_timeout``
-seconds. A timeout, a missing login or output that is not the JSON asked for are typed provider
-errors, so the chain moves on. Output is read in chunks: past ``MAX_OUTPUT`` bytes the CLI (and
+``google_web_search`` tool and answer with JSON. An answer in prose instead (the tool's own
+``Sources:`` list, markdown links, numbered sources) is read too: its links are the results and
+its text the answer (``providers.prose``). The run is killed at ``gemini_cli_timeout`` seconds or
+when the search's deadline passes. A timeout, a missing login or output that is neither the JSON
+asked for nor prose with links are typed provider errors, so the chain moves on. Output is read in chunks: past ``MAX_OUTPUT`` bytes the CLI (and
 anything it started) is killed and the answer refused, so memory stays bounded.
 """
 
@@ -25,6 +27,7 @@ from ..errors import AuthError, ParseError, ProviderError, ProviderNotConfigured
 from ..models import RawResult
 from ..net.redirects import resolve_redirects
 from .base import Provider, ProviderCall, ProviderOutput, no_parse, no_request
+from .prose import read_prose
 
 __all__ = ["PROVIDER", "CliTimeout", "command", "parse_output", "prompt"]
 
@@ -85,16 +88,31 @@ def _json_in(text: str) -> Any:
     raise ParseError(NAME, f"the CLI did not answer with JSON: {_CONTROL.sub(' ', text[:80])!r}")
 
 
+def _from_prose(text: str, error: ParseError) -> tuple[list[RawResult], str | None]:
+    """Results and answer from a reply in prose; ``error`` when it links to no source either."""
+    read = read_prose(text, NAME)
+    if not read.results:
+        raise error
+    return read.results, read.answer or None
+
+
 def parse_output(stdout: str) -> tuple[list[RawResult], str | None]:
-    """Results and answer from the CLI's output; ``ParseError`` when it is not the JSON asked for."""
-    outer = _json_in(stdout)
+    """Results and answer from the CLI's output: the JSON asked for, or prose with links to its
+    sources; ``ParseError`` when it is neither."""
+    try:
+        outer = _json_in(stdout)
+    except ParseError as exc:
+        return _from_prose(stdout, exc)
     if isinstance(outer, dict) and isinstance(outer.get("error"), dict):
         message = str(outer["error"].get("message") or "unknown error")[:200]
         raise ProviderError(NAME, f"the CLI reported an error: {_CONTROL.sub(' ', message)}")
     if isinstance(outer, dict) and "response" in outer:  # --output-format json wraps the reply
         if not isinstance(outer["response"], str):
             raise ParseError(NAME, "the CLI's 'response' is not text")
-        outer = _json_in(outer["response"])
+        try:
+            outer = _json_in(outer["response"])
+        except ParseError as exc:
+            return _from_prose(outer["response"], exc)
     if not isinstance(outer, dict) or not isinstance(outer.get("results"), list):
         raise ParseError(NAME, "the reply has no 'results' list")
     answer = outer.get("answer")
