@@ -106,7 +106,8 @@ async def test_a_prose_reply_with_its_sources_list_becomes_rated_results(
     ]
     assert [r.tier for r in response.results] == [1, 1]
     assert response.results[0].snippet == "React Server Components render on the server."
-    assert response.answer is not None and "render on the server.[1]" in response.answer
+    assert response.answer is not None
+    assert "render on the server.[1]" in response.answer
     assert "Sources:" not in response.answer
 
 

@@ -6,8 +6,9 @@ non-interactively (``--output-format json -p PROMPT``, no shell) with a prompt a
 ``Sources:`` list, markdown links, numbered sources) is read too: its links are the results and
 its text the answer (``providers.prose``). The run is killed at ``gemini_cli_timeout`` seconds or
 when the search's deadline passes. A timeout, a missing login or output that is neither the JSON
-asked for nor prose with links are typed provider errors, so the chain moves on. Output is read in chunks: past ``MAX_OUTPUT`` bytes the CLI (and
-anything it started) is killed and the answer refused, so memory stays bounded.
+asked for nor prose with links are typed provider errors, so the chain moves on. Output is read
+in chunks: past ``MAX_OUTPUT`` bytes the CLI (and anything it started) is killed and the answer
+refused, so memory stays bounded.
 """
 
 from __future__ import annotations

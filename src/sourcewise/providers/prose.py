@@ -139,7 +139,7 @@ def read_prose(text: str, provider: str) -> Prose:
         found.setdefault(match.group(2), _Found(match.group(2), match.group(1)))
     for match in _AUTOLINK.finditer(body):
         found.setdefault(match.group(1), _Found(match.group(1)))
-    results = []
+    results: list[RawResult] = []
     for entry in found.values():
         if not is_http_url(entry.url):
             continue
