@@ -108,7 +108,7 @@ async def test_a_prose_reply_with_its_sources_list_becomes_rated_results(
     assert response.results[0].snippet == "React Server Components render on the server."
     assert response.answer is not None
     assert "render on the server.[1]" in response.answer
-    assert "Sources:" not in response.answer
+    assert "Sources:\n[1] Server Components - React" in response.answer  # [n] keep their list
 
 
 async def test_timeout_kills_the_cli_and_moves_on(on_path: Path, tmp_path: Path) -> None:

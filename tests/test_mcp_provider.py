@@ -127,7 +127,7 @@ async def test_a_gemini_prose_answer_gives_rated_results_and_the_answer(
     assert response.results[0].url == "https://react.dev/reference/rsc/server-components"
     assert response.answer is not None
     assert response.answer.startswith("React Server Components render on the server")
-    assert "Sources:" not in response.answer  # the sources are the results, not part of the answer
+    assert "[1] Server Components - React" in response.answer  # its [n] keep their sources list
 
 
 @pytest.mark.parametrize(

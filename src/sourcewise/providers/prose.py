@@ -5,8 +5,8 @@ Read, in this order: a ``Sources:`` block (also ``References:``, ``출처:``, ``
 lines are ``[1] Title (url)``, ``1. [Title](url) - what``, ``- url`` or ``[1]: url "Title"``; then
 numbered lists of links elsewhere; then markdown links and ``<url>`` autolinks in the text. A
 source's snippet is what its line says about it, or the first sentence of the answer citing it
-(``[n]`` or its link). The answer is the text without the sources block, with links kept as
-their words. Only http(s) URLs count; a URL is at most ``MAX_URL`` characters and an answer at most
+(``[n]`` or its link). The answer is the text as written, sources block included, so that its
+``[n]`` markers still point somewhere (as a grounded provider's cited answer does). Only http(s) URLs count; a URL is at most ``MAX_URL`` characters and an answer at most
 ``MAX_PROSE``; patterns are bounded, so the work is linear in the text.
 """
 
@@ -39,7 +39,7 @@ _TRAIL = ".,;:!?)]}'\""
 
 @dataclass(frozen=True)
 class Prose:
-    """The answer (without its sources block) and the sources found, in order."""
+    """The answer (as written, with its sources block) and the sources found, in order."""
 
     answer: str
     results: list[RawResult]
@@ -153,4 +153,4 @@ def read_prose(text: str, provider: str) -> Prose:
                 position=len(results) + 1,
             )
         )
-    return Prose(body, results)
+    return Prose(text.strip(), results)
