@@ -6,8 +6,9 @@ lines are ``[1] Title (url)``, ``1. [Title](url) - what``, ``- url`` or ``[1]: u
 numbered lists of links elsewhere; then markdown links and ``<url>`` autolinks in the text. A
 source's snippet is what its line says about it, or the first sentence of the answer citing it
 (``[n]`` or its link). The answer is the text as written, sources block included, so that its
-``[n]`` markers still point somewhere (as a grounded provider's cited answer does). Only http(s) URLs count; a URL is at most ``MAX_URL`` characters and an answer at most
-``MAX_PROSE``; patterns are bounded, so the work is linear in the text.
+``[n]`` markers still point somewhere (as a grounded provider's cited answer does). Only http(s)
+URLs count; a URL is at most 2,048 characters and an answer at most ``MAX_PROSE``; patterns are
+bounded, so the work is linear in the text.
 """
 
 from __future__ import annotations
