@@ -49,6 +49,7 @@ _GENERIC = frozenset(
 )
 
 
+@lru_cache(maxsize=4096)
 def spellings(word: str) -> frozenset[str]:
     """The usual spellings of a name, as a domain label would write them (lower case, ASCII)."""
     low = word.lower()

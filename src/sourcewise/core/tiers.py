@@ -469,23 +469,34 @@ def _on_github(host: str) -> bool:
     return host == "github.com" or host.endswith(".github.io")
 
 
-def _matching(table: dict[str, str], host: str, path: str) -> tuple[str, str, bool] | None:
-    """(the suffix, what it is, whether a path said so) for the first ``table`` spec that covers
-    this host and path (a spec is a host suffix with an optional path prefix)."""
+@lru_cache(maxsize=2)
+def _specs(section: str) -> dict[str, tuple[tuple[str, str], ...]]:
+    """A ``[section]`` of the table by host: host -> (path prefix or "", what), in table order."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for spec, what in _builtin()[section].items():
+        spec_host, _, spec_path = spec.partition("/")
+        out.setdefault(spec_host, []).append(("/" + spec_path if spec_path else "", str(what)))
+    return {host: tuple(entries) for host, entries in out.items()}
+
+
+def _matching(section: str, host: str, path: str) -> tuple[str, str, bool] | None:
+    """(the suffix, what it is, whether a path said so) for the first spec of ``[section]`` that
+    covers this host and path (a spec is a host suffix with an optional path prefix)."""
+    specs = _specs(section)
     labels = host.split(".")
+    low = path.lower()
     for i in range(len(labels)):
         suffix = ".".join(labels[i:])
-        for spec, what in table.items():
-            spec_host, _, spec_path = spec.partition("/")
-            if suffix == spec_host and (not spec_path or path.lower().startswith("/" + spec_path)):
-                return suffix, what, bool(spec_path)
+        for prefix, what in specs.get(suffix, ()):
+            if not prefix or low.startswith(prefix):
+                return suffix, what, bool(prefix)
     return None
 
 
 def _user_content(host: str, path: str) -> tuple[str, str, bool] | None:
     """(the user-content suffix, what it is, whether a path said so) when anyone can publish
     at this host and path."""
-    return _matching(user_content(), host, path)
+    return _matching("user_content", host, path)
 
 
 def _named(label: str, wanted: Mapping[str, str]) -> str | None:
@@ -502,7 +513,7 @@ def _classify(
     entry = table.lookup(host, path)
     if entry is not None and entry.source == "config":
         return _from_table(table, entry, host, path)
-    redirect = _matching(redirects(), host, path)
+    redirect = _matching("redirects", host, path)
     if redirect is not None:
         return 4, 33, f"{redirect[0]} link: {redirect[1]}; rated as a link, not for its domain", None
     unknown = {p: said for p, said in wanted.items() if p not in table.projects}
