@@ -60,6 +60,26 @@ def prose(q: str) -> str:
     return "I could not find anything."
 
 
+#: What Gemini answers through an agent when asked to search (seed 000's first-priority call): prose
+#: with [n] markers, a markdown link in the text and a Sources block, one link an unresolved
+#: grounding redirect.
+GEMINI_PROSE = """React Server Components render on the server and send no JavaScript to the client [1].
+They can read data directly, and the RFC explains the design [2]. A tutorial is on
+[DEV Community](https://dev.to/someone/understanding-rsc).
+
+Sources:
+[1] Server Components - React (https://react.dev/reference/rsc/server-components)
+[2] RFC 0188 (https://github.com/reactjs/rfcs/blob/main/text/0188-server-components.md)
+[3] vercel.com (https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQtest)
+"""
+
+
+@app.tool()
+def gemini_prose(q: str) -> str:
+    """A Gemini agent's prose answer with markdown links and a Sources block."""
+    return GEMINI_PROSE
+
+
 @app.tool()
 def failing(q: str) -> str:
     """A tool whose backend is down."""

@@ -44,7 +44,7 @@ def make(
 ) -> Engine:
     settings: Settings = load_settings(
         providers=chain,
-        timeout=0.5,
+        timeout=extra.pop("timeout", 0.5),
         state_dir=tmp_path / "state",
         duckduckgo_url=f"{server.url}/ddg",
         searxng_url=f"{server.url}/sx",
@@ -122,15 +122,45 @@ async def test_repeated_strikes_double_the_backoff(tmp_path: Path) -> None:
     assert state.get("p") is None
 
 
-async def test_timeout_retries_once_then_moves_on(server: LocalServer, tmp_path: Path) -> None:
+async def test_a_timeout_uses_the_search_deadline_and_nothing_runs_past_it(
+    server: LocalServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 24: one deadline for the whole search. A provider that used it all up is not retried
+    and the next one is not asked: the user waits the timeout, not a multiple of it."""
     server.route("/brave", Reply(200, "{}", delay=1.5, content_type=JSON))
     server.route("/sx/search", Reply(200, SMALL, content_type=JSON))
     engine = make(server, tmp_path, ["brave", "searxng"])
-    response = await engine.asearch("react server components")
-    assert response.provider == "searxng"
-    assert "no answer within 0.5 s" in response.attempts[0][1]
-    assert server.hits("/brave") == 2  # one retry, no more
+    with caplog.at_level(logging.INFO, logger="sourcewise"), pytest.raises(NoProviderAvailable) as info:
+        await engine.asearch("react server components")
+    attempts = dict(info.value.attempts)
+    assert "no answer within 0.5 s" in attempts["brave"]
+    assert attempts["searxng"] == "not asked: the search's 0.5 s deadline has passed"
+    assert server.hits("/brave") == 1  # the retry would not fit
+    assert server.hits("/sx/search") == 0
+    assert "not retried: a retry in 0.0 s would not fit" in caplog.text
     assert engine.state.suspended("brave", engine.clock()) is None  # transient: not suspended
+
+
+async def test_a_provider_that_answers_slowly_then_fails_is_not_retried_past_the_deadline(
+    server: LocalServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    server.route("/brave", Reply(503, "busy", delay=0.8))
+    engine = make(server, tmp_path, ["brave"], timeout=1.0)
+    with caplog.at_level(logging.INFO, logger="sourcewise"), pytest.raises(NoProviderAvailable):
+        await engine.asearch("react server components")
+    assert server.hits("/brave") == 1
+    assert "would not fit in what is left of the 1 s deadline" in caplog.text
+
+
+async def test_a_retry_after_longer_than_what_is_left_is_not_waited(
+    server: LocalServer, tmp_path: Path
+) -> None:
+    server.route("/brave", Reply(503, "busy", {"Retry-After": "30"}))
+    server.route("/sx/search", Reply(200, SMALL, content_type=JSON))
+    engine = make(server, tmp_path, ["brave", "searxng"], timeout=5.0)
+    response = await engine.asearch("react server components")
+    assert response.provider == "searxng"  # no 30 s wait: the chain moved on at once
+    assert server.hits("/brave") == 1
 
 
 async def test_transient_then_success_stays_with_the_provider(server: LocalServer, tmp_path: Path) -> None:

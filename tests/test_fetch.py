@@ -147,15 +147,47 @@ async def test_redirect_to_private_address_is_refused(server: LocalServer, tmp_p
     assert server.hits("/secret") == 0
 
 
-async def test_slow_server_times_out_and_retries(server: LocalServer, tmp_path: Path) -> None:
+async def test_slow_server_times_out_and_retries_only_within_the_deadline(
+    server: LocalServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 24: one deadline per fetch. A try that used it all up leaves no room for a retry."""
     server.route("/slow", Reply(200, "<p>late</p>", delay=1.5))
-    f = Fetcher(settings_for(tmp_path, timeout=0.5, fetch_retries=1))
+    f = Fetcher(settings_for(tmp_path, timeout=0.5, fetch_retries=2))
     try:
-        with pytest.raises(FetchTimeout, match=r"0\.5 s"):
+        with caplog.at_level(logging.INFO, logger="sourcewise"), pytest.raises(FetchTimeout, match=r"0\.5 s"):
             await f.document(server.url + "/slow", allow_private=True)
     finally:
         await f.aclose()
-    assert server.hits("/slow") == 2  # one retry
+    assert server.hits("/slow") == 1  # no retry: it would not fit
+    assert "not retried: a retry in 0.5 s would not fit" in caplog.text
+
+
+async def test_a_page_that_answers_slowly_then_fails_is_not_retried_past_the_deadline(
+    server: LocalServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 24: a 503 after most of the deadline is reported at once, not retried past it."""
+    server.route("/slowfail", Reply(503, "busy", delay=0.8))
+    f = Fetcher(settings_for(tmp_path, timeout=1.0, fetch_retries=2))
+    try:
+        with caplog.at_level(logging.INFO, logger="sourcewise"), pytest.raises(FetchHTTPError) as info:
+            await f.document(server.url + "/slowfail", allow_private=True)
+    finally:
+        await f.aclose()
+    assert info.value.status == 503
+    assert server.hits("/slowfail") == 1
+    assert "would not fit in what is left of the 1 s deadline" in caplog.text
+
+
+async def test_a_quick_failure_is_retried_when_the_retry_fits(server: LocalServer, tmp_path: Path) -> None:
+    answers = iter([Reply(502, "bad gateway"), Reply(200, ARTICLE)])
+    server.route("/flaky", lambda _seen: next(answers))
+    f = Fetcher(settings_for(tmp_path, timeout=5.0, fetch_retries=1))
+    try:
+        page = await get(f, server.url + "/flaky")
+    finally:
+        await f.aclose()
+    assert page.title == "Caffeine and sleep"
+    assert server.hits("/flaky") == 2
 
 
 async def test_huge_body_is_cut_and_says_so(
@@ -262,7 +294,7 @@ async def test_retry_after_is_honoured(server: LocalServer, tmp_path: Path) -> N
 
     server.route("/busy", busy_once)
     server.route("/long", Reply(429, "slow down", {"Retry-After": "3600"}))
-    f = Fetcher(settings_for(tmp_path, fetch_retries=2))
+    f = Fetcher(settings_for(tmp_path, fetch_retries=2, timeout=5.0))  # a 1 s wait fits in 5 s
     try:
         page = await get(f, server.url + "/busy")
         assert page.title == "Caffeine and sleep"

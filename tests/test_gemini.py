@@ -336,3 +336,19 @@ async def test_the_users_body_cap_holds_for_gemini(server: LocalServer, tmp_path
     assert "larger than 2048 bytes" in str(info.value)
     response = await Engine(gemini_settings(server, tmp_path / "b")).asearch("weather in San Francisco")
     assert response.provider == "gemini"
+
+
+async def test_an_unresolved_grounding_link_is_never_official(server: LocalServer, tmp_path: Path) -> None:
+    """Issue 24: a vertexaisearch link that is not resolved sits on cloud.google.com, an official
+    site; it is rated as what it is, a link whose final site is unknown (tier 4), even for a
+    question about Google Cloud."""
+    server.route(
+        f"/models/{MODEL}:generateContent", Reply(200, json.dumps(weather_body()), content_type=JSON)
+    )
+    settings = gemini_settings(server, tmp_path, gemini_redirect_hosts=[])  # nothing is resolved
+    response = await Engine(settings).asearch("google cloud weather in San Francisco")
+    links = [r for r in response.results if "vertexaisearch.cloud.google.com" in r.url]
+    assert len(links) == 2
+    for link in links:
+        assert link.tier == 4
+        assert "final site is unknown" in link.reason

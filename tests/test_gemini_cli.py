@@ -87,6 +87,30 @@ async def test_wrapped_json_reply_becomes_rated_results(on_path: Path, tmp_path:
     assert '"React Server Components"' in argv[3]
 
 
+async def test_a_prose_reply_with_its_sources_list_becomes_rated_results(
+    on_path: Path, tmp_path: Path
+) -> None:
+    """Issue 24: the CLI's google_web_search answers in prose with a ``Sources:`` list
+    (``[1] Title (url)``, as gemini-cli writes it); the links are rated and the words kept."""
+    prose = (
+        'Web search results for "React Server Components":\n\n'
+        "React Server Components render on the server.[1] The RFC explains why.[2]\n\n"
+        "Sources:\n[1] Server Components - React (https://react.dev/reference/rsc/server-components)\n"
+        "[2] RFC 0188 (https://github.com/reactjs/rfcs/blob/main/text/0188-server-components.md)"
+    )
+    fake_gemini(on_path, json.dumps({"response": prose, "stats": {}}))
+    response = await Engine(cli_settings(tmp_path)).asearch("React Server Components")
+    assert [r.url for r in response.results] == [
+        "https://react.dev/reference/rsc/server-components",
+        "https://github.com/reactjs/rfcs/blob/main/text/0188-server-components.md",
+    ]
+    assert [r.tier for r in response.results] == [1, 1]
+    assert response.results[0].snippet == "React Server Components render on the server."
+    assert response.answer is not None
+    assert "render on the server.[1]" in response.answer
+    assert "Sources:\n[1] Server Components - React" in response.answer  # [n] keep their list
+
+
 async def test_timeout_kills_the_cli_and_moves_on(on_path: Path, tmp_path: Path) -> None:
     fake_gemini(on_path, json.dumps(REPLY), sleep=30)
     engine = Engine(cli_settings(tmp_path, gemini_cli_timeout=0.5))

@@ -94,6 +94,42 @@ async def test_http_server_with_json_in_text(tmp_path: Path, http_url: str) -> N
     assert len(response.results) == 3
 
 
+async def test_a_gemini_prose_answer_gives_rated_results_and_the_answer(
+    tmp_path: Path, http_url: str
+) -> None:
+    """Issue 24: seed 000's first-priority call (Gemini through an agent over MCP) answers in prose;
+    its links become rated results and its words the answer."""
+    s = stdio_settings(
+        tmp_path,
+        mcp_command=[],
+        mcp_url=http_url,
+        mcp_tool="gemini_prose",
+        mcp_arguments={"q": "{query}"},
+        gemini_redirect_hosts=[],  # no resolving: no test reaches the internet
+    )
+    response = await Engine(s).asearch("React Server Components")
+    assert response.provider == "mcp"
+    by_url = {r.url: r for r in response.results}
+    assert set(by_url) == {
+        "https://react.dev/reference/rsc/server-components",
+        "https://github.com/reactjs/rfcs/blob/main/text/0188-server-components.md",
+        "https://dev.to/someone/understanding-rsc",
+        "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQtest",
+    }
+    react = by_url["https://react.dev/reference/rsc/server-components"]
+    assert (react.tier, react.title) == (1, "Server Components - React")
+    assert (
+        react.snippet == "React Server Components render on the server and send no JavaScript to the client."
+    )
+    assert by_url["https://dev.to/someone/understanding-rsc"].tier == 3
+    # the grounding link is not resolved: rated as a link, never official
+    assert by_url["https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQtest"].tier == 4
+    assert response.results[0].url == "https://react.dev/reference/rsc/server-components"
+    assert response.answer is not None
+    assert response.answer.startswith("React Server Components render on the server")
+    assert "[1] Server Components - React" in response.answer  # its [n] keep their sources list
+
+
 @pytest.mark.parametrize(
     ("tool", "why"), [("failing", "failed"), ("prose", "no list of results"), ("missing_tool", "")]
 )
@@ -149,12 +185,12 @@ _json = st.recursive(
 @given(_json, st.lists(st.text(max_size=60) | st.builds(json.dumps, _json), max_size=3))
 def test_tool_output_parser_gives_results_or_a_parse_error(structured: Any, texts: list[str]) -> None:
     try:
-        results = mcp_tool.parse_tool_output(structured, texts)
+        out = mcp_tool.parse_tool_output(structured, texts)
     except ParseError as exc:
         provider = exc.provider
         assert provider == "mcp"
         return
-    assert all(r.url and r.provider == "mcp" for r in results)
+    assert all(r.url and r.provider == "mcp" for r in out.results)
 
 
 def test_an_unusable_state_dir_drops_the_server_log_with_one_warning(tmp_path: Path) -> None:

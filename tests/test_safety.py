@@ -419,6 +419,7 @@ async def test_mcp_web_fetch_refuses_a_start_past_any_page(server: LocalServer, 
         assert not result.is_error
 
 
-def test_protocol_relative_is_sent_as_https() -> None:
-    assert urls.parse_web_url("//example.com/x").request_url() == "https://example.com/x"
+def test_protocol_relative_is_refused_and_a_port_is_sent_as_written() -> None:
+    with pytest.raises(InvalidURL):  # issue 24: refused, never guessed, as the README says
+        urls.parse_web_url("//example.com/x")
     assert fetch_module.request_url("http://a.com:443/x") == "http://a.com:443/x"

@@ -1,5 +1,6 @@
-"""Issue 7 item 1: ratings that cannot be bought with a subdomain, over a data file of tricky
-URLs (``tests/data/tricky_tiers.toml``) with the tier each must get."""
+"""Issue 7 item 1 and issue 24 item 1: ratings that cannot be bought with a subdomain or a
+redirect, and that hold for any project named in any case, over a data file of tricky URLs
+(``tests/data/tricky_tiers.toml``) with the tier each must get."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ CASES: list[dict[str, Any]] = tomllib.loads(
 
 
 def test_the_data_file_has_enough_cases() -> None:
-    assert len(CASES) >= 60
+    assert len(CASES) >= 100
     assert {c["tier"] for c in CASES} == {1, 2, 3, 4}
 
 

@@ -26,6 +26,7 @@ from .errors import (
     TransientError,
 )
 from .models import ProviderStatus, RawResult, SearchResponse, SearchResult
+from .net.deadline import Deadline
 from .net.http import make_client, send
 from .net.redirects import RedirectCache
 from .net.state import MAX_SUSPENSION, OWN_BASE, OWN_MAX, ProviderState
@@ -36,7 +37,7 @@ __all__ = ["Engine", "WebAnswer", "run_sync"]
 
 log = logging.getLogger("sourcewise")
 T = TypeVar("T")
-RETRY_DELAY = 1.0  # seconds before the one retry of a transient failure
+RETRY_DELAY = 1.0  # seconds before the one retry of a transient failure, if it fits the deadline
 EXAMPLE_TERMS = "example tutorial"
 
 
@@ -155,8 +156,18 @@ class Engine:
             raise InvalidOption(f"unknown provider {name!r}; known: {', '.join(sorted(self.providers))}")
         return self.state.clear(name.lower() if name else None)
 
-    async def web(self, query: str, max_results: int, names: Sequence[str] | None = None) -> WebAnswer:
-        """Ask each provider in the chain in turn; the first that answers wins (even with [])."""
+    async def web(
+        self,
+        query: str,
+        max_results: int,
+        names: Sequence[str] | None = None,
+        deadline: Deadline | None = None,
+    ) -> WebAnswer:
+        """Ask each provider in the chain in turn; the first that answers wins (even with []).
+
+        The chain shares one deadline (``settings.timeout`` unless the caller's): a provider
+        reached after it has passed is reported as skipped, not asked."""
+        deadline = deadline or Deadline(self.settings.timeout)
         attempts: list[tuple[str, str]] = []
         client = self.client
         for name in self.chain(names):
@@ -170,8 +181,11 @@ class Engine:
                 left = hold.until - self.clock()
                 attempts.append((name, f"suspended for {left:.0f} s more after: {hold.reason}"))
                 continue
+            if deadline.left() <= 0:
+                attempts.append((name, f"not asked: the search's {deadline.seconds:g} s deadline has passed"))
+                continue
             try:
-                out = await self._ask(client, provider, query, max_results)
+                out = await self._ask(client, provider, query, max_results, deadline)
             except ProviderError as exc:
                 attempts.append((name, self._handle(exc)))
                 continue
@@ -180,35 +194,45 @@ class Engine:
         raise NoProviderAvailable(attempts)
 
     async def _ask(
-        self, client: httpx.AsyncClient, provider: Provider, query: str, max_results: int
+        self, client: httpx.AsyncClient, provider: Provider, query: str, max_results: int, deadline: Deadline
     ) -> ProviderOutput:
+        """One provider call within ``deadline``: every try gets what is left, and the one retry of
+        a transient failure happens only if it fits (``Deadline.fits``)."""
         limit = min(max_results, provider.max_per_request)
         for attempt in (1, 2):
             try:
+                return await self._try(client, provider, query, limit, deadline.left())
+            except TransientError as exc:
+                delay = exc.retry_after or RETRY_DELAY
+                if attempt == 2:
+                    raise
+                if not deadline.fits(delay):
+                    log.info("%s; %s", exc, deadline.why_not(delay))
+                    raise
+                log.info("%s; retrying once in %.1f s", exc, delay)
+                await asyncio.sleep(delay)
+        raise AssertionError("unreachable")
+
+    async def _try(
+        self, client: httpx.AsyncClient, provider: Provider, query: str, limit: int, seconds: float
+    ) -> ProviderOutput:
+        """One try, held to ``seconds`` whatever the provider does inside."""
+        seconds = round(seconds, 2)  # what is left, as messages say it ("within 0.5 s")
+        try:
+            async with asyncio.timeout(seconds):
                 if provider.run is not None:
-                    deadline = self.settings.timeout
                     call = ProviderCall(
-                        query, limit, self.settings, client, deadline, self.clock,
+                        query, limit, self.settings, client, seconds, self.clock,
                         options=self.options.get(provider.name), redirects=self.redirects(),
                     )  # fmt: skip
                     return await provider.run(call)
                 request = provider.build(query, limit, self._config(provider.name))
                 response = await send(
-                    client,
-                    request,
-                    provider.name,
-                    self.settings.timeout,
-                    self.clock(),
-                    max_bytes=self.settings.max_bytes,
+                    client, request, provider.name, seconds, self.clock(), max_bytes=self.settings.max_bytes
                 )
                 return ProviderOutput(_parsed(provider, response))
-            except TransientError as exc:
-                if attempt == 2:
-                    raise
-                delay = min(exc.retry_after or RETRY_DELAY, self.settings.timeout)
-                log.info("%s; retrying once in %.1f s", exc, delay)
-                await asyncio.sleep(delay)
-        raise AssertionError("unreachable")
+        except TimeoutError as exc:
+            raise TransientError(provider.name, f"no answer within {seconds:g} s") from exc
 
     def _handle(self, exc: ProviderError) -> str:
         if exc.policy == "suspend":
@@ -251,11 +275,12 @@ class Engine:
         warnings = [warning] if warning else []
         if warning:
             log.warning(warning)
+        deadline = Deadline(self.settings.timeout)  # the whole search, every provider and retry
         if strategy == "progressive":
-            results, answer = await self._progressive(text, providers, warnings)
+            results, answer = await self._progressive(text, providers, warnings, deadline)
         else:
             wide = max(20, limit * 2) if (wanted_tier or strategy != "default") else limit
-            answer = await self.web(text, wide, providers)
+            answer = await self.web(text, wide, providers, deadline)
             results = self._merge(answer.raw, text)
             if strategy == "official":
                 results = widen_by_tier(
@@ -286,13 +311,14 @@ class Engine:
         return merge_results(raw, query, self.table)
 
     async def _progressive(
-        self, query: str, providers: Sequence[str] | None, warnings: list[str]
+        self, query: str, providers: Sequence[str] | None, warnings: list[str], deadline: Deadline
     ) -> tuple[list[SearchResult], WebAnswer]:
-        """Seed 000 pattern 3: tiers 1-2 first (5), then tier 3 with example terms (10), merged."""
-        first = await self.web(query, 20, providers)
+        """Seed 000 pattern 3: tiers 1-2 first (5), then tier 3 with example terms (10), merged;
+        both rounds within the search's one deadline."""
+        first = await self.web(query, 20, providers, deadline)
         start = [r for r in self._merge(first.raw, query) if r.tier <= 2][:5]
         try:
-            more = await self.web(f"{query} {EXAMPLE_TERMS}", 20, providers)
+            more = await self.web(f"{query} {EXAMPLE_TERMS}", 20, providers, deadline)
         except NoProviderAvailable as exc:
             warnings.append(f"the follow-up search failed, showing the first round only: {exc}")
             return start, first

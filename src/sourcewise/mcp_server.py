@@ -25,6 +25,7 @@ from starlette.types import ASGIApp
 from ._version import __version__
 from .config import Settings
 from .core.present import render_answer, render_results
+from .core.text import printable
 from .errors import SourcewiseError
 from .models import Answer, Page, Retrieval, Route, SearchResponse, SourceResult
 from .service import DOOR_MAX_CHARS, DoorSettings, Progress, Service, classify, describe_problems
@@ -134,6 +135,13 @@ def render_search(response: SearchResponse, budget: int = SEARCH_BUDGET) -> str:
     """Numbered results, one short block each, stopping before ``budget`` characters."""
     head = f"{len(response.results)} results for {response.query!r} (via {response.provider})"
     lines = [head, *(f"note: {w}" for w in response.warnings)]
+    if response.answer:  # a grounded provider's cited answer: what an agent on the text channel reads
+        answer = printable(response.answer).strip()
+        room = budget // 2
+        if len(answer) > room:
+            answer = answer[: room - 1].rstrip() + "…"
+        lines += ["", f"Answer from {response.provider} (its [n] point at its own Sources list):", answer, ""]
+        lines.append("Rated results:")
     used = sum(len(line) + 1 for line in lines)
     for i, r in enumerate(response.results, start=1):
         block = f"\n[{i}] {r.title}\n    {r.url}\n    tier {r.tier}, {r.reliability_score}/100: {r.reason}"

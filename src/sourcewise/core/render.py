@@ -1,21 +1,96 @@
-"""Output formats of seed 000: quick answer, deep dive, progressive discovery, and JSON."""
+"""Output formats of seed 000: quick answer, deep dive, progressive discovery, and JSON.
+
+The text layouts speak the question's language: a question in Hangul gets the seed's Korean
+headings and labels (답변, 참고 링크, 공식 문서 / 준공식 / 커뮤니티 / 전문가 블로그, 신뢰도), any other
+English. A grounded provider's own answer leads every layout, and the deep dive lists the key
+points of each source: the sentences of its snippet that best match the query (BM25)."""
 
 from __future__ import annotations
 
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ..errors import InvalidOption
 from ..models import SearchResponse, SearchResult
-from .text import json_safe, printable
+from .extractive import sentences
+from .passages import bm25_scores, tokens
+from .text import is_hangul, json_safe, printable
 
-__all__ = ["FORMATS", "render"]
+__all__ = ["ENGLISH", "FORMATS", "KOREAN", "Words", "key_points", "render", "words_for"]
 
 FORMATS = ("quick", "deep", "progressive", "json")
-TIER_NAMES = {1: "Official docs", 2: "Semi-official", 3: "Community", 4: "Blogs and media"}
-TIER_LABELS = {1: "official docs", 2: "semi-official", 3: "community", 4: "blog/media"}
 _SENTENCE = re.compile(r"(?<=[.!?。])\s+")
+KEY_POINTS = 3  # sentences of a source listed under its key points in the deep dive
+
+
+@dataclass(frozen=True)
+class Words:
+    """The headings and labels of the layouts in one language (seed 000 writes them in Korean)."""
+
+    answer: str
+    references: str
+    rated: str
+    tiers: dict[int, str]  # section headings of the deep dive
+    labels: dict[int, str]  # [label] before a reference
+    reliability: str
+    key_points: str
+    why: str
+    caution: str
+    initial: str
+    explore: str
+    official_more: str
+    examples: str
+    community: str
+    nothing: str
+    no_snippet: str
+
+
+ENGLISH = Words(
+    answer="Answer",
+    references="References",
+    rated="Rated sources",
+    tiers={1: "Official docs", 2: "Semi-official", 3: "Community", 4: "Blogs and media"},
+    labels={1: "official docs", 2: "semi-official", 3: "community", 4: "blog/media"},
+    reliability="reliability",
+    key_points="Key points:",
+    why="Why this tier",
+    caution="Caution: community or personal source; check it against official docs.",
+    initial="Initial results",
+    explore="Explore further:",
+    official_more="Official docs in depth",
+    examples="Practical examples",
+    community="Community opinion",
+    nothing="No results for {query!r}.",
+    no_snippet="The sources below match the query; their pages hold the answer.",
+)
+KOREAN = Words(
+    answer="답변",
+    references="참고 링크",
+    rated="평가된 출처",
+    tiers={1: "공식 문서", 2: "준공식", 3: "커뮤니티", 4: "전문가 블로그"},
+    labels={1: "공식 문서", 2: "준공식", 3: "커뮤니티", 4: "전문가 블로그"},
+    reliability="신뢰도",
+    key_points="주요 내용:",
+    why="이 등급인 이유",
+    caution="주의: 커뮤니티나 개인의 출처입니다. 공식 문서와 대조해 확인하세요.",
+    initial="초기 검색 결과",
+    explore="더 알아보고 싶은 영역:",
+    official_more="공식 문서 상세 보기",
+    examples="실전 예제 찾기",
+    community="커뮤니티 의견 확인",
+    nothing="{query!r}에 대한 검색 결과가 없습니다.",
+    no_snippet="아래 출처가 질문과 맞습니다. 답은 각 페이지에 있습니다.",
+)
+#: kept for callers of the English labels
+TIER_NAMES = ENGLISH.tiers
+TIER_LABELS = ENGLISH.labels
+
+
+def words_for(query: str) -> Words:
+    """The layouts' words in the question's language: Korean for a question in Hangul."""
+    return KOREAN if is_hangul(query) else ENGLISH
 
 
 def _text(title: str) -> str:
@@ -36,14 +111,34 @@ def _first_sentence(snippet: str) -> str:
     return _SENTENCE.split(snippet.strip(), maxsplit=1)[0] if snippet else ""
 
 
+def key_points(snippet: str, query: str, limit: int = KEY_POINTS) -> list[str]:
+    """The sentences of ``snippet`` that best match ``query`` (BM25), in their order; the first
+    sentence when none matches."""
+    found = [s for s in sentences(snippet) if s.strip()]
+    if not found:
+        return []
+    scores = bm25_scores(tokens(query), [tokens(s) for s in found])
+    best = sorted((i for i in range(len(found)) if scores[i] > 0), key=lambda i: (-scores[i], i))[:limit]
+    return [found[i] for i in sorted(best)] or found[:1]
+
+
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but tab and newline
 
 
+def _answer(response: SearchResponse, words: Words) -> list[str]:
+    """A grounded provider's own answer (its [n] point at its own sources list), if it gave one."""
+    if not response.answer:
+        return []
+    return [f"## {words.answer}", "", _CONTROL.sub("", response.answer).strip(), ""]
+
+
 def grounded(response: SearchResponse) -> str:
-    """A grounded provider's own answer (its [n] point at its Sources list), then the rated sources."""
-    lines = ["## Answer", "", _CONTROL.sub("", response.answer or "").strip(), "", "## Rated sources", ""]
+    """A grounded provider's own answer, then the rated sources."""
+    words = words_for(response.query)
+    lines = [*_answer(response, words), f"## {words.rated}", ""]
     lines += [
-        f"- [{TIER_LABELS[r.tier]}] {_link(r)} (tier {r.tier}, {r.reliability_score}/100)"
+        f"- [{words.labels[r.tier]}] {_link(r)} "
+        f"(tier {r.tier}, {words.reliability} {r.reliability_score}/100)"
         for r in response.results
     ]
     return "\n".join(lines)
@@ -53,66 +148,69 @@ def quick(response: SearchResponse) -> str:
     """A short extractive answer from the best 2-3 sources, cited [n], then the links."""
     if response.answer:
         return grounded(response)
+    words = words_for(response.query)
     results = response.results
     if not results:
-        return f"No results for {response.query!r}."
-    lines = ["## Answer", ""]
-    sentences = [
+        return words.nothing.format(query=response.query)
+    lines = [f"## {words.answer}", ""]
+    sentences_ = [
         f"{_first_sentence(r.snippet)} [{i}]" for i, r in enumerate(results[:3], start=1) if r.snippet
     ]
-    lines.append(
-        " ".join(sentences)
-        if sentences
-        else "The sources below match the query; their pages hold the answer."
-    )
-    lines += ["", "## References", ""]
+    lines.append(" ".join(sentences_) if sentences_ else words.no_snippet)
+    lines += ["", f"## {words.references}", ""]
     # As the seed's layout: the references name each source and its rating; the links follow
     # once, under Sources, in the same order.
     lines += [
-        f"- [{i}] [{TIER_LABELS[r.tier]}] {_text(r.title)} (tier {r.tier}, {r.reliability_score}/100)"
+        f"- [{i}] [{words.labels[r.tier]}] {_text(r.title)} "
+        f"(tier {r.tier}, {words.reliability} {r.reliability_score}/100)"
         for i, r in enumerate(results, start=1)
     ]
     return "\n".join([*lines, "", *_sources(results)])
 
 
 def deep(response: SearchResponse) -> str:
-    """Every source, grouped by tier, with its score, summary and why it was rated so."""
+    """Every source, grouped by tier, with its score, summary, key points and why it was rated so."""
+    words = words_for(response.query)
     if not response.results:
-        return f"No results for {response.query!r}."
-    lines: list[str] = []
+        return words.nothing.format(query=response.query)
+    lines: list[str] = _answer(response, words)
     for tier in (1, 2, 3, 4):
         group = [r for r in response.results if r.tier == tier]
         if not group:
             continue
-        lines += [f"## {TIER_NAMES[tier]} (Tier {tier})", ""]
+        lines += [f"## {words.tiers[tier]} (Tier {tier})", ""]
         for r in group:
-            lines += [f"### {_link(r)} - reliability: {r.reliability_score}/100", ""]
-            if r.snippet:
+            lines += [f"### {_link(r)} - {words.reliability}: {r.reliability_score}/100", ""]
+            points = key_points(r.snippet, response.query)
+            if r.snippet and points != [r.snippet.strip()]:
                 lines += [r.snippet, ""]
-            lines += [f"Why this tier: {r.reason}"]
+            if points:
+                lines += [words.key_points, *(f"- {p}" for p in points), ""]
+            lines += [f"{words.why}: {r.reason}"]
             if tier >= 3:
-                lines += ["Caution: community or personal source; check it against official docs."]
+                lines += [words.caution]
             lines.append("")
     return "\n".join([*lines, *_sources(response.results)])
 
 
 def progressive(response: SearchResponse) -> str:
     """The top five, then where to dig next (as commands that do it)."""
+    words = words_for(response.query)
     results = response.results
     if not results:
-        return f"No results for {response.query!r}."
+        return words.nothing.format(query=response.query)
     q = response.query.replace('"', '\\"')
-    lines = [f"## Initial results (Top {min(5, len(results))})", ""]
+    lines = [*_answer(response, words), f"## {words.initial} (Top {min(5, len(results))})", ""]
     lines += [
         f"{i}. {_link(r)} - tier {r.tier}, score: {r.reliability_score}"
         for i, r in enumerate(results[:5], start=1)
     ]
     lines += [
         "",
-        "Explore further:",
-        f'- [ ] Official docs in depth: `sourcewise search "{q}" --strategy official --format deep`',
-        f'- [ ] Practical examples: `sourcewise search "{q} example" --strategy progressive`',
-        f'- [ ] Community opinion: `sourcewise search "{q}" --tier 3`',
+        words.explore,
+        f'- [ ] {words.official_more}: `sourcewise search "{q}" --strategy official --format deep`',
+        f'- [ ] {words.examples}: `sourcewise search "{q} example" --strategy progressive`',
+        f'- [ ] {words.community}: `sourcewise search "{q}" --tier 3`',
         "",
     ]
     return "\n".join([*lines, *_sources(results)])

@@ -8,22 +8,35 @@ where anyone can publish are rated for what they are. Rules, first match wins:
 
 1. the user's ``tiers`` config (host or domain -> tier);
 2. a curated table entry for this very host (``esbuild.github.io``, ``requests.readthedocs.io``);
-3. user-content hosts (``[user_content]`` in the table: Google Docs/Sites/Drive, Notion pages, Gists, GitHub
+3. redirect links whose final site is unknown (``[redirects]`` in the table: Gemini's unresolved
+   ``vertexaisearch.cloud.google.com`` links, ``t.co``, ``google.com/url`` ...): tier 4, rated for
+   what the link is, never for the domain it sits on;
+4. user-content hosts (``[user_content]`` in the table: Google Docs/Sites/Drive, Notion pages, Gists, GitHub
    Pages, Read the Docs, page hosts ...): tier 4, or 3 for Read the Docs; tier 1 when the
-   project slug is the project the query names (``requests.readthedocs.io`` for "requests");
-4. the curated table (``data/domains.toml`` plus the user's ``official`` config), most specific
+   project slug is the project the query names (``requests.readthedocs.io`` for "requests"), and
+   GitHub Pages of an official GitHub organisation (``rust-lang.github.io/async-book``,
+   ``facebook.github.io/react-native`` for the repository ``github.com/facebook/react-native``)
+   or of one named after a project the query names that the table does not know;
+5. the curated table (``data/domains.toml`` plus the user's ``official`` config), most specific
    entry first, so ``kubernetes.io/blog`` (tier 2) beats ``kubernetes.io`` (tier 1) and
    ``github.com/facebook/react`` (tier 1) beats ``github.com`` (tier 3); forum and Q&A paths
-   on an official site (``/forums``, ``/answers/questions`` ...) are community, tier 3;
-5. ``docs.*``, ``developer(s).*``, ``learn.*`` subdomains of a site the table knows, or of a
+   on an official site (``/forums``, ``/answers/questions`` ...) are community, tier 3; on
+   ``github.com``, an organisation named after a project the query names that the table does
+   not know is that project's (``github.com/zeromq`` for "zeromq"): tier 1;
+6. ``docs.*``, ``developer(s).*``, ``learn.*`` subdomains of a site the table knows, or of a
    domain named after a project the query names: tier 1;
-6. a domain whose name is a project named in the query and missing from the table
-   (``brandnewlib.dev`` for "BrandNewLib"): tier 1. A project the table knows is official only
-   on the domains listed for it, so ``react.io`` or ``react-dev.com`` are no React sites;
-7. ``blog.``/``engineering.`` subdomains of a known official domain: tier 2;
-8. government and academic domains (``.gov``, ``.edu``, ``.ac.kr``, ``.go.jp`` ...): tier 2;
-9. ``forum.``, ``community.``, ``discuss.`` subdomains: tier 3;
-10. anything else: tier 4 (a personal blog, or a site nobody has vouched for).
+7. a ``.org``/``.io``/``.dev`` (``.rs``, ``.sh``, ``.app`` ...) domain named after a project the
+   query names and the table does not know (``zeromq.org`` for "zeromq" or "0MQ",
+   ``tornadoweb.org`` for "tornado"; ``core.projects`` says what "named after" means): tier 1.
+   A project the table knows is official only on the domains listed for it, so ``react.io`` or
+   ``react-dev.com`` are no React sites;
+8. ``blog.``/``engineering.`` subdomains of a known official domain: tier 2;
+9. government and academic domains (``.gov``, ``.edu``, ``.ac.kr``, ``.go.jp`` ...): tier 2;
+10. ``forum.``, ``community.``, ``discuss.`` subdomains: tier 3;
+11. anything else: tier 4 (a personal blog, or a site nobody has vouched for).
+
+The query names the projects the table knows by name or alias, and (for the rules about projects
+the table does not know) any other word that may be a name, whatever its case (``core.projects``).
 """
 
 from __future__ import annotations
@@ -41,6 +54,7 @@ from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from ..models import SourceRating, Tier
+from .projects import PROJECT_SUFFIXES, candidate_words, named_by
 from .suffixes import psl
 from .text import strip_particle, words
 from .urls import canonical_url
@@ -103,8 +117,6 @@ _LOCALE = re.compile(r"^/[a-z]{2}(?:[-_][a-z]{2,4})?(?=/)")
 _RTD = ("readthedocs.io", "readthedocs.org", "readthedocs-hosted.com")
 #: Forum and Q&A paths on an official site: community answers, not the docs.
 _COMMUNITY_PATHS = ("/forums", "/forum", "/answers/questions", "/community", "/discussions", "/thread")
-# CamelCase or all-caps names of three or more letters: likely a product the query is about.
-_NAME = re.compile(r"\b(?:[A-Z]{3,}[a-z]*|[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+|[a-z]+[A-Z]\w*)\b")
 
 
 @dataclass(frozen=True)
@@ -150,6 +162,12 @@ class SourceTable:
             host, path = _split_entry(spec)
             mid = sum(BANDS[level]) // 2
             self._add(_Entry(host, path, tier=level, score=mid, source="config"))  # type: ignore[arg-type]
+        self.projects = frozenset(self.names.values())
+        # "org" or "org/repo" on github.com -> the project it is an official repository of
+        self.github: dict[str, str] = {}
+        for entry in self._by_host.get("github.com", ()):
+            if entry.tier == 1 and entry.project and entry.source == "table" and entry.path.count("/") <= 2:
+                self.github.setdefault(entry.path[1:], entry.project)
         self._max_words = max((len(n.split()) for n in self.names), default=1)
         # the first words of the names of several words, by number of words
         firsts: dict[int, set[str]] = {}
@@ -344,11 +362,13 @@ def rate_parts(host: str, path: str, wanted: tuple[tuple[str, str], ...], table:
             forum = unlocalised.split("/")[1]
     named = False
     if wanted:
-        for _, said in wanted:
-            if said.replace(" ", "-") in low and _in_path(said, low):
+        for project, said in wanted:
+            if project in table.projects and said.replace(" ", "-") in low and _in_path(said, low):
                 named = True
                 break
-    key = (table, wanted, host, entries, hosted, low.startswith(_DOC_PATHS), forum, named)
+    # On GitHub the first segment is the organisation (github.com/ORG, ORG.github.io/REPO)
+    owner = low.split("/", 2)[1] if len(low) > 1 and _on_github(host) else None
+    key = (table, wanted, host, entries, hosted, low.startswith(_DOC_PATHS), forum, named, owner)
     cache = _RATINGS
     rating = cache.get(key)
     if rating is None:
@@ -381,7 +401,7 @@ class _Profile(NamedTuple):
     """What a rating of this host may read of a path."""
 
     by_segment: dict[str, tuple[str, ...]]  # first segment -> the path entries under it
-    hosted_paths: tuple[str, ...]  # user-content path prefixes for this host ("/spaces")
+    hosted_paths: tuple[str, ...]  # user-content and redirect path prefixes for this host ("/spaces")
     official: bool  # a tier-1 entry may apply: its forum paths are community
 
 
@@ -397,7 +417,7 @@ def _profile(table: SourceTable, host: str) -> _Profile:
             if entry.path:
                 by_segment.setdefault(entry.path.split("/")[1], []).append(entry.path)
     hosted = []
-    for spec in user_content():
+    for spec in (*user_content(), *redirects()):
         spec_host, _, spec_path = spec.partition("/")
         if spec_path and spec_host in suffixes:
             hosted.append("/" + spec_path)
@@ -417,7 +437,9 @@ def _rate(
         score += {1: 6, 2: 4, 3: 3, 4: 3}[tier]
         notes.append(f"the query is about {project}")
     elif tier >= 3 and (
-        named if named is not None else any(_in_path(name, path) for name in wanted.values())
+        named
+        if named is not None
+        else any(_in_path(said, path) for project, said in wanted.items() if project in table.projects)
     ):
         score += 3
         notes.append("the path names the project the query is about")
@@ -438,17 +460,43 @@ def user_content() -> dict[str, str]:
     return _builtin()["user_content"]  # type: ignore[return-value]
 
 
+def redirects() -> dict[str, str]:
+    """Hosts (and paths) of links that only redirect elsewhere -> what such a link is."""
+    return _builtin()["redirects"]  # type: ignore[return-value]
+
+
+def _on_github(host: str) -> bool:
+    return host == "github.com" or host.endswith(".github.io")
+
+
+@lru_cache(maxsize=2)
+def _specs(section: str) -> dict[str, tuple[tuple[str, str], ...]]:
+    """A ``[section]`` of the table by host: host -> (path prefix or "", what), in table order."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for spec, what in _builtin()[section].items():
+        spec_host, _, spec_path = spec.partition("/")
+        out.setdefault(spec_host, []).append(("/" + spec_path if spec_path else "", str(what)))
+    return {host: tuple(entries) for host, entries in out.items()}
+
+
+def _matching(section: str, host: str, path: str) -> tuple[str, str, bool] | None:
+    """(the suffix, what it is, whether a path said so) for the first spec of ``[section]`` that
+    covers this host and path (a spec is a host suffix with an optional path prefix)."""
+    specs = _specs(section)
+    labels = host.split(".")
+    low = path.lower()
+    for i in range(len(labels)):
+        suffix = ".".join(labels[i:])
+        for prefix, what in specs.get(suffix, ()):
+            if not prefix or low.startswith(prefix):
+                return suffix, what, bool(prefix)
+    return None
+
+
 def _user_content(host: str, path: str) -> tuple[str, str, bool] | None:
     """(the user-content suffix, what it is, whether a path said so) when anyone can publish
     at this host and path."""
-    labels = host.split(".")
-    for i in range(len(labels)):
-        suffix = ".".join(labels[i:])
-        for spec, what in user_content().items():
-            spec_host, _, spec_path = spec.partition("/")
-            if suffix == spec_host and (not spec_path or path.lower().startswith("/" + spec_path)):
-                return suffix, what, bool(spec_path)
-    return None
+    return _matching("user_content", host, path)
 
 
 def _named(label: str, wanted: Mapping[str, str]) -> str | None:
@@ -463,29 +511,66 @@ def _classify(
     table: SourceTable, host: str, path: str, wanted: Mapping[str, str]
 ) -> tuple[Tier, int, str, str | None]:
     entry = table.lookup(host, path)
+    if entry is not None and entry.source == "config":
+        return _from_table(table, entry, host, path)
+    redirect = _matching("redirects", host, path)
+    if redirect is not None:
+        return 4, 33, f"{redirect[0]} link: {redirect[1]}; rated as a link, not for its domain", None
+    unknown = {p: said for p, said in wanted.items() if p not in table.projects}
     hosted = _user_content(host, path)
     by_path = hosted is not None and hosted[2]  # huggingface.co/spaces beats huggingface.co
-    if entry is not None and (entry.source == "config" or (entry.host == host and not by_path)):
+    if host == "github.com" and entry is not None and not entry.path and unknown:
+        org = path.split("/", 2)[1].lower() if len(path) > 1 else ""
+        named = named_by(org, unknown) if org else None
+        if named:
+            return 1, 90, f"github.com/{org} is the GitHub organisation of {unknown[named]!r}", named
+    if entry is not None and entry.host == host and not by_path:
         return _from_table(table, entry, host, path)
     if hosted is not None:
+        if host.endswith(".github.io"):
+            pages = _github_pages(table, host, path, unknown)
+            if pages is not None:
+                return pages
         return _hosted(host, hosted, wanted, table.names)
     if entry is not None:
         return _from_table(table, entry, host, path)
+    return _by_rules(table, host, unknown)
+
+
+def _github_pages(
+    table: SourceTable, host: str, path: str, unknown: Mapping[str, str]
+) -> tuple[Tier, int, str, str | None] | None:
+    """GitHub Pages of an official GitHub organisation or repository, or of an organisation
+    named after a project the query names that the table does not know; else None."""
+    org = host.removesuffix(".github.io")
+    repo = path.lower().split("/", 2)[1] if len(path) > 1 else ""
+    for where in (f"{org}/{repo}", org):
+        project = table.github.get(where)
+        if project is not None:
+            return 1, 90, f"{host} is the GitHub Pages of github.com/{where}, official for {project}", project
+    named = named_by(org, unknown) if "." not in org else None
+    if named:
+        return 1, 90, f"{host} is the GitHub Pages site of the organisation of {unknown[named]!r}", named
+    return None
+
+
+def _by_rules(table: SourceTable, host: str, unknown: Mapping[str, str]) -> tuple[Tier, int, str, str | None]:
+    """Rules 6-11 for a host the table does not list."""
     registrable = psl().privatesuffix(host) or host
-    label = registrable.split(".")[0]
-    named = _named(label, wanted)
+    label, _, suffix = registrable.partition(".")
+    named = named_by(label, unknown) if unknown else None
     owner = table.project_of(registrable)
     if host.startswith(_DOC_HOSTS) and host != registrable:
         if owner or table.lookup(registrable, "/") is not None:
             return 1, 90, f"{host} is the documentation site of {owner or registrable}", owner
         if named:
-            return 1, 90, f"{host} documents {wanted[named]!r}, named in the query", named
-    if named and named not in table.names.values():
-        return 1, 90, f"the domain {registrable} is named after {wanted[named]!r} in the query", named
-    if owner and host.startswith(_BLOG_HOSTS):
-        return 2, 78, f"{host} is an official blog of {owner}", owner
-    suffix = psl().publicsuffix(host) or ""
-    if suffix in _INSTITUTION or suffix.split(".")[0] in ("gov", "edu", "ac", "go"):
+            return 1, 90, f"{host} documents {unknown[named]!r}, named in the query", named
+    if named and suffix in PROJECT_SUFFIXES and not host.startswith(_BLOG_HOSTS):
+        return 1, 90, f"the domain {registrable} is named after {unknown[named]!r} in the query", named
+    if host.startswith(_BLOG_HOSTS) and (owner or (named and suffix in PROJECT_SUFFIXES)):
+        return 2, 78, f"{host} is an official blog of {owner or unknown[named or '']!r}", owner or named
+    public = psl().publicsuffix(host) or ""
+    if public in _INSTITUTION or public.split(".")[0] in ("gov", "edu", "ac", "go"):
         return 2, 78, f"{host} is a government or academic site", None
     if host.startswith(_COMMUNITY_HOSTS):
         return 3, 55, f"{host} is a community forum", None
@@ -529,10 +614,12 @@ def _hosted(
 
 
 def wanted_projects(table: SourceTable, query: str) -> dict[str, str]:
-    """Projects the query names: the table's, plus CamelCase or upper-case names (FastAPI, AWS)."""
-    found = table.projects_in(query)
-    for match in _NAME.finditer(query):
-        name = match.group(0).lower()
-        if name not in table.names:
-            found.setdefault(name, name)
+    """Projects the query names: the table's (by name or alias), then every other word that may
+    be a project's name (``core.projects.candidate_words``), whatever its case."""
+    toks = words(query)
+    found = table.projects_in_words(toks)
+    taken = {part for said in found.values() for part in said.split()}
+    for word in candidate_words(toks):
+        if word not in table.names and word not in taken:
+            found.setdefault(word, word)
     return found

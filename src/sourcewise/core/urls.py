@@ -6,8 +6,9 @@ and drops only tracking ones. The rules, in order:
 
 1. Surrounding control characters and spaces are stripped, tabs and newlines inside are
    removed, a backslash before the query is a slash (as browsers read it); only absolute
-   ``http``/``https`` URLs of at most ``MAX_URL`` characters are accepted (protocol-relative
-   ``//host/path`` is read as https). Anything else raises ``InvalidURL``.
+   ``http``/``https`` URLs of at most ``MAX_URL`` characters are accepted: a scheme-relative
+   ``//host/path`` is refused, not guessed (its scheme depends on a page we do not have).
+   Anything else raises ``InvalidURL``.
 2. The scheme does not matter: the key always says ``https``.
 3. The host is lower-cased, IDN labels become punycode (UTS #46), a trailing dot and a leading
    ``www.`` are dropped; ports 80 and 443 are dropped (the key's scheme is always https, so
@@ -184,8 +185,6 @@ def parse_web_url(url: str) -> WebURL:
     if _SURROGATE.search(url):
         raise _bad(url, "it contains a lone surrogate (not valid Unicode text)")
     text = _TAB_NEWLINE.sub("", url.strip(_C0_SPACE))
-    if text.startswith("//"):
-        text = "https:" + text
     cut = min((i for i in (text.find("?"), text.find("#")) if i >= 0), default=len(text))
     text = text[:cut].replace("\\", "/") + text[cut:]  # WHATWG: a backslash is a slash in http(s)
     if _NO_SLASHES.match(text):  # "http:example.com/x", read as WHATWG does

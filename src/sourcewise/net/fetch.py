@@ -26,6 +26,7 @@ from ..errors import (
     TooManyRedirects,
 )
 from .cache import CachedDocument, PageCache
+from .deadline import Deadline
 from .guard import AddressGuard, GuardedTransport, Resolver
 from .http import retry_after_seconds
 from .robots import RobotsGate
@@ -33,7 +34,7 @@ from .robots import RobotsGate
 __all__ = ["Fetcher"]
 
 log = logging.getLogger("sourcewise")
-BACKOFF = 0.5  # seconds before the first retry; doubles
+BACKOFF = 0.5  # seconds before the first retry; doubles; a retry is made only if it fits the deadline
 
 
 @dataclass
@@ -122,8 +123,9 @@ class Fetcher:
         ``obey_robots`` the site's robots.txt is asked first, cached page or not, and again at
         each redirect: ``RobotsDisallowed`` when it refuses."""
         key = canonical_url(url)
+        deadline = Deadline(self.settings.timeout)  # the whole fetch: robots.txt, every hop, retry and wait
         if obey_robots:
-            await self._robots_check(url, allow_private)
+            await self._robots_check(url, allow_private, deadline)
         if use_cache:
             cached = self.cache.get(key, self.clock())
             if cached is not None and self._permitted(cached, allow_private):
@@ -134,7 +136,7 @@ class Fetcher:
         future: asyncio.Future[CachedDocument] = asyncio.get_running_loop().create_future()
         self._inflight[flight] = future
         try:
-            doc = await self._download(url, allow_private, obey_robots)
+            doc = await self._download(url, allow_private, obey_robots, deadline)
             if doc.hops:
                 self.cache.put([key, canonical_url(doc.url)], doc, self.clock())
             future.set_result(doc)
@@ -157,21 +159,25 @@ class Fetcher:
             return False
         return True
 
-    async def _robots_check(self, url: str, allow_private: bool) -> None:
+    async def _robots_check(self, url: str, allow_private: bool, deadline: Deadline) -> None:
         client = self._client(allow_private)
         await self.robots.check(
-            url, lambda target: self._with_retries(client, request_url(target)), private=allow_private
+            url,
+            lambda target: self._with_retries(client, request_url(target), deadline),
+            private=allow_private,
         )
 
-    async def _download(self, url: str, allow_private: bool, obey_robots: bool) -> CachedDocument:
+    async def _download(
+        self, url: str, allow_private: bool, obey_robots: bool, deadline: Deadline
+    ) -> CachedDocument:
         client = self._client(allow_private)
         guard = self._guard(allow_private)
         current = request_url(url)
         hops: list[tuple[str, int, list[str]]] = []
         for hop in range(self.settings.max_redirects + 1):
             if obey_robots and hop:  # the first hop was checked before the cache
-                await self._robots_check(current, allow_private)
-            raw = await self._with_retries(client, current)
+                await self._robots_check(current, allow_private, deadline)
+            raw = await self._with_retries(client, current, deadline)
             target = httpx.URL(current)
             port = target.port or (443 if target.scheme == "https" else 80)
             host = target.raw_host.decode("ascii").strip("[]").lower()
@@ -209,30 +215,46 @@ class Fetcher:
         extracted = extract(raw.body, raw.headers.get("content-type", ""), raw.url, raw.headers)
         return CachedDocument(raw.url, extracted, self.clock(), raw.truncated)
 
-    async def _with_retries(self, client: httpx.AsyncClient, url: str) -> _Raw:
+    async def _with_retries(self, client: httpx.AsyncClient, url: str, deadline: Deadline) -> _Raw:
+        """GET ``url`` within ``deadline``, retrying transient failures (up to ``fetch_retries``)
+        only while a retry after its back-off still fits."""
         delay = BACKOFF
         for attempt in range(self.settings.fetch_retries + 1):
             last = attempt == self.settings.fetch_retries
             try:
-                raw = await self._polite(client, url)
+                raw = await self._within(client, url, deadline)
             except (FetchTimeout, FetchConnectionError) as exc:
-                if last:
+                if last or not deadline.fits(delay):
+                    if not last:
+                        log.info("%s; %s", exc, deadline.why_not(delay))
                     raise
                 log.info("%s; retrying in %.1f s", exc, delay)
                 await asyncio.sleep(delay)
                 delay *= 2
                 continue
             wait = retry_after_seconds(raw.headers, self.clock())
-            if raw.status in (429, 503) and not last and (wait or 0) <= self.settings.max_retry_after:
-                await asyncio.sleep(wait if wait is not None else delay)
-                delay *= 2
-                continue
-            if raw.status in (502, 504) and not last:
-                await asyncio.sleep(delay)
-                delay *= 2
-                continue
-            return raw
+            if raw.status in (429, 503) and (wait or 0) <= self.settings.max_retry_after:
+                wait = wait if wait is not None else delay
+            elif raw.status in (502, 504):
+                wait = delay
+            else:
+                return raw
+            if last or not deadline.fits(wait):
+                if not last:
+                    log.info("%s: HTTP %d; %s", url, raw.status, deadline.why_not(wait))
+                return raw
+            await asyncio.sleep(wait)
+            delay *= 2
         raise AssertionError("unreachable")
+
+    async def _within(self, client: httpx.AsyncClient, url: str, deadline: Deadline) -> _Raw:
+        """One polite GET, held to what is left of ``deadline``."""
+        left = deadline.left()
+        try:
+            async with asyncio.timeout(left):
+                return await self._polite(client, url)
+        except TimeoutError as exc:
+            raise FetchTimeout(url, f"no answer within the {deadline.seconds:g} s deadline") from exc
 
     async def _polite(self, client: httpx.AsyncClient, url: str) -> _Raw:
         host = httpx.URL(url).raw_host.decode("ascii").lower()
@@ -250,7 +272,7 @@ class Fetcher:
     async def _get(self, client: httpx.AsyncClient, url: str) -> _Raw:
         limit = self.settings.max_bytes
         try:
-            async with asyncio.timeout(self.settings.timeout), client.stream("GET", url) as response:
+            async with client.stream("GET", url) as response:
                 chunks: list[bytes] = []
                 size = 0
                 truncated = False

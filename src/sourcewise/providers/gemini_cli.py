@@ -2,10 +2,13 @@
 
 When a ``gemini`` executable is on PATH (name: ``gemini_cli_command``), it is run
 non-interactively (``--output-format json -p PROMPT``, no shell) with a prompt asking it to use its
-``google_web_search`` tool and answer with JSON. The run is killed at ``gemini_cli_timeout``
-seconds. A timeout, a missing login or output that is not the JSON asked for are typed provider
-errors, so the chain moves on. Output is read in chunks: past ``MAX_OUTPUT`` bytes the CLI (and
-anything it started) is killed and the answer refused, so memory stays bounded.
+``google_web_search`` tool and answer with JSON. An answer in prose instead (the tool's own
+``Sources:`` list, markdown links, numbered sources) is read too: its links are the results and
+its text the answer (``providers.prose``). The run is killed at ``gemini_cli_timeout`` seconds or
+when the search's deadline passes. A timeout, a missing login or output that is neither the JSON
+asked for nor prose with links are typed provider errors, so the chain moves on. Output is read
+in chunks: past ``MAX_OUTPUT`` bytes the CLI (and anything it started) is killed and the answer
+refused, so memory stays bounded.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from ..errors import AuthError, ParseError, ProviderError, ProviderNotConfigured
 from ..models import RawResult
 from ..net.redirects import resolve_redirects
 from .base import Provider, ProviderCall, ProviderOutput, no_parse, no_request
+from .prose import read_prose
 
 __all__ = ["PROVIDER", "CliTimeout", "command", "parse_output", "prompt"]
 
@@ -85,16 +89,31 @@ def _json_in(text: str) -> Any:
     raise ParseError(NAME, f"the CLI did not answer with JSON: {_CONTROL.sub(' ', text[:80])!r}")
 
 
+def _from_prose(text: str, error: ParseError) -> tuple[list[RawResult], str | None]:
+    """Results and answer from a reply in prose; ``error`` when it links to no source either."""
+    read = read_prose(text, NAME)
+    if not read.results:
+        raise error
+    return read.results, read.answer or None
+
+
 def parse_output(stdout: str) -> tuple[list[RawResult], str | None]:
-    """Results and answer from the CLI's output; ``ParseError`` when it is not the JSON asked for."""
-    outer = _json_in(stdout)
+    """Results and answer from the CLI's output: the JSON asked for, or prose with links to its
+    sources; ``ParseError`` when it is neither."""
+    try:
+        outer = _json_in(stdout)
+    except ParseError as exc:
+        return _from_prose(stdout, exc)
     if isinstance(outer, dict) and isinstance(outer.get("error"), dict):
         message = str(outer["error"].get("message") or "unknown error")[:200]
         raise ProviderError(NAME, f"the CLI reported an error: {_CONTROL.sub(' ', message)}")
     if isinstance(outer, dict) and "response" in outer:  # --output-format json wraps the reply
         if not isinstance(outer["response"], str):
             raise ParseError(NAME, "the CLI's 'response' is not text")
-        outer = _json_in(outer["response"])
+        try:
+            outer = _json_in(outer["response"])
+        except ParseError as exc:
+            return _from_prose(outer["response"], exc)
     if not isinstance(outer, dict) or not isinstance(outer.get("results"), list):
         raise ParseError(NAME, "the reply has no 'results' list")
     answer = outer.get("answer")
@@ -188,7 +207,8 @@ async def run(call: ProviderCall) -> ProviderOutput:
     if not shutil.which(settings.gemini_cli_command):
         raise ProviderNotConfigured(NAME, configured(settings)[1])
     argv = command(call.query, call.max_results, settings)
-    code, out, err = await _execute(argv, settings.gemini_cli_timeout)
+    # The CLI's own limit, within what is left of the search's deadline
+    code, out, err = await _execute(argv, min(settings.gemini_cli_timeout, call.deadline))
     stdout, stderr = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
     if code != 0:
         said = _first_line(stderr) or _first_line(stdout)

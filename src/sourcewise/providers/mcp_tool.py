@@ -4,8 +4,11 @@ Configure the server by command (``mcp_command``, started over stdio) or by URL 
 Streamable HTTP), the tool (``mcp_tool``) and its arguments (``mcp_arguments``: argument name ->
 value, where ``{query}`` and ``{max_results}`` are filled in). The call goes through the official
 ``mcp`` SDK client. The tool may answer with structured content or text: a JSON list of results
-(or an object holding one under ``results``, ``items``, ``data``, ``web.results`` ...), or text
-blocks of ``Title:`` / ``URL:`` / ``Description:`` lines as several search servers write them.
+(or an object holding one under ``results``, ``items``, ``data``, ``web.results`` ..., and an
+``answer`` beside it), text blocks of ``Title:`` / ``URL:`` / ``Description:`` lines as several
+search servers write them, or a prose answer (an agent such as Gemini answering in words): its
+markdown links, numbered source lists and ``Sources:`` block are the results and its text is the
+answer (``providers.prose``).
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ from typing import Any, TextIO
 from ..config import Settings
 from ..errors import ParseError, ProviderError, ProviderNotConfigured, TransientError
 from ..models import RawResult
+from ..net.redirects import resolve_redirects
 from .base import Provider, ProviderCall, ProviderOutput, no_parse, no_request
+from .prose import read_prose
 
 __all__ = ["PROVIDER", "arguments", "parse_tool_output"]
 
@@ -114,10 +119,22 @@ def _from_labelled_text(text: str) -> list[RawResult]:
     return _from_items([r for r in records if r.get("url")]) if any(r.get("url") for r in records) else []
 
 
-def parse_tool_output(structured: Any, texts: list[str]) -> list[RawResult]:
-    """Results from a tool's structured content or its text content; ``ParseError`` if neither."""
+def _answer_beside(value: Any) -> str | None:
+    """An ``answer`` (or ``summary``) string beside the results of a JSON object, if any."""
+    if isinstance(value, dict):
+        for key in ("answer", "summary"):
+            said = value.get(key)
+            if isinstance(said, str) and said.strip():
+                return said.strip()
+    return None
+
+
+def parse_tool_output(structured: Any, texts: list[str]) -> ProviderOutput:
+    """Results (and an answer, if the tool gave one) from a tool's structured content or its
+    text content; ``ParseError`` if none of it holds a result."""
     if structured is not None and (items := _items(structured)) is not None:
-        return _from_items(items)
+        return ProviderOutput(_from_items(items), _answer_beside(structured))
+    prose: list[str] = []
     for text in texts:
         if len(text) > MAX_TEXT:
             raise ParseError(NAME, f"the tool's answer is longer than {MAX_TEXT} characters")
@@ -126,11 +143,15 @@ def parse_tool_output(structured: Any, texts: list[str]) -> list[RawResult]:
         except ValueError:
             found = _from_labelled_text(text)
             if found:
-                return found
+                return ProviderOutput(found)
+            prose.append(text)
             continue
         if (items := _items(value)) is not None:
-            return _from_items(items)
-    raise ParseError(NAME, "the tool's answer holds no list of results")
+            return ProviderOutput(_from_items(items), _answer_beside(value))
+    read = read_prose("\n\n".join(prose), NAME)
+    if read.results:
+        return ProviderOutput(read.results, read.answer or None)
+    raise ParseError(NAME, "the tool's answer holds no list of results and no links to sources")
 
 
 _warned: set[str] = set()
@@ -179,6 +200,7 @@ async def run(call: ProviderCall) -> ProviderOutput:
     from mcp import MCPError
 
     args = arguments(call.query, call.max_results, settings.mcp_arguments)
+    started = call.clock()
     try:
         result = await _call(settings, args, call.deadline)
     except TimeoutError as exc:
@@ -190,8 +212,12 @@ async def run(call: ProviderCall) -> ProviderOutput:
     if result.is_error:
         said = " ".join(_texts(result))[:200] or "no message"
         raise ProviderError(NAME, f"the tool {settings.mcp_tool!r} failed: {said}")
-    results = parse_tool_output(result.structured_content, _texts(result))
-    return ProviderOutput(results[: call.max_results])
+    out = parse_tool_output(result.structured_content, _texts(result))
+    # A Gemini agent cites grounding redirects: resolved within what is left of the call's budget
+    left = call.deadline - (call.clock() - started) - max(0.25, 0.1 * call.deadline)
+    links = await resolve_redirects((r.url for r in out.results), settings, clock=call.clock, seconds=left)
+    results = [r.model_copy(update={"url": links.get(r.url, r.url)}) for r in out.results]
+    return ProviderOutput(results[: call.max_results], out.answer)
 
 
 PROVIDER = Provider(

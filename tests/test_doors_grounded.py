@@ -1,0 +1,99 @@
+"""Issue 24 item 4: every door carries a grounded provider's answer, not only its results: the
+MCP ``web_search`` text (what a model reads), HTTP ``/search`` and the CLI's formats. The answer
+comes from a Gemini-style prose reply of a real MCP server started here (tests/mcp_search_server.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+from mcp import Client
+
+from sourcewise import load_settings
+from sourcewise.config import Settings
+from sourcewise.mcp_server import build_server
+from sourcewise.server import create_app
+from sourcewise.service import DoorSettings
+
+from doorkit import uvicorn_thread
+
+SERVER = Path(__file__).parent / "mcp_search_server.py"
+SAID = "React Server Components render on the server and send no JavaScript to the client [1]."
+
+
+def grounded_settings(tmp_path: Path) -> Settings:
+    options: dict[str, Any] = {
+        "providers": ["mcp"],
+        "mcp_command": [sys.executable, str(SERVER)],
+        "mcp_tool": "gemini_prose",
+        "mcp_arguments": {"q": "{query}"},
+        "gemini_redirect_hosts": [],  # no resolving: no test reaches the internet
+        "state_dir": tmp_path / "state",
+        "timeout": 20.0,
+    }
+    return load_settings(**options)
+
+
+async def test_mcp_web_search_text_carries_the_answer(tmp_path: Path) -> None:
+    async with Client(build_server(grounded_settings(tmp_path))) as client:
+        result = await client.call_tool("web_search", {"query": "react server components"})
+    assert not result.is_error
+    assert result.structured_content is not None
+    assert SAID in result.structured_content["answer"]
+    block = result.content[0]
+    assert block.type == "text"
+    assert "Answer from mcp" in block.text
+    assert SAID in block.text
+    assert block.text.index(SAID) < block.text.index("https://react.dev/reference/rsc/server-components")
+
+
+def test_http_search_carries_the_answer(tmp_path: Path) -> None:
+    with uvicorn_thread(create_app(grounded_settings(tmp_path), DoorSettings())) as url:
+        response = httpx.post(f"{url}/search", json={"query": "react server components"}, timeout=60)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert SAID in body["answer"]
+    assert body["results"][0]["tier"] == 1
+
+
+def _cli(tmp_path: Path, *args: str) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCEWISE_")}
+    env.update(
+        SOURCEWISE_PROVIDERS="mcp",
+        SOURCEWISE_MCP_COMMAND=f"{sys.executable} {SERVER}",
+        SOURCEWISE_MCP_TOOL="gemini_prose",
+        SOURCEWISE_MCP_ARGUMENTS=json.dumps({"q": "{query}"}),
+        SOURCEWISE_GEMINI_REDIRECT_HOSTS="",
+        SOURCEWISE_STATE_DIR=str(tmp_path / "state"),
+        SOURCEWISE_TIMEOUT="20",
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "sourcewise", "search", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_cli_deep_dive_carries_the_answer(tmp_path: Path) -> None:
+    out = _cli(tmp_path, "react server components", "--format", "deep")
+    assert out.startswith("## Answer")
+    assert SAID in out
+    assert "## Official docs (Tier 1)" in out
+
+
+def test_cli_progressive_in_korean_carries_the_answer_under_korean_headings(tmp_path: Path) -> None:
+    out = _cli(tmp_path, "리액트 서버 컴포넌트", "--format", "progressive")
+    assert out.startswith("## 답변")
+    assert SAID in out
+    assert "## 초기 검색 결과" in out
+    assert "더 알아보고 싶은 영역:" in out
