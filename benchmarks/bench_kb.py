@@ -20,10 +20,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sourcewise.core.analyze import analyze, query_terms
+from sourcewise.core.analyze import analyze, query_terms, strip_particle
 from sourcewise.core.filters import parse_query
 from sourcewise.core.fusion import convex, rrf, semantic_reads
-from sourcewise.core.text import strip_particle
 from sourcewise.sources import kblex
 from sourcewise.sources.kb import CANDIDATES, KnowledgeBase, match_expression
 from sourcewise.sources.kbembed import embedder, semantic_available
