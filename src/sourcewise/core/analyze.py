@@ -276,10 +276,10 @@ def query_terms(text: str, *, stem: bool = False, repeats: bool = False) -> list
     every: list[str] = []
     for runs in _runs(text):
         for run in runs:
-            terms = _word_terms(run, stem)
-            every.extend(terms)
+            said = _word_terms(run, stem)
+            every.extend(said)
             if not _question_word(run):
-                kept.extend(terms)
+                kept.extend(said)
     terms = kept or every
     return terms if repeats else list(dict.fromkeys(terms))
 
