@@ -45,6 +45,7 @@ __all__ = [
     "identifier_parts",
     "is_hangul",
     "query_terms",
+    "question_word",
     "stem",
     "strip_particle",
 ]
@@ -97,7 +98,8 @@ KO_ENDINGS: tuple[str, ...] = tuple(
 STOPWORDS = frozenset(
     "a an and are as at be but by for from has have in into is it its of on or that the their "
     "then there these they this to was were will with what which who how why when where do does "
-    "did not no can i my me you your should would could shall may might please".split()
+    "did not no can i my me you your should would could shall may might please we us our about any "
+    "some if so than very just also whether".split()
 )
 # Korean question and filler words, as written and as analyzed; a word starting with a question
 # word ("무엇인가요", "어디에서") is one too.
@@ -120,8 +122,10 @@ KO_QUESTION = (
 KO_FILLER = frozenset(
     "해야 돼 되나요 돼요 하나요 있나요 있어요 있습니까 알려줘 알려주세요 해줘 주세요 할까요 인가요 입니까 "
     "가요 좀 수 있는 있을까요 하는지 되는지 하려면 싶어요 싶습니다 경우 때 하면 되면 있다 없다 있을 "
-    "합니까 됩니까 나요 건가요 거야 하죠 하니".split()
+    "합니까 됩니까 나요 건가요 거야 하죠 하니 찾아줘 찾아 알려 보여줘 정리해줘 설명해줘 요약해줘".split()
 )
+# Requests ("찾아줘", "정리해 주세요"): a word ending in one of these asks, it says nothing.
+KO_REQUEST_ENDINGS = ("줘", "주세요", "줄래", "주실래요", "주시겠어요")
 
 _STEMMER = Stemmer.Stemmer("english")
 _HANGUL = re.compile("[\uac00-\ud7a3]")
@@ -260,13 +264,17 @@ def analyze(text: str, *, stem: bool = False) -> list[str]:
     return out
 
 
-def _question_word(word: str) -> bool:
+def question_word(word: str) -> bool:
+    """A question or filler word (English "how", "the"; Korean 어떻게, 무엇인가요, 해야, 돼) that is no
+    query term."""
     low = word.lower()
     if low in STOPWORDS:
         return True
     if not is_hangul(low):
         return False
-    return low.startswith(KO_QUESTION) or low in KO_FILLER or hangul_stem(low) in KO_FILLER
+    if low.startswith(KO_QUESTION) or low.endswith(KO_REQUEST_ENDINGS):
+        return True
+    return low in KO_FILLER or hangul_stem(low) in KO_FILLER
 
 
 def query_terms(text: str, *, stem: bool = False, repeats: bool = False) -> list[str]:
@@ -278,7 +286,7 @@ def query_terms(text: str, *, stem: bool = False, repeats: bool = False) -> list
         for run in runs:
             said = _word_terms(run, stem)
             every.extend(said)
-            if not _question_word(run):
+            if not question_word(run):
                 kept.extend(said)
     terms = kept or every
     return terms if repeats else list(dict.fromkeys(terms))
