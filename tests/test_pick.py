@@ -140,7 +140,7 @@ async def test_ask_answers_from_the_logging_page_of_an_indexed_folder(tmp_path: 
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "logging.md").write_text(
-        "# Logging\n\nTo see the requests the client makes, turn on Python's standard logging.\n\n"
+        "# Logging\n\nTo see the requests httpx makes, turn on Python's standard logging.\n\n"
         "```python\nimport logging\nlogging.basicConfig(level=logging.DEBUG)\n```\n",
         "utf-8",
     )

@@ -65,8 +65,8 @@ def _code(lang: str, lines: list[str]) -> Unit | None:
         body.pop()
     while body and not body[0].strip():
         body.pop(0)
-    if not body:
-        return None
+    if not body or all(b.strip().startswith("{{#") for b in body if b.strip()):
+        return None  # empty, or only an mdBook include: no code a reader could use
     if len(body) > MAX_CODE_LINES:
         body = [*body[:MAX_CODE_LINES], "..."]
     indent = min(len(b) - len(b.lstrip()) for b in body if b.strip())
@@ -76,8 +76,8 @@ def _code(lang: str, lines: list[str]) -> Unit | None:
 
 def _block_kind(line: str) -> UnitKind | None:
     """The kind of block a Markdown line starts, or None when it continues a paragraph."""
-    if line[0] == "#":
-        return "heading"
+    if line[0] == "#" or (line.isupper() and len(line) <= 40 and "." not in line):
+        return "heading"  # Markdown, or a man page's section ("OPTIONS")
     if line[0] == "|":
         return "row"
     if line[0] == ">":
@@ -100,10 +100,19 @@ def units(text: str, *, wrapped: bool = False) -> list[Unit]:
     fence: str | None = None
     code: list[str] = []
 
+    term: list[str] = []  # a definition's term line ("-i, --ignore-case") waiting for its text
+
     def flush() -> None:
-        if para:
-            out.extend(_paragraph(" ".join(para), kind))
-            para.clear()
+        if not para:
+            return
+        if wrapped and kind == "prose" and len(para) == 1 and para[0][:1] == "-" and len(para[0]) <= 80:
+            if term:
+                out.extend(_paragraph(term.pop(), kind))
+            term.append(para.pop())
+            return
+        out.extend(_paragraph(" ".join([*term, *para]), kind))
+        term.clear()
+        para.clear()
 
     for line in dehyphenate(text).split("\n"):
         bare = line.strip()
@@ -119,6 +128,8 @@ def units(text: str, *, wrapped: bool = False) -> list[Unit]:
             flush()
             fence = bare
             continue
+        if bare.startswith("{*") and bare.endswith("*}"):
+            continue  # a docs include ("{* ../docs_src/app.py *}"): nothing to read here
         title = directive(line) if bare else None
         if title is not None:
             flush()
@@ -126,6 +137,11 @@ def units(text: str, *, wrapped: bool = False) -> list[Unit]:
                 out.append(Unit(clean(title), "heading"))
             continue
         block = _block_kind(bare) if bare else None
+        if block == "heading":  # a heading is one line: the next one starts a paragraph
+            flush()
+            out.extend(_paragraph(bare, "heading"))
+            kind = "prose"
+            continue
         if not wrapped or not bare or block:
             flush()
             kind = block or "prose"
@@ -135,6 +151,7 @@ def units(text: str, *, wrapped: bool = False) -> list[Unit]:
         made = _code(fence[3:], code)
         out.extend([made] if made else [])
     flush()
+    out.extend(_paragraph(term.pop(), "prose") if term else [])
     return out
 
 
@@ -172,7 +189,12 @@ def _split_line(line: str) -> list[str]:
             out.append(line[start:j])
             start = j
     out.append(line[start:])
-    return [_clip(s.strip(" \t#*>-|")) for s in out if len(s.strip()) > 1]
+    return [_clip(_unbullet(s.strip(" \t#*>|"))) for s in out if len(s.strip()) > 1]
+
+
+def _unbullet(sentence: str) -> str:
+    """A list item's text without its bullet ("- ", "* ", "+ "); "-i, --ignore-case" stays."""
+    return sentence[2:].lstrip() if sentence[:2] in ("- ", "* ", "+ ") else sentence
 
 
 def _clip(sentence: str) -> str:

@@ -6,7 +6,8 @@ extraction leave in a sentence.
 - Markdown escapes (``default\\_transaction``), links (``[text](url)`` -> ``text``), images,
   emphasis marks (``**bold**``), attribute lists (``{ #anchor }``, ``{: .class }``);
 - reST and MyST roles (``:class:`httpx.Client``` -> ``httpx.Client``, ``{ref}`text <t>``` -> ``text``);
-- MkDocs, Sphinx and MyST admonition openers (``!!! note "Title"``, ``.. note::``, ``:::{tip}``)
+- MkDocs, Sphinx and MyST admonition openers (``!!! note "Title"``, ``/// tip``, ``.. note::``,
+  ``:::{tip}``)
   and directive lines (``.. code-block:: python``);
 - HTML comments and the tags of documentation (``<abbr title=..>HTTP</abbr>`` -> ``HTTP``);
   other ``<...>`` stays, as ``Vec<T>`` is text;
@@ -34,12 +35,14 @@ _ROLE = re2.compile(
 _ATTRS = re2.compile(r"\s*\{:?\s*[#.][^{}\n]{0,200}\}")
 _TAGS = re2.compile(
     r"(?i)</?(?:abbr|span|div|a|b|i|em|strong|small|sup|sub|kbd|mark|u|s|br|p|img|font|details|summary|"
-    r"section|figure|figcaption|center|code|pre|ul|ol|li|dl|dt|dd|table|thead|tbody|tr|td|th|hr|"
+    r"section|figure|figcaption|center|code|pre|ul|ol|li|dl|dt|dd|table|thead|tbody|tr|td|th|hr|dfn|"
     r"h[1-6]|listing)(?:\s[^<>\n]{0,500})?/?>"
 )
 _EMPHASIS = re2.compile(r"(\*\*|__)(\S[^*\n]{0,500}?)(\*\*|__)")
-_DIRECTIVE = re2.compile(r"^\s*(?:!!!|\?\?\?\+?|\.\. [\w:-]+::|:::+\s*\{?[\w-]*\}?|```+\s*\{[\w-]+\})(.*)$")
-_HYPHEN = re2.compile(r"([a-z])-\n([a-z])")
+_DIRECTIVE = re2.compile(
+    r"^\s*(?:!!!|\?\?\?\+?|\.\. [\w:-]+::|:::+\s*\{?[\w-]*\}?|```+\s*\{[\w-]+\}|///)(.*)$"
+)
+_HYPHEN = re2.compile("([a-z])[-\u2010]\n[ \t]*([a-z])")
 _SPACES = re2.compile(r"[ \t]{2,}")
 _COMMENT = re2.compile(r"<!--[^>]{0,500}-->")
 

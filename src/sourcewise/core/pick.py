@@ -52,6 +52,14 @@ _VALUE = re.compile(r"\d|\b(?:True|False|None|true|false|null)\b|\"[^\"]{1,40}\"
 _DATE = re.compile(r"\b(?:1[89]|20)\d\d\b|\b\d+\.\d+(?:\.\d+)?\b|\b(?:January|February|March|April|May|June|"
                    r"July|August|September|October|November|December)\b|\d+년|\d+월")  # fmt: skip
 _DEFINES = re.compile(r"\b(?:is|are|means|refers to|stands for|lets you|allows)\b|이다|입니다|란|이란|합니다")
+_DEFINITION = re.compile(
+    r"\b(?:is|are) (?:a|an|the|used)\b|\bmeans\b|\brefers to\b|\bstands for\b|(?:이란|란) |(?:은|는) .{0,80}(?:이다|입니다)"
+)
+_NUMBER = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|single|once|twice)\b|하나|한 개|두 개"
+)
+# A sentence starting with one of these leans on the one before it.
+_BACK = ("These ", "This ", "They ", "Those ", "It ", "That ", "이는 ", "이것은 ", "그러므로 ", "따라서 ")
 _IMPERATIVE = frozenset(
     "use call pass set run install add create enable configure import write define open send "
     "install select specify start stop put give read make".split()
@@ -125,8 +133,8 @@ class _Cand:
     fit: float = 0.0
 
 
-def _fit(kind: QuestionKind, unit: Unit, terms: set[str]) -> float:
-    text = unit.text
+def _fit(asked: Asked, unit: Unit, tokens: list[str]) -> float:
+    kind, text = asked.kind, unit.text
     if kind == "default":
         return 0.6 * _says_default(text) + 0.4 * bool(_VALUE.search(text))
     if kind == "how":
@@ -135,9 +143,13 @@ def _fit(kind: QuestionKind, unit: Unit, terms: set[str]) -> float:
         first = text.split(" ", 1)[0].lower()
         return 0.6 if "`" in text else 0.5 if first in _IMPERATIVE or text.lower().startswith("to ") else 0.0
     if kind in ("number", "when"):
-        return 1.0 if (_DATE if kind == "when" else re.compile(r"\d")).search(text) else 0.0
+        return 1.0 if (_DATE if kind == "when" else _NUMBER).search(text) else 0.0
     if kind == "what":
-        return 1.0 if unit.kind != "code" and _DEFINES.search(text) else 0.0
+        if unit.kind == "code":
+            return 0.0
+        subject = covered(set(tokens[:5]), [asked.groups[i] for i in asked.specific])
+        says = 0.5 if _DEFINITION.search(text) else 0.25 if _DEFINES.search(text) else 0.0
+        return 0.5 * bool(subject) + says
     if kind == "who":
         return 0.5 if re.search(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b", text) else 0.0
     return 0.0
@@ -155,27 +167,33 @@ def _closeness(tokens: list[str], groups: Sequence[frozenset[str]], have: set[in
 
 
 def _candidates(asked: Asked, hits: Sequence[RankedHit]) -> list[_Cand]:
-    out: list[_Cand] = []
-    for h, ranked in enumerate(hits[:HITS]):
+    read_hits = []
+    for ranked in hits[:HITS]:
         hit = ranked.hit
         title = set(analyze(" ".join([hit.title, *hit.heading_path]), stem=True))
+        found = [
+            (u, analyze(u.text, stem=True))
+            for u in units(hit.text or hit.snippet, wrapped=hit.kind != "chat")
+        ]
+        read_hits.append((ranked, title, found))
+    weights = _weights(asked, [set(tokens) for _, _, found in read_hits for _, tokens in found])
+    out: list[_Cand] = []
+    for h, (ranked, title, found) in enumerate(read_hits):
         heading: set[str] = set()
         previous: set[int] = set()
-        read_units = units(hit.text or hit.snippet, wrapped=hit.kind != "chat")
-        for pos, unit in enumerate(read_units):
-            tokens = analyze(unit.text, stem=True)
+        for pos, (unit, tokens) in enumerate(found):
             terms = set(tokens)
             if unit.kind == "heading":
                 heading = terms
                 continue
             own = covered(terms, asked.groups)
             context = covered(title | heading, asked.groups) - own
-            fit = _fit(asked.kind, unit, terms)
-            after = read_units[pos + 1] if pos + 1 < len(read_units) else None
+            fit = _fit(asked, unit, tokens)
+            after = found[pos + 1][0] if pos + 1 < len(found) else None
             if after is not None and _completes(asked.kind, unit, after):
                 fit = max(fit, 0.8)  # the value or the command is the next unit
-            score = _score(asked, own, (context | previous) - own, fit, tokens)
-            score += 0.4 / (1 + h) + 0.3 * ranked.relevance
+            score = _score(asked, weights, own, (context | previous) - own, fit, tokens)
+            score += 0.4 / (1 + h) + 0.3 * ranked.relevance - 0.02 * min(pos, 10)
             if asked.symbols and all(_names(unit.text, sym) for sym in asked.symbols):
                 score += 1.0  # the operator the question names, which no word search sees
             if unit.kind != "code" and len(unit.text.split()) < 4:
@@ -185,11 +203,26 @@ def _candidates(asked: Asked, hits: Sequence[RankedHit]) -> list[_Cand]:
     return out
 
 
-def _score(asked: Asked, own: set[int], near: set[int], fit: float, tokens: list[str]) -> float:
-    """What the unit covers (specific groups weigh more, the ones around it half), its fit to the
-    question's type as far as it is on topic, and how close its terms sit."""
+def _weights(asked: Asked, unit_terms: list[set[str]]) -> list[float]:
+    """A weight per group: specific ones by how rare they are among the units read (an inverse
+    document frequency: "NO_PROXY" outweighs "environment"), generic ones 0.3."""
+    n = len(unit_terms)
+    out = []
+    for i, group in enumerate(asked.groups):
+        if i not in asked.specific:
+            out.append(0.3)
+            continue
+        df = sum(1 for terms in unit_terms if 2 * len(group & terms) >= len(group))
+        out.append(1.0 + math.log((n + 1) / (df + 1)) / 2)
+    return out
+
+
+def _score(
+    asked: Asked, weights: list[float], own: set[int], near: set[int], fit: float, tokens: list[str]
+) -> float:
+    """What the unit covers (rare specific groups weigh most, the ones around it half), its fit to
+    the question's type as far as it is on topic, and how close its terms sit."""
     spec = set(asked.specific)
-    weights = [1.0 if i in spec else 0.3 for i in range(len(asked.groups))]
     cover = (sum(weights[i] for i in own) + 0.5 * sum(weights[i] for i in near)) / (sum(weights) or 1.0)
     share = len((own | near) & spec) / max(1, len(spec))
     return 2.0 * cover + 0.9 * fit * share + 0.3 * _closeness(tokens, asked.groups, own)
@@ -225,6 +258,8 @@ def pick(
     if not asked.groups and not asked.symbols:
         return []
     cands = _candidates(asked, hits)
+    if _absent(asked, cands):
+        return []
     by_place = {(c.hit, c.pos): c for c in cands}
     passing: list[tuple[_Cand, list[_Cand], set[int]]] = []
     for cand in sorted(cands, key=lambda c: (-c.score, c.hit, c.pos)):
@@ -257,6 +292,17 @@ def pick(
     return chosen
 
 
+def _absent(asked: Asked, cands: Sequence[_Cand]) -> bool:
+    """A specific English word or identifier of the question that nothing read contains: the
+    documents do not talk about what it asks ("QUIC", "Gopher", "email")."""
+    seen = set().union(*(c.own | c.context for c in cands)) if cands else set()
+    for i in asked.specific:
+        group = asked.groups[i]
+        if i not in seen and all(t.isascii() and t.isalpha() and len(t) >= 4 for t in group):
+            return True
+    return False
+
+
 def _window(asked: Asked, cand: _Cand, by_place: dict[tuple[int, int], _Cand]) -> list[_Cand]:
     """The unit with the neighbours it needs: the sentence before when it holds specific terms the
     unit lacks; the next one for a default's value or a how-to's command."""
@@ -267,7 +313,21 @@ def _window(asked: Asked, cand: _Cand, by_place: dict[tuple[int, int], _Cand]) -
         window.insert(0, before)
     elif before is not None and cand.unit.kind == "code" and before.unit.kind != "code" and before.own & spec:
         window.insert(0, before)  # a command with the sentence that says what it does
+    elif before is not None and cand.unit.text.startswith(_BACK) and before.unit.kind != "code":
+        window.insert(0, before)  # "These are ..." needs what "these" are
     after = by_place.get((cand.hit, cand.pos + 1))
-    if after is not None and _completes(asked.kind, cand.unit, after.unit):
+    if after is not None and (
+        _completes(asked.kind, cand.unit, after.unit)
+        or after.unit.text.startswith(_BACK)
+        or cand.unit.text.endswith(":")
+    ):
         window.append(after)
+        more = by_place.get((cand.hit, cand.pos + 2))
+        if (
+            cand.unit.text.endswith(":")
+            and after.unit.kind == "item"
+            and more is not None
+            and more.unit.kind == "item"
+        ):
+            window.append(more)  # the list a sentence announces
     return window
