@@ -44,7 +44,7 @@ GENERIC_WORDS = """default defaults value values option options setting settings
     returns function method parameter parameters argument arguments operator operators latest current
     thing something anything possible available instead also good best right correct 기본 기본값 방법 사용
     설정 값 예 예시 차이 것 경우 최신 현재 가능 무엇 뭔가 decide decided decision know tell say said find look
-    question answer info information 결정 내용 정리""".split()
+    question answer info information several multiple many way ways 결정 내용 정리""".split()
 GENERIC = frozenset({t for w in GENERIC_WORDS for t in analyze(w, stem=True)})
 _STOP_TERMS = frozenset({t for w in STOPWORDS for t in analyze(w, stem=True)} | STOPWORDS)
 _SYMBOL = re.compile(r"(?:^|\s)[`'\"]?([^\w\s`'\"]{1,3})[`'\"]?(?=\s)")
@@ -53,7 +53,8 @@ _DATE = re.compile(r"\b(?:1[89]|20)\d\d\b|\b\d+\.\d+(?:\.\d+)?\b|\b(?:January|Fe
                    r"July|August|September|October|November|December)\b|\d+년|\d+월")  # fmt: skip
 _DEFINES = re.compile(r"\b(?:is|are|means|refers to|stands for|lets you|allows)\b|이다|입니다|란|이란|합니다")
 _DEFINITION = re.compile(
-    r"\b(?:is|are) (?:a|an|the|used)\b|\bmeans\b|\brefers to\b|\bstands for\b|(?:이란|란) |(?:은|는) .{0,80}(?:이다|입니다)"
+    r"\b(?:is|are) (?:a|an|the|used)\b|\bmeans\b|\brefers to\b|\bstands for\b"
+    r"|(?:이란|란) |(?:은|는) .{0,80}(?:이다|입니다)"
 )
 _NUMBER = re.compile(
     r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|single|once|twice)\b|하나|한 개|두 개"
@@ -72,6 +73,7 @@ class Asked:
 
     groups: tuple[frozenset[str], ...]
     specific: tuple[int, ...]  # indexes of the groups that are specific (all, when none is)
+    names: tuple[int, ...]  # groups the question writes as names ("QUIC", "Gopher", "HTTP3")
     symbols: tuple[str, ...]
     kind: QuestionKind
 
@@ -103,17 +105,20 @@ def _meaningful(term: str) -> bool:
 def read(question: str) -> Asked:
     """The question's content groups, the specific ones, the operators it names, and its type."""
     groups: list[frozenset[str]] = []
-    for word in re.findall(r"\w+", question):
+    names: list[int] = []
+    for n, word in enumerate(re.findall(r"\w+", question)):
         if question_word(word):
             continue
         terms = frozenset(t for t in analyze(word, stem=True) if t not in _STOP_TERMS and _meaningful(t))
         if terms and terms not in groups:
+            if word.isascii() and n and (word[:1].isupper() or any(c.isdigit() for c in word)):
+                names.append(len(groups))
             groups.append(terms)
     symbols = tuple(dict.fromkeys(m.group(1) for m in _SYMBOL.finditer(f" {question} ")))
     specific = tuple(i for i, g in enumerate(groups) if not g <= GENERIC)
     if not specific and not symbols:  # only generic words: each of them is what it asks
         specific = tuple(range(len(groups)))
-    return Asked(tuple(groups), specific, symbols, _kind(question))
+    return Asked(tuple(groups), specific, tuple(i for i in names if i in specific), symbols, _kind(question))
 
 
 def covered(terms: set[str], groups: Sequence[frozenset[str]]) -> set[int]:
@@ -141,7 +146,9 @@ def _fit(asked: Asked, unit: Unit, tokens: list[str]) -> float:
         if unit.kind == "code":
             return 1.0
         first = text.split(" ", 1)[0].lower()
-        return 0.6 if "`" in text else 0.5 if first in _IMPERATIVE or text.lower().startswith("to ") else 0.0
+        if text[:1] == "-" or "`" in text:
+            return 0.8 if text[:1] == "-" else 0.6  # an option's definition line, or inline code
+        return 0.5 if first in _IMPERATIVE or text.lower().startswith("to ") else 0.0
     if kind in ("number", "when"):
         return 1.0 if (_DATE if kind == "when" else _NUMBER).search(text) else 0.0
     if kind == "what":
@@ -293,14 +300,10 @@ def pick(
 
 
 def _absent(asked: Asked, cands: Sequence[_Cand]) -> bool:
-    """A specific English word or identifier of the question that nothing read contains: the
-    documents do not talk about what it asks ("QUIC", "Gopher", "email")."""
+    """A name the question writes (capitalized or with digits, not its first word) that nothing
+    read contains: the documents do not talk about what it asks ("QUIC", "Gopher", "HTTP3")."""
     seen = set().union(*(c.own | c.context for c in cands)) if cands else set()
-    for i in asked.specific:
-        group = asked.groups[i]
-        if i not in seen and all(t.isascii() and t.isalpha() and len(t) >= 4 for t in group):
-            return True
-    return False
+    return any(i not in seen for i in asked.names)
 
 
 def _window(asked: Asked, cand: _Cand, by_place: dict[tuple[int, int], _Cand]) -> list[_Cand]:
