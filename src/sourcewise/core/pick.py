@@ -281,13 +281,15 @@ def pick(
     chosen: list[tuple[str, int]] = []
     done: set[int] = set()
     fitted = False  # the answer holds what the question's type wants (a value, a command ...)
-    firsts = [p for p in leads if p is not None]
-    for cand, window, shown in [*firsts, *passing]:
+    # The best unit opens; then each reading's best, when it is near the best (an ambiguous
+    # question's other readings must not push the answer out).
+    firsts = [p for p in leads if p is not None and p[0].score >= 0.7 * top]
+    for cand, window, shown in [passing[0], *firsts, *passing[1:]]:
         if len(chosen) >= limit:
             break
         fits = asked.kind != "other" and max(c.fit for c in window) >= 0.6
         adds = (shown - done) & set(asked.specific) or (fits and not fitted)
-        reading = any(cand is p[0] for p in firsts)  # each reading's best unit, always
+        reading = any(cand is p[0] for p in firsts)
         if chosen and not reading and (cand.score < 0.85 * top or not adds):
             continue
         fitted = fitted or fits
