@@ -60,7 +60,7 @@ def test_private_sources_take_one_or_two_character_queries_and_the_web_keeps_thr
     assert validate_question("QA") == "QA"
     with pytest.raises(InvalidQuery, match="at least 3 characters"):
         validate_query("회의")
-    with pytest.raises(InvalidQuery, match="at least 1 character$"):
+    with pytest.raises(InvalidQuery, match=r"at least 1 character$"):
         validate_query("   ", minimum=MIN_SOURCE_QUERY)
 
 
