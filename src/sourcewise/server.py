@@ -52,7 +52,7 @@ class _Request(BaseModel):
 
 
 class SearchRequest(_Request):
-    query: str = Field(min_length=1, max_length=500, description="what to search for (3-500 characters for the web; 1-500 for private sources)")
+    query: str = Field(min_length=1, max_length=500, description="what to search for (3-500 characters)")
     tier: int | None = Field(default=None, ge=1, le=4, description="only this tier (1-4)")
     max_results: int | None = Field(default=None, ge=1, le=50, description="results wanted (1-50)")
     strategy: Literal["default", "official", "comprehensive", "progressive"] = "default"
