@@ -157,3 +157,27 @@ async def test_ask_answers_from_the_logging_page_of_an_indexed_folder(tmp_path: 
         refused = await aask("What does the ? operator do?", sources=["kb"], session=session)
         assert not refused.answered, refused.text
         assert not refused.citations
+
+
+def test_a_changelog_ranks_below_the_page_it_summarises_unless_changes_are_asked() -> None:
+    from datetime import date
+
+    from sourcewise.core.relevance import score_hit
+
+    def hit(path: str, title: str) -> Hit:
+        text = "Timeouts default to five seconds for every request a client makes."
+        return Hit(title=title, location=path, path=path, text=text, source="kb", kind="knowledge_base",
+                   authority="wiki", score=1.0)  # fmt: skip
+
+    page, log = hit("docs/timeouts.md", "Timeouts"), hit("CHANGELOG.md", "Changelog")
+    terms = analyze("default timeout")
+    day = date(2026, 1, 1)
+    assert (
+        score_hit(page, terms=terms, kind="fact", today=day, rank=1)[0]
+        > score_hit(log, terms=terms, kind="fact", today=day, rank=0)[0]
+    )
+    changed = analyze("what changed in the default timeout")
+    assert (
+        score_hit(log, terms=changed, kind="fact", today=day, rank=0)[0]
+        > score_hit(page, terms=changed, kind="fact", today=day, rank=1)[0]
+    )

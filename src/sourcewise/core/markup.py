@@ -39,6 +39,7 @@ _TAGS = re2.compile(
     r"h[1-6]|listing)(?:\s[^<>\n]{0,500})?/?>"
 )
 _EMPHASIS = re2.compile(r"(\*\*|__)(\S[^*\n]{0,500}?)(\*\*|__)")
+_ITALIC = re2.compile(r"(^|[\s(\"'])[*_]([^*_\s][^*_\n]{0,300}?)[*_]")
 _DIRECTIVE = re2.compile(
     r"^\s*(?:!!!|\?\?\?\+?|\.\. [\w:-]+::|:::+\s*\{?[\w-]*\}?|```+\s*\{[\w-]+\}|///)(.*)$"
 )
@@ -75,7 +76,7 @@ def clean(text: str) -> str:
     text = _ROLE.sub(_role, text)
     text = _ATTRS.sub("", text)
     text = _TAGS.sub("", _COMMENT.sub("", text))
-    text = _EMPHASIS.sub(r"\2", text)
+    text = _ITALIC.sub(r"\1\2", _EMPHASIS.sub(r"\2", text))
     text = _ESCAPE.sub(r"\1", text)
     return str(_SPACES.sub(" ", text)).strip()
 
