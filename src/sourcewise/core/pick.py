@@ -122,9 +122,17 @@ def read(question: str) -> Asked:
 
 
 def covered(terms: set[str], groups: Sequence[frozenset[str]]) -> set[int]:
-    """Indexes of the groups ``terms`` cover: at least half of a group's terms (so "배포 절차" covers
-    "배포절차" through its bigrams, and "token expiry" covers ``tokenExpiry``)."""
-    return {i for i, g in enumerate(groups) if 2 * len(g & terms) >= len(g)}
+    """Indexes of the groups ``terms`` cover: a Korean word's when half its terms are there (so
+    "배포 절차" covers "배포절차" through its bigrams), an identifier's when all its parts but one are
+    ("token expiry" covers ``tokenExpiry``; ``max_connections`` does not cover
+    ``max_keepalive_connections``)."""
+    return {i for i, g in enumerate(groups) if len(g & terms) >= _needed(g)}
+
+
+def _needed(group: frozenset[str]) -> int:
+    if len(group) > 2 and all(t.isascii() for t in group):
+        return len(group) - 1
+    return (len(group) + 1) // 2
 
 
 @dataclass
@@ -219,7 +227,7 @@ def _weights(asked: Asked, unit_terms: list[set[str]]) -> list[float]:
         if i not in asked.specific:
             out.append(0.3)
             continue
-        df = sum(1 for terms in unit_terms if 2 * len(group & terms) >= len(group))
+        df = sum(1 for terms in unit_terms if len(group & terms) >= _needed(group))
         out.append(1.0 + math.log((n + 1) / (df + 1)) / 2)
     return out
 
