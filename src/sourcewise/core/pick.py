@@ -47,7 +47,7 @@ GENERIC_WORDS = """default defaults value values option options setting settings
     question answer info information several multiple many way ways 결정 내용 정리""".split()
 GENERIC = frozenset({t for w in GENERIC_WORDS for t in analyze(w, stem=True)})
 _STOP_TERMS = frozenset({t for w in STOPWORDS for t in analyze(w, stem=True)} | STOPWORDS)
-_SYMBOL = re.compile(r"(?:^|\s)[`'\"]?([^\w\s`'\"]{1,3})[`'\"]?(?=\s)")
+_SYMBOL = re.compile(r"(?:^|\s)[`'\"]?([^\w\s`'\"]{1,3}|--?[A-Za-z][\w-]{0,40})[`'\"]?(?=[\s,?.])")
 _VALUE = re.compile(r"\d|\b(?:True|False|None|true|false|null)\b|\"[^\"]{1,40}\"")
 _DATE = re.compile(r"\b(?:1[89]|20)\d\d\b|\b\d+\.\d+(?:\.\d+)?\b|\b(?:January|February|March|April|May|June|"
                    r"July|August|September|October|November|December)\b|\d+년|\d+월")  # fmt: skip
@@ -74,7 +74,7 @@ class Asked:
     groups: tuple[frozenset[str], ...]
     specific: tuple[int, ...]  # indexes of the groups that are specific (all, when none is)
     names: tuple[int, ...]  # groups the question writes as names ("QUIC", "Gopher", "HTTP3")
-    symbols: tuple[str, ...]
+    symbols: tuple[str, ...]  # operators ("?", "::") and options ("-t", "--keep") it names
     kind: QuestionKind
 
 
@@ -251,16 +251,19 @@ def _completes(kind: QuestionKind, unit: Unit, after: Unit) -> bool:
 
 
 def _passes(asked: Asked, shown: set[int], context: set[int], text: str) -> bool:
+    if not all(_names(text, s) for s in asked.symbols):
+        return False
     spec = set(asked.specific)
     need = len(spec) if len(spec) <= 2 else math.ceil(0.6 * len(spec))
-    if spec and (not shown & spec or len((shown | context) & spec) < need):
-        return False
-    return all(_names(text, s) for s in asked.symbols)
+    if asked.symbols:  # the operator or option it names is the most specific thing it asks
+        need = max(1, need - 1)
+    return not spec or (bool(shown & spec) and len((shown | context) & spec) >= need)
 
 
 def _names(text: str, symbol: str) -> bool:
-    """The unit names the operator: as a word of its own, or in backticks."""
-    return f"`{symbol}`" in text or f" {symbol} " in f" {text} "
+    """The unit names the operator or option: as a word of its own, or in backticks."""
+    padded = f" {text} ".replace(",", " ").replace("`", " ")
+    return f" {symbol} " in padded or f" {symbol}=" in padded or f" {symbol}[" in padded
 
 
 def pick(
