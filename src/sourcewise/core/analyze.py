@@ -247,7 +247,11 @@ def _word_terms(word: str, stemmed: bool) -> tuple[str, ...]:
 def _runs(text: str) -> list[list[str]]:
     """Each word of ``text`` as its script runs; a particle glued to a Latin word is dropped."""
     out: list[list[str]] = []
-    for word in _WORD_RUN.findall(unicodedata.normalize("NFKC", text)):
+    ascii_text = text.isascii()
+    for word in _WORD_RUN.findall(text if ascii_text else unicodedata.normalize("NFKC", text)):
+        if ascii_text or word.isascii():  # one script: the word is its own run
+            out.append([word[:MAX_TERM]])
+            continue
         runs = _RUN.findall(word[: MAX_TERM * 4])
         if len(runs) > 1:
             runs = [r for i, r in enumerate(runs) if not (i and r in _PARTICLE_SET)]
