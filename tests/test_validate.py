@@ -62,6 +62,8 @@ def test_private_sources_take_one_or_two_character_queries_and_the_web_keeps_thr
         validate_query("회의")
     with pytest.raises(InvalidQuery, match=r"at least 1 character$"):
         validate_query("   ", minimum=MIN_SOURCE_QUERY)
+    with pytest.raises(InvalidQuery, match="a letter or digit"):
+        validate_question("?")
 
 
 async def test_a_two_character_korean_query_searches_the_knowledge_base(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -48,6 +48,8 @@ def validate_query(
     text = query.strip()
     if len(text) < minimum:
         raise InvalidQuery(f"{what} must be at least {minimum} character{'s' if minimum > 1 else ''}")
+    if len(text) < MIN_QUERY and not any(ch.isalnum() for ch in text):
+        raise InvalidQuery(f"{what} must have a letter or digit, got {text!r}")  # "?" asks nothing
     if len(text) > limit:
         raise InvalidQuery(f"{what} is {len(text)} characters long; the limit is {limit}")
     if not text.isascii() and _SURROGATE.search(text):
