@@ -30,6 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+import re2  # type: ignore[import-untyped]
+
 from ..models import RankedHit
 from .analyze import STOPWORDS, analyze, question_word
 from .extractive import Unit, procedural, units
@@ -48,19 +50,22 @@ GENERIC_WORDS = """default defaults value values option options setting settings
 GENERIC = frozenset({t for w in GENERIC_WORDS for t in analyze(w, stem=True)})
 _STOP_TERMS = frozenset({t for w in STOPWORDS for t in analyze(w, stem=True)} | STOPWORDS)
 _SYMBOL = re.compile(r"(?:^|\s)[`'\"]?([^\w\s`'\"]{1,3}|--?[A-Za-z][\w-]{0,40})[`'\"]?(?=[\s,?.])")
-_VALUE = re.compile(r"\d|\b(?:True|False|None|true|false|null)\b|\"[^\"]{1,40}\"")
-_DATE = re.compile(r"\b(?:1[89]|20)\d\d\b|\b\d+\.\d+(?:\.\d+)?\b|\b(?:January|February|March|April|May|June|"
+_VALUE = re2.compile(r"\d|\b(?:True|False|None|true|false|null)\b|\"[^\"]{1,40}\"")
+_DATE = re2.compile(r"\b(?:1[89]|20)\d\d\b|\b\d+\.\d+(?:\.\d+)?\b|\b(?:January|February|March|April|May|June|"
                    r"July|August|September|October|November|December)\b|\d+년|\d+월")  # fmt: skip
-_DEFINES = re.compile(r"\b(?:is|are|means|refers to|stands for|lets you|allows)\b|이다|입니다|란|이란|합니다")
-_DEFINITION = re.compile(
+_DEFINES = re2.compile(
+    r"\b(?:is|are|means|refers to|stands for|lets you|allows)\b|이다|입니다|란|이란|합니다"
+)
+_DEFINITION = re2.compile(
     r"\b(?:is|are) (?:a|an|the|used)\b|\bmeans\b|\brefers to\b|\bstands for\b"
     r"|(?:이란|란) |(?:은|는) .{0,80}(?:이다|입니다)"
 )
-_NUMBER = re.compile(
+_NUMBER = re2.compile(
     r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|single|once|twice)\b|하나|한 개|두 개"
 )
 # A sentence starting with one of these leans on the one before it.
 _BACK = ("These ", "This ", "They ", "Those ", "It ", "That ", "이는 ", "이것은 ", "그러므로 ", "따라서 ")
+_NAME = re2.compile(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b")  # "Graydon Hoare": who wrote it
 _IMPERATIVE = frozenset(
     "use call pass set run install add create enable configure import write define open send "
     "install select specify start stop put give read make".split()
@@ -166,7 +171,7 @@ def _fit(asked: Asked, unit: Unit, tokens: list[str]) -> float:
         says = 0.5 if _DEFINITION.search(text) else 0.25 if _DEFINES.search(text) else 0.0
         return 0.5 * bool(subject) + says
     if kind == "who":
-        return 0.5 if re.search(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b", text) else 0.0
+        return 0.5 if _NAME.search(text) else 0.0
     return 0.0
 
 
