@@ -21,10 +21,9 @@ from pathlib import Path
 
 import bench_kbscale
 
-from sourcewise.core.analyze import analyze
+from sourcewise.core.analyze import analyze, strip_particle
 from sourcewise.core.filters import parse_query
 from sourcewise.core.fusion import convex, rrf, semantic_reads
-from sourcewise.core.text import strip_particle
 from sourcewise.sources.kb import CANDIDATES, KnowledgeBase, lex_query
 from sourcewise.sources.kbembed import embedder, semantic_available
 from sourcewise.sources.kbquery import StoreFilter

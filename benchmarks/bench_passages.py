@@ -20,7 +20,8 @@ import statistics
 import time
 from pathlib import Path
 
-from sourcewise.core.passages import paragraphs, tokens, top_passages
+from sourcewise.core.analyze import analyze, query_terms
+from sourcewise.core.passages import paragraphs, top_passages
 
 AEB = Path(__file__).resolve().parents[2] / "shared" / "data" / "extraction" / "aeb" / "ground-truth.json"
 K = 5
@@ -37,7 +38,7 @@ def pages() -> list[tuple[str, str]]:
         if len(spans) < 3:
             continue
         s, e = spans[len(spans) // 2]
-        words = [w for w in tokens(text[s:e]) if len(w) > 3]
+        words = [w for w in analyze(text[s:e], stem=True) if len(w) > 3]
         if len(words) < 4:
             continue
         prompt = " ".join(words[len(words) // 2 - 2 : len(words) // 2 + 2])
@@ -89,8 +90,10 @@ def run() -> str:
         ours = top_passages(text, prompt, K)
         picked = [p.index for p in ours]
         scores = {p.index: p.score for p in ours}
-        docs = [tokens(text[s:e]) for s, e in spans]
-        same_tokens += _same(picked, _bm25s(docs, [tokens(prompt)], len(spans)), scores)
+        docs = [analyze(text[s:e], stem=True) for s, e in spans]
+        same_tokens += _same(
+            picked, _bm25s(docs, [query_terms(prompt, stem=True, repeats=True)], len(spans)), scores
+        )
         same_own += _same(picked, bm25s_own(text, prompt, spans), scores)
         a, b = [], []
         for _ in range(RUNS):

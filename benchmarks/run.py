@@ -23,6 +23,7 @@ SUITES = {
     "passages": "bench_passages",
     "calls": "bench_calls",
     "robots": "bench_robots",
+    "answers": "bench_answers",
 }
 
 

@@ -477,7 +477,9 @@ async def test_every_format_numbers_its_sources_as_the_answer_markers(st: Settin
         Doc("Notes", "The API migration timeline ends in March."),
         Doc("Lunch", "API lunch is on Fridays."),
     ]
-    answer = await aask("API migration timeline", sources=[MemorySource("m", docs)], session=Session(st))
+    answer = await aask(
+        "API migration timeline and owners", sources=[MemorySource("m", docs)], session=Session(st)
+    )
     assert len(answer.sources) >= 2
     assert answer.hits[0].hit.location != answer.sources[0].hit.location, "cited order differs from rank"
     shown = render_answer(answer, fmt, explain=True, specs=["m", "code:./my repo"])
@@ -495,7 +497,7 @@ async def test_every_format_numbers_its_sources_as_the_answer_markers(st: Settin
         assert "keyword" in follows
     if fmt == "progressive":
         assert (
-            "sourcewise ask 'API migration timeline' -S m -S 'code:./my repo' --format deep --explain"
+            "sourcewise ask 'API migration timeline and owners' -S m -S 'code:./my repo' --format deep --explain"
             in shown
         )
     if fmt == "deep":

@@ -55,7 +55,7 @@ def test_ask_with_every_source_failing_exits_3_and_says_why(server: LocalServer,
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["ask", "hi"], "at least 3 characters"),
+        (["ask", "   "], "at least 1 character"),
         (["ask", "API migration", "-S", "nope"], "unknown source 'nope'"),
         (["ask", "API migration", "-S", "code:"], "no path after"),
         (["ask", "API migration", "-f", "fancy"], "format must be one of"),

@@ -1,19 +1,13 @@
-"""Sentence units for extractive answers: wrapped Markdown prose joined, code lines kept whole."""
+"""Units for extractive answers: wrapped Markdown prose joined, code kept as fenced blocks, markup
+cleaned; the answer assembled with its markers."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sourcewise.core.analyze import analyze
-from sourcewise.core.extractive import (
-    MIN_COVERAGE,
-    content_groups,
-    covered,
-    pick_sentences,
-    procedural,
-    sentences,
-)
+from sourcewise.core.extractive import assemble, procedural, sentences, units
+from sourcewise.core.markup import clean, directive
 from sourcewise.models import Hit, RankedHit
 
 DOC = """## How do I index my notes?
@@ -34,23 +28,68 @@ give.
 
 
 def test_wrapped_prose_joins_and_blocks_break() -> None:
-    units = sentences(DOC, wrapped=True)
-    assert "`sourcewise index ~/notes   # a folder`" in units
+    found = units(DOC, wrapped=True)
+    kinds = {u.text: u.kind for u in found}
+    assert kinds["How do I index my notes?"] == "heading"
+    assert kinds["```bash\nsourcewise index ~/notes   # a folder\n```"] == "code"
     assert (
         "Indexing a second folder does not remove the first one: removal only looks under the paths you give."
-        in units
+        in kinds
     )
-    assert "Crash-safe." in units  # the bold closer ends the sentence, its marks trimmed
-    assert "The index is written in batches." in units
-    assert "a file that disappeared is removed." in units
-    assert "a | b" in units
-    assert not any(u.startswith("give") for u in units)
+    assert kinds["Crash-safe."] == "item"  # the bold marks cleaned, the item's first sentence
+    assert kinds["The index is written in batches."] == "prose"
+    assert kinds["a file that disappeared is removed."] == "item"
+    assert kinds["a | b"] == "row"
+    assert not any(u.text.startswith("give") for u in found)
+
+
+def test_code_blocks_stay_blocks_with_their_language() -> None:
+    text = "Enable it with:\n\n```python\nimport logging\n\nlogging.basicConfig(level=logging.DEBUG)\n```\n"
+    found = units(text, wrapped=True)
+    assert found[-1].kind == "code"
+    assert found[-1].text == "```python\nimport logging\n\nlogging.basicConfig(level=logging.DEBUG)\n```"
+    long = "```\n" + "\n".join(f"line {i}" for i in range(40)) + "\n```"
+    cut = units(long)[0].text.split("\n")
+    assert cut[-2] == "..."
+    assert len(cut) < 20
+
+
+def test_admonitions_and_directives_are_not_text() -> None:
+    text = '!!! note "Read this"\n    The pool holds 10 connections.\n\n.. warning::\n\n   Mind the gap.\n'
+    found = units(text, wrapped=True)
+    assert [(u.text, u.kind) for u in found] == [
+        ("Read this", "heading"),
+        ("The pool holds 10 connections.", "prose"),
+        ("Mind the gap.", "prose"),
+    ]
+    assert directive(":::{tip}") == ""
+    assert directive("plain text") is None
+
+
+def test_markup_is_cleaned_from_what_a_reader_sees() -> None:
+    assert (
+        clean(r"Set default\_transaction\_isolation to `on`.") == "Set default_transaction_isolation to `on`."
+    )
+    assert clean("Use :class:`httpx.Client` or :func:`get <httpx.get>`.") == "Use httpx.Client or get."
+    assert clean("## Timeouts { #timeouts }") == "## Timeouts"
+    assert clean('An <abbr title="Hypertext Transfer Protocol">HTTP</abbr> call.') == "An HTTP call."
+    assert clean("A \ufb01le and an o\ufb04ine copy.") == "A file and an offline copy."
+    assert clean("See [the guide](guide.md) and **this**.") == "See the guide and this."
+    assert clean("`Vec<T>` is a type; a <!-- hidden --> comment.") == "`Vec<T>` is a type; a comment."
+    assert sentences("A distri-\nbuted file.", wrapped=True) == ["A distributed file."]
 
 
 def test_unwrapped_text_splits_at_every_line() -> None:
     chat = "alice (2025-01-15 10:00): shipping friday\nbob (2025-01-15 10:05): agreed"
     assert sentences(chat) == ["alice (2025-01-15 10:00): shipping friday", "bob (2025-01-15 10:05): agreed"]
     assert len(sentences("removal only looks under the paths you\ngive it.")) == 2
+
+
+def test_model_markers_survive_sentence_splitting() -> None:
+    assert sentences("It ends in March [1]. The old API stays [1][2].") == [
+        "It ends in March [1].",
+        "The old API stays [1][2].",
+    ]
 
 
 def test_procedural_questions() -> None:
@@ -60,72 +99,40 @@ def test_procedural_questions() -> None:
     assert not procedural("What is the knowledge base?")
 
 
+def _ranked(*texts: str) -> list[RankedHit]:
+    return [
+        RankedHit(
+            hit=Hit(title=f"d{i}", location=f"memory://{i}", text=t, source="m", kind="knowledge_base",
+                    authority="wiki", score=1.0),
+            relevance=0.9,
+            factors=(),
+        )
+        for i, t in enumerate(texts)
+    ]  # fmt: skip
+
+
+def test_assemble_keeps_code_blocks_on_their_own_lines() -> None:
+    hits = _ranked("a", "b")
+    text, citations, cited = assemble(
+        [("Enable it:", [0]), ("```sh\nrun it\n```", [0]), ("Done.", [1])], hits
+    )
+    assert text == "Enable it:[1]\n```sh\nrun it\n```[1]\nDone.[2]"
+    assert [c.marker for c in citations] == [1, 1, 2]
+    assert all(text[c.start : c.end].startswith(c.sentence) for c in citations)
+    assert [h.hit.location for h in cited] == ["memory://0", "memory://1"]
+
+
 def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
 @given(st.text(alphabet=st.sampled_from(list("ab .!?*`#-|\n\t1)한")), max_size=200), st.booleans())
 def test_every_unit_comes_from_the_text(text: str, wrapped: bool) -> None:
-    flat = _norm(text)
-    for unit in sentences(text, wrapped=wrapped):
-        body = unit.removesuffix("…")
-        if body.startswith("`") and body.endswith("`") and len(body) > 2:
-            body = body[1:-1]
-        assert _norm(body) in flat, (unit, text)
-
-
-def _ranked(*texts: str) -> list[RankedHit]:
-    return [
-        RankedHit(
-            hit=Hit(
-                title=f"d{i}",
-                location=f"memory://{i}",
-                text=t,
-                source="m",
-                kind="knowledge_base",
-                authority="wiki",
-                score=1.0,
-            ),
-            relevance=1.0 - i / 10,
-            factors=(),
-        )
-        for i, t in enumerate(texts)
-    ]
-
-
-def test_one_shared_word_is_not_an_answer() -> None:
-    hits = _ranked("Web provider keys live in BRAVE_API_KEY.", "The API migration timeline ends in March.")
-    picked = pick_sentences(["API", "migration", "timeline"], hits)
-    assert picked == [("The API migration timeline ends in March.", 1)]
-    assert pick_sentences(["API", "migration", "timeline"], hits[:1]) == []
-    assert pick_sentences(["zzqx", "vvbn"], hits) == []
-    assert pick_sentences(["the", "what", "a"], hits) == [], "stopwords alone ask nothing"
-
-
-def test_coverage_is_stemmed_and_korean_aware() -> None:
-    assert content_groups(["notes", "the", "배포절차를"]) == [
-        frozenset({"note"}),
-        frozenset({"배포절차", "배포", "포절", "절차"}),
-    ]
-    hits = _ranked(
-        "Indexing a note takes a second.", "배포 절차 문서를 먼저 읽으세요.", "배포 일정은 금요일입니다."
-    )
-    picked = pick_sentences(["index", "notes"], hits)
-    assert picked
-    assert picked[0][1] == 0
-    assert pick_sentences(["회사", "휴가"], _ranked("휴가 규정: 연차는 15일입니다.")), (
-        "a one-syllable stem counts"
-    )
-    picked = pick_sentences(["배포절차"], hits)
-    assert [h for _, h in picked] == [1], "the compound meets its parts; one bigram alone does not"
-
-
-@given(
-    st.lists(st.text(alphabet=st.sampled_from(list("ab cd.한국 ")), max_size=40), max_size=4),
-    st.lists(st.text(alphabet=st.sampled_from(list("ab cd.한국 \n`")), max_size=120), max_size=4),
-)
-def test_every_picked_sentence_covers_half_the_question(words: list[str], texts: list[str]) -> None:
-    groups = content_groups(words)
-    for sentence, h in pick_sentences(words, _ranked(*texts)):
-        assert sentence in sentences(texts[h], wrapped=True)
-        assert len(covered(set(analyze(sentence, stem=True)), groups)) >= MIN_COVERAGE * len(groups) > 0
+    flat = _norm(text.replace("`", "").replace("*", "").replace("#", "").replace("|", ""))
+    for unit in units(text, wrapped=wrapped):
+        body = unit.text.removesuffix("…")
+        if unit.kind == "code":
+            body = body.split("\n", 1)[1].rsplit("\n", 1)[0] if "\n" in body else ""
+        for word in _norm(body.replace("`", "").replace("*", "").replace("#", "").replace("|", "")).split():
+            if word != "...":
+                assert word in flat, (unit, text)

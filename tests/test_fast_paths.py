@@ -343,12 +343,6 @@ def test_clean_text_is_the_general_formula(text: str) -> None:
     assert len(clean_text(text)) <= len(text)  # what merge_results relies on to skip a snippet
 
 
-def _reference_tokens(text: str) -> list[str]:
-    from sourcewise.core.text import strip_particle, words
-
-    return [strip_particle(w) for w in words(text)]
-
-
 def _reference_bm25(query: list[str], docs: list[list[str]], k1: float = 1.2, b: float = 0.75) -> list[float]:
     import math
     from collections import Counter
@@ -362,11 +356,11 @@ def _reference_bm25(query: list[str], docs: list[list[str]], k1: float = 1.2, b:
     for doc in docs:
         tf = Counter(doc)
         score = 0.0
-        for term in set(query):
+        for term, said in Counter(query).items():
             if term not in tf:
                 continue
             idf = math.log((n_docs - df[term] + 0.5) / (df[term] + 0.5) + 1)
-            score += idf * tf[term] * (k1 + 1) / (tf[term] + k1 * (1 - b + b * len(doc) / avgdl))
+            score += said * idf * tf[term] * (k1 + 1) / (tf[term] + k1 * (1 - b + b * len(doc) / avgdl))
         scores.append(score)
     return scores
 
@@ -374,20 +368,14 @@ def _reference_bm25(query: list[str], docs: list[list[str]], k1: float = 1.2, b:
 _TEXT = st.text(alphabet=st.sampled_from(list("abcXYZİıKß.'-+#_09 \n한국어를은는에서")), max_size=60)
 
 
-@given(_TEXT)
-def test_passage_tokens_fast_path_is_the_general_one(text: str) -> None:
-    from sourcewise.core.passages import tokens
-
-    assert tokens(text) == _reference_tokens(text)
-    assert tokens(text.upper()) == _reference_tokens(text.upper())
-
-
 @given(_TEXT, st.lists(_TEXT, max_size=8))
 def test_bm25_scores_are_the_reference_scores_to_the_last_bit(query: str, texts: list[str]) -> None:
-    from sourcewise.core.passages import bm25_scores, tokens
+    from sourcewise.core.analyze import analyze, query_terms
+    from sourcewise.core.passages import bm25_scores
 
-    docs = [tokens(t) for t in texts]
-    assert bm25_scores(tokens(query), docs) == _reference_bm25(tokens(query), docs)
+    docs = [analyze(t, stem=True) for t in texts]
+    asked = query_terms(query, stem=True, repeats=True)
+    assert bm25_scores(asked, docs) == pytest.approx(_reference_bm25(asked, docs))
 
 
 def test_caches_hold_under_threads(monkeypatch: pytest.MonkeyPatch) -> None:

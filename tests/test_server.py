@@ -148,7 +148,7 @@ def test_route_endpoint(api: str) -> None:
     body = httpx.post(f"{api}/route", json={"question": "what is the latest react version"}).json()
     assert body["action"] == "search"
     assert "latest" in body["signals"]["recency"]
-    assert httpx.post(f"{api}/route", json={"question": "hi"}).status_code == 400
+    assert httpx.post(f"{api}/route", json={"question": "?"}).status_code == 400  # "hi" is a question now
 
 
 def test_api_key_is_required_compared_and_never_echoed(server: LocalServer, tmp_path: Path) -> None:

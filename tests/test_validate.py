@@ -50,3 +50,31 @@ def test_strategy() -> None:
     with pytest.raises(InvalidOption):
         validate_strategy("fastest")
     assert validate_strategy("official") == "official"
+
+
+def test_private_sources_take_one_or_two_character_queries_and_the_web_keeps_three() -> None:
+    from sourcewise.core.validate import MIN_SOURCE_QUERY, validate_question
+
+    assert validate_query(" 회의 ", minimum=MIN_SOURCE_QUERY) == "회의"
+    assert validate_query("Go", minimum=MIN_SOURCE_QUERY) == "Go"
+    assert validate_question("QA") == "QA"
+    with pytest.raises(InvalidQuery, match="at least 3 characters"):
+        validate_query("회의")
+    with pytest.raises(InvalidQuery, match=r"at least 1 character$"):
+        validate_query("   ", minimum=MIN_SOURCE_QUERY)
+    with pytest.raises(InvalidQuery, match="a letter or digit"):
+        validate_question("?")
+
+
+async def test_a_two_character_korean_query_searches_the_knowledge_base(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from sourcewise.config import Settings
+    from sourcewise.sources.kb import KnowledgeBase
+    from sourcewise.sources_api import asearch_sources
+
+    (tmp_path / "note.md").write_text("# 주간\n\n회의에서 나온 내용을 정리했다.\n", "utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    kb.index([tmp_path / "note.md"])
+    kb.close()
+    settings = Settings(state_dir=tmp_path, sources={"kb": {"type": "kb", "semantic": False}})
+    results = await asearch_sources("회의", sources=["kb"], settings=settings)
+    assert [h.path for r in results for h in r.hits] == [str(tmp_path / "note.md")]

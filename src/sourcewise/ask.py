@@ -20,8 +20,9 @@ from .answer import write_with_model
 from .config import Settings
 from .core.ambiguity import readings
 from .core.analyze import analyze
-from .core.extractive import assemble, pick_sentences, procedural
+from .core.extractive import assemble
 from .core.merge import merge_and_rank
+from .core.pick import pick
 from .errors import InvalidOption, InvalidQuery, ModelError
 from .gather import Progress, gather
 from .models import Answer, Plan, RankedHit, Reading, Route, SourceReport
@@ -67,11 +68,6 @@ def _choose(
 def _terms(plan: Plan) -> list[str]:
     words = [*plan.phrases, *plan.entities, *plan.keywords] or [plan.question]
     return list(dict.fromkeys(analyze(" ".join(words))))
-
-
-def _words(plan: Plan) -> list[str]:
-    """The question's words as the plan kept them (phrases whole), for the answer's coverage."""
-    return [*plan.phrases, *plan.entities, *plan.keywords] or [plan.question]
 
 
 def _suggest(plan: Plan) -> tuple[str, ...]:
@@ -200,7 +196,7 @@ async def _ask(
         if verdict == "minor":
             ranked, lead = _tag(ranked, found)
             answer = answer.model_copy(update={"hits": tuple(ranked)})
-        answer = await _write(answer, question, _words(plan), ranked, use_model, session, lead)
+        answer = await _write(answer, question, ranked, use_model, session, lead)
     t3 = clock()
     timings = {"plan": (t1 - t0) * 1000, "gather": (t2 - t1) * 1000, "answer": (t3 - t2) * 1000}
     return answer.model_copy(update={"timings": {k: round(v, 1) for k, v in timings.items()}})
@@ -225,7 +221,7 @@ def _unanswered(reports: Sequence[SourceReport]) -> str:
     searched = [r.source for r in reports if r.status in ("ok", "empty")]
     where = ", ".join(searched) or "the sources"
     return (
-        f"Nothing in {where} answers this question: no passage found covers enough of what it asks. "
+        f"Nothing in {where} answers this question: no passage found holds what it asks. "
         "The closest results are listed; they may not answer it."
     )
 
@@ -233,7 +229,6 @@ def _unanswered(reports: Sequence[SourceReport]) -> str:
 async def _write(
     answer: Answer,
     question: str,
-    words: list[str],
     ranked: list[RankedHit],
     use_model: bool | None,
     session: Session,
@@ -256,8 +251,8 @@ async def _write(
             )
         except ModelError as exc:
             warnings.append(f"model answer unavailable, extractive answer instead: {exc}")
-    picked = pick_sentences(words, ranked, how=procedural(question), lead=lead)
-    if not picked:  # no sentence covers enough of the question: say so, never cite filler
+    picked = pick(question, ranked, lead=lead)
+    if not picked:  # no unit holds what the question asks: say so, never cite filler
         return answer.model_copy(
             update={
                 "text": _unanswered(answer.reports),

@@ -149,7 +149,7 @@ def _guard(exc: SourcewiseError) -> NoReturn:
 
 @app.command()
 def search(
-    query: Annotated[str, typer.Argument(help="What to search for (at least 3 characters).")],
+    query: Annotated[str, typer.Argument(help="What to search for (3+ characters on the web).")],
     tier: Annotated[int | None, typer.Option("--tier", "-t", help="Only this tier (1-4).")] = None,
     max_results: Annotated[int | None, typer.Option("--max-results", "-n", help="1-50.")] = None,
     strategy: Annotated[

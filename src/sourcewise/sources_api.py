@@ -10,7 +10,7 @@ from .ask import aask
 from .config import Settings
 from .core.filters import MAX_QUERY_CHARS
 from .core.text import printable
-from .core.validate import validate_query
+from .core.validate import MIN_SOURCE_QUERY, validate_query
 from .errors import InvalidOption, InvalidQuery
 from .models import SourceInfo, SourceQuery, SourceResult
 from .retrieve import aretrieve
@@ -37,7 +37,11 @@ async def asearch_sources(
     """
     # Lone surrogates and control characters cannot be stored or matched: they are replaced or
     # dropped here, once, for every source (``core.text.printable``).
-    text = validate_query(printable(validate_query(query), one_line=True))
+    # Private sources take queries of any useful length ("회의"); the web source checks the web's
+    # 3-character minimum itself.
+    text = validate_query(
+        printable(validate_query(query, minimum=MIN_SOURCE_QUERY), one_line=True), minimum=MIN_SOURCE_QUERY
+    )
     if len(text) > MAX_QUERY_CHARS:
         raise InvalidQuery(f"a source query is at most {MAX_QUERY_CHARS} characters, got {len(text)}")
     if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 200:

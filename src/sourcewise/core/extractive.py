@@ -1,41 +1,52 @@
-"""Extractive answers with no model: the sentences that answer, each ending with its ``[n]``.
+"""Extractive answers with no model: the units of a text an answer is made of, and the answer
+assembled from them, each sentence ending with its ``[n]``.
 
-Sentences are taken whole from the best hits, so every sentence has a source by construction. A
-sentence is chosen for the question's content words it covers (each counts once across the answer,
-so the answer does not repeat itself), then by the relevance of its hit. A sentence must cover at
-least ``MIN_COVERAGE`` of the content words: one shared word does not make an answer, and when no
-sentence qualifies the caller says that nothing answers the question rather than cite filler.
+A text is cut into units (``units``): sentences of prose, list items, table rows, definition
+lines (a man page's option and what it does) and code blocks, kept as fenced blocks with their
+language. Headings are units too, for context; admonition and directive lines are dropped; markup
+is cleaned from every unit (``core.markup``). Which units answer a question is ``core.pick``'s.
 Also here: checking that a cited passage supports a sentence, used on a model's answer.
 
-Pure and linear: sentence splitting is one pass over the text, no regular expression.
+Linear: one pass over the lines, no backtracking pattern.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 from ..models import Citation, RankedHit
-from .analyze import STOPWORDS, analyze
-from .text import is_hangul, printable
+from .analyze import analyze
+from .markup import clean, dehyphenate, directive
+from .text import printable
 
 __all__ = [
     "MAX_SENTENCE",
-    "MIN_COVERAGE",
+    "Unit",
     "assemble",
-    "content_groups",
-    "covered",
-    "pick_sentences",
     "procedural",
     "sentences",
     "strip_controls",
     "support",
+    "units",
 ]
 
 MAX_SENTENCE = 400  # characters; a longer "sentence" is cut at a word
+MAX_CODE_LINES = 15  # a longer code block is cut, with a "..." line
 ENDS = ".!?。！？"
 STOP = frozenset(
     "the a an of to and or in on is are was be for with by it this that what how 무엇 어떻게".split()
 )
+UnitKind = Literal["prose", "item", "row", "code", "heading"]
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One piece of a text an answer can quote: ``text`` as a reader sees it."""
+
+    text: str
+    kind: UnitKind
 
 
 def strip_controls(text: str) -> str:
@@ -44,41 +55,118 @@ def strip_controls(text: str) -> str:
 
 
 def sentences(text: str, *, wrapped: bool = False) -> list[str]:
-    """Sentences of ``text``: split after . ! ? 。 followed by a space, and at line breaks.
+    """The quotable units of ``text`` (``units``), headings left out, as strings."""
+    return [u.text for u in units(text, wrapped=wrapped) if u.kind != "heading"]
 
-    ``wrapped``: the text is hard-wrapped prose (Markdown, mail): a line that continues the one
-    before joins it, and only blank lines, headings, list items, table rows and quotes break a
-    paragraph. A line inside a code fence is one unit, shown as inline code (a command answers
-    "how do I" questions, but run into prose it reads as a broken sentence)."""
-    out: list[str] = []
+
+def _code(lang: str, lines: list[str]) -> Unit | None:
+    body = [line.rstrip() for line in lines]
+    while body and not body[-1].strip():
+        body.pop()
+    while body and not body[0].strip():
+        body.pop(0)
+    if not body or all(b.strip().startswith("{{#") for b in body if b.strip()):
+        return None  # empty, or only an mdBook include: no code a reader could use
+    if len(body) > MAX_CODE_LINES:
+        body = [*body[:MAX_CODE_LINES], "..."]
+    indent = min(len(b) - len(b.lstrip()) for b in body if b.strip())
+    fence = "```" + lang.strip("{} ").split(" ")[0].split(",")[0]
+    return Unit(fence + "\n" + "\n".join(b[indent:] for b in body) + "\n```", "code")
+
+
+def _block_kind(line: str) -> UnitKind | None:
+    """The kind of block a Markdown line starts, or None when it continues a paragraph."""
+    if line[0] == "#" or (line.isupper() and len(line) <= 40 and "." not in line):
+        return "heading"  # Markdown, or a man page's section ("OPTIONS")
+    if line[0] == "|":
+        return "row"
+    if line[0] == ">":
+        return "prose"
+    if line[:2] in ("- ", "* ", "+ "):
+        return "item"
+    digits = len(line) - len(line.lstrip("0123456789"))
+    if 0 < digits <= 3 and line[digits : digits + 2] in (". ", ") "):
+        return "item"
+    return None
+
+
+def units(text: str, *, wrapped: bool = False) -> list[Unit]:
+    """The units of ``text`` in order. ``wrapped``: hard-wrapped prose (Markdown, mail, man pages,
+    PDF text): a line that continues the one before joins it, and only blank lines and block starts
+    (headings, list items, table rows, quotes) break a paragraph; otherwise every line breaks."""
+    out: list[Unit] = []
     para: list[str] = []
-    fenced = False
-    for line in text.split("\n"):
+    kind: UnitKind = "prose"
+    fence: str | None = None
+    code: list[str] = []
+
+    term: list[str] = []  # a definition's term line ("-i, --ignore-case") waiting for its text
+
+    def flush() -> None:
+        if not para:
+            return
+        if wrapped and kind == "prose" and len(para) == 1 and para[0][:1] == "-" and len(para[0]) <= 80:
+            if term:
+                out.extend(_paragraph(term.pop(), kind))
+            term.append(para.pop())
+            return
+        out.extend(_paragraph(" ".join([*term, *para]), kind))
+        term.clear()
+        para.clear()
+
+    for line in dehyphenate(text).split("\n"):
         bare = line.strip()
+        if fence is not None:
+            if bare.startswith(fence[:3]) and not bare[3:].strip("`~"):
+                made = _code(fence[3:], code)
+                out.extend([made] if made else [])
+                fence, code = None, []
+            else:
+                code.append(line)
+            continue
         if bare.startswith(("```", "~~~")):
-            fenced = not fenced
-            out.extend(_split_line(" ".join(para)))
-            para = []
+            flush()
+            fence = bare
             continue
-        if fenced:
-            if bare and "`" not in bare:
-                out.append(_clip(f"`{bare}`"))
+        if bare.startswith("{*") and bare.endswith("*}"):
+            continue  # a docs include ("{* ../docs_src/app.py *}"): nothing to read here
+        title = directive(line) if bare else None
+        if title is not None:
+            flush()
+            if title:
+                out.append(Unit(clean(title), "heading"))
             continue
-        if not wrapped or not bare or _starts_block(bare):
-            out.extend(_split_line(" ".join(para)))
-            para = []
+        block = _block_kind(bare) if bare else None
+        if block == "heading":  # a heading is one line: the next one starts a paragraph
+            flush()
+            out.extend(_paragraph(bare, "heading"))
+            kind = "prose"
+            continue
+        if not wrapped or not bare or block:
+            flush()
+            kind = block or "prose"
         if bare:
             para.append(bare)
-    out.extend(_split_line(" ".join(para)))
+    if fence is not None:
+        made = _code(fence[3:], code)
+        out.extend([made] if made else [])
+    flush()
+    out.extend(_paragraph(term.pop(), "prose") if term else [])
     return out
 
 
-def _starts_block(line: str) -> bool:
-    """A Markdown line that starts a block of its own rather than continuing a paragraph."""
-    if line[0] in "#|>" or line[:2] in ("- ", "* ", "+ "):
-        return True
-    digits = len(line) - len(line.lstrip("0123456789"))
-    return 0 < digits <= 3 and line[digits : digits + 2] in (". ", ") ")
+def _paragraph(text: str, kind: UnitKind) -> list[Unit]:
+    if kind == "row":
+        cells = [clean(c) for c in text.strip("|").split("|")]
+        if all(not c.strip(" -:") for c in cells):
+            return []  # the |---|---| line under a table's head
+        return [Unit(_clip(" | ".join(c for c in cells if c)), "row")] if any(cells) else []
+    if kind == "heading":
+        return [Unit(_clip(clean(text.lstrip("#").strip())), "heading")] if text.strip("# ") else []
+    out: list[Unit] = []
+    for i, sentence in enumerate(_split_line(clean(text))):
+        out.append(Unit(sentence, kind if i == 0 else "prose"))
+    return out
 
 
 CLOSERS = "*_`)\"'”’」』"
@@ -88,8 +176,11 @@ def _split_line(line: str) -> list[str]:
     out: list[str] = []
     start = 0
     n = len(line)
+    code = False  # inside `inline code`, where "?" or "." ends nothing
     for i, ch in enumerate(line):
-        if ch not in ENDS or i < start:
+        if ch == "`":
+            code = not code
+        if ch not in ENDS or i < start or code:
             continue
         j = i + 1
         while j < n and line[j] in CLOSERS:  # "**Crash-safe.**" ends after its closing marks
@@ -98,7 +189,12 @@ def _split_line(line: str) -> list[str]:
             out.append(line[start:j])
             start = j
     out.append(line[start:])
-    return [_clip(s.strip(" \t#*>-|")) for s in out if len(s.strip()) > 1]
+    return [_clip(_unbullet(s.strip(" \t#*>|"))) for s in out if len(s.strip()) > 1]
+
+
+def _unbullet(sentence: str) -> str:
+    """A list item's text without its bullet ("- ", "* ", "+ "); "-i, --ignore-case" stays."""
+    return sentence[2:].lstrip() if sentence[:2] in ("- ", "* ", "+ ") else sentence
 
 
 def _clip(sentence: str) -> str:
@@ -111,107 +207,10 @@ def _content(terms: Sequence[str]) -> set[str]:
     return {t for t in terms if t not in STOP and len(t) > 1}
 
 
-MIN_SENTENCES = 2  # one matching line alone rarely answers; a second adds its context
-
-
-def _prose(sentence: str) -> bool:
-    """A written sentence rather than a command, a heading or a table row."""
-    return sentence.rstrip("…").endswith(tuple(ENDS)) and len(sentence.split()) >= 5
-
-
 def procedural(question: str) -> bool:
-    """A "how do I ..." question, which a command or a code line can answer."""
+    """A "how do I ..." question, which a command or a code block can answer."""
     q = " ".join(question.lower().split())
-    return q.startswith(("how do i", "how can i", "how to", "how should i")) or "어떻게" in q
-
-
-MIN_COVERAGE = 0.5
-"""The share of the question's content words a sentence must cover to be part of an answer."""
-# Stopwords as the stemmed analyzer gives them, plus the question words of STOP.
-_NOT_CONTENT = frozenset(STOP | STOPWORDS | {t for w in STOPWORDS | STOP for t in analyze(w, stem=True)})
-
-
-def _meaningful(term: str) -> bool:
-    """Not a lone Latin letter; a digit and a one-syllable Korean stem ("휴가" -> "휴") carry meaning."""
-    return len(term) > 1 or term.isdigit() or is_hangul(term)
-
-
-def content_groups(words: Sequence[str]) -> list[frozenset[str]]:
-    """The question's content words, each as the set of stemmed terms the shared analyzer gives it
-    (a Korean stem with its bigrams, an identifier with its parts); stopwords and lone Latin
-    letters are left out, and a word met twice counts once."""
-    out: list[frozenset[str]] = []
-    for word in words:
-        terms = [t for t in analyze(word, stem=True) if t not in _NOT_CONTENT and _meaningful(t)]
-        group = frozenset(terms)
-        if group and group not in out:
-            out.append(group)
-    return out
-
-
-def covered(sentence_terms: set[str], groups: Sequence[frozenset[str]]) -> set[int]:
-    """Indexes of the groups the sentence covers: at least half of a group's terms (so "배포 절차"
-    covers "배포절차" through its bigrams, and "token expiry" covers ``tokenExpiry``)."""
-    return {i for i, g in enumerate(groups) if 2 * len(g & sentence_terms) >= len(g)}
-
-
-def pick_sentences(
-    words: Sequence[str],
-    hits: Sequence[RankedHit],
-    *,
-    limit: int = 4,
-    per_hit: int = 2,
-    how: bool = False,
-    lead: Sequence[int] = (),
-) -> list[tuple[str, int]]:
-    """Up to ``limit`` (sentence, hit index) pairs that cover the question's content ``words`` best.
-
-    Only sentences covering at least ``MIN_COVERAGE`` of the content words count; none may be
-    returned (nothing answers). ``how``: the question asks how to do something, so a code line
-    counts as much as a written sentence. ``lead``: hit indexes whose best sentence comes first, in
-    this order (the best hit of each reading of an ambiguous question)."""
-    groups = content_groups(words)
-    if not groups:
-        return []
-    need = MIN_COVERAGE * len(groups)
-    done: set[int] = set()
-    chosen: list[tuple[str, int]] = []
-    candidates: list[tuple[float, int, int, str, set[int]]] = []
-    for h, ranked in enumerate(hits[:8]):
-        # Chat lines are separate messages; every other kind wraps its prose.
-        wrapped = ranked.hit.kind != "chat"
-        for s, sentence in enumerate(sentences(ranked.hit.text or ranked.hit.snippet, wrapped=wrapped)):
-            have = covered(set(analyze(sentence, stem=True)), groups)
-            if have and len(have) >= need:
-                candidates.append((ranked.relevance, h, s, sentence, have))
-    used: dict[int, int] = {}
-
-    def written(sentence: str) -> bool:
-        return _prose(sentence) or (how and sentence[:1] == "`")
-
-    for h in lead:
-        mine = [c for c in candidates if c[1] == h]
-        if not mine or len(chosen) >= limit:
-            continue
-        best = max(mine, key=lambda c: (len(c[4]), written(c[3]), -c[2]))
-        candidates.remove(best)
-        if any(best[3] == c for c, _ in chosen):
-            continue
-        used[h] = used.get(h, 0) + 1
-        done |= best[4]
-        chosen.append((best[3], h))
-    while candidates and len(chosen) < limit:
-        best = max(candidates, key=lambda c: (len(c[4] - done), written(c[3]), c[0], -c[1], -c[2]))
-        candidates.remove(best)
-        _, h, _, sentence, have = best
-        if not (have - done) and len(chosen) >= max(MIN_SENTENCES, len(lead)):
-            break
-        if used.get(h, 0) >= per_hit or any(sentence == c for c, _ in chosen):
-            continue
-        used[h] = used.get(h, 0) + 1
-        done |= have
-        chosen.append((sentence, h))
-    return chosen
+    return q.startswith(("how do i", "how can i", "how to", "how should i", "how do you")) or "어떻게" in q
 
 
 def support(sentence: str, passage: str) -> float:
@@ -225,21 +224,26 @@ def support(sentence: str, passage: str) -> float:
 def assemble(
     parts: Sequence[tuple[str, Sequence[int]]], hits: Sequence[RankedHit]
 ) -> tuple[str, list[Citation], list[RankedHit]]:
-    """The answer text from (sentence, hit indexes) parts: ``[n]`` numbered by first citation."""
+    """The answer text from (unit, hit indexes) parts: ``[n]`` numbered by first citation; a code
+    block keeps its lines, on lines of its own."""
     numbers: dict[int, int] = {}
     cited: list[RankedHit] = []
     text = ""
     citations: list[Citation] = []
+    after_block = False
     for sentence, indexes in parts:
-        clean = strip_controls(sentence).strip()
+        block = sentence.startswith("```")
+        clean = printable(sentence).strip() if block else strip_controls(sentence).strip()
         markers = []
         for index in indexes:
             if index not in numbers:
                 numbers[index] = len(cited) + 1
                 cited.append(hits[index])
             markers.append(numbers[index])
-        start = len(text) + (1 if text else 0)
-        text = f"{text} {clean}" if text else clean
+        gap = "\n" if block or after_block else " "
+        after_block = block
+        start = len(text) + (len(gap) if text else 0)
+        text = f"{text}{gap}{clean}" if text else clean
         text += "".join(f"[{n}]" for n in markers)
         for n in markers:
             where = cited[n - 1].hit.location

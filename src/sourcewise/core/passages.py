@@ -1,7 +1,9 @@
 """Prompt focus: the paragraphs of a page that best answer a prompt, ranked with Okapi BM25.
 
 BM25 as in Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond"
-(2009), with the non-negative idf ``ln((N - n + 0.5) / (n + 0.5) + 1)``, k1 = 1.2, b = 0.75.
+(2009), with the non-negative idf ``ln((N - n + 0.5) / (n + 0.5) + 1)``, k1 = 1.2, b = 0.75; a
+term the prompt repeats counts as often as it is said (as Lucene and bm25s weigh it). Text and
+prompt go through the one analyzer (``core.analyze``, stemmed).
 """
 
 from __future__ import annotations
@@ -12,19 +14,12 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ..models import Passage
-from .text import _WORD, strip_particle, words
+from .analyze import analyze, query_terms
 
-__all__ = ["bm25_scores", "paragraphs", "tokens", "top_passages"]
+__all__ = ["bm25_scores", "paragraphs", "top_passages"]
 
 MAX_PARAGRAPH = 1200
 _BLANK = re.compile(r"\n\s*\n")
-
-
-def tokens(text: str) -> list[str]:
-    """``words(text)`` with Korean particles stripped."""
-    if text.isascii():  # the common case, in one pass: no particle, and lower() keeps every match
-        return [w.rstrip(".'-") or w for w in _WORD.findall(text.lower())]
-    return [w if w.isascii() else strip_particle(w) for w in words(text)]
 
 
 def paragraphs(text: str) -> list[tuple[int, int]]:
@@ -61,7 +56,8 @@ def bm25_scores(
     if not n_docs:
         return []
     avgdl = sum(len(d) for d in docs) / n_docs or 1.0
-    terms = set(query)
+    weight = Counter(query)
+    terms = set(weight)
     # Only the query's terms matter: their document frequency and idf, computed once.
     df = Counter(term for doc in docs for term in terms.intersection(doc))
     idf = {term: math.log((n_docs - df[term] + 0.5) / (df[term] + 0.5) + 1) for term in terms}
@@ -73,7 +69,9 @@ def bm25_scores(
                 freq = doc.count(term)
                 if not freq:
                     continue
-                score += idf[term] * freq * (k1 + 1) / (freq + k1 * (1 - b + b * len(doc) / avgdl))
+                score += (
+                    weight[term] * idf[term] * freq * (k1 + 1) / (freq + k1 * (1 - b + b * len(doc) / avgdl))
+                )
         scores.append(score)
     return scores
 
@@ -81,8 +79,8 @@ def bm25_scores(
 def top_passages(text: str, prompt: str, k: int = 5) -> list[Passage]:
     """The ``k`` paragraphs that best match ``prompt``, best first; none when nothing matches."""
     spans = paragraphs(text)
-    docs = [tokens(text[s:e]) for s, e in spans]
-    scores = bm25_scores(tokens(prompt), docs)
+    docs = [analyze(text[s:e], stem=True) for s, e in spans]
+    scores = bm25_scores(query_terms(prompt, stem=True, repeats=True), docs)
     ranked = sorted(range(len(spans)), key=lambda i: (-scores[i], i))
     return [
         Passage(

@@ -21,7 +21,8 @@ terms nothing relevant covers yet, with the learned terms; ``None`` when there i
 **Feedback** (``expand``): RM3 pseudo-relevance feedback over the top candidates' whole text:
 the task's query model mixed half and half with the words that weigh most in them (each word's
 share of a candidate's text times that candidate's relevance), code keywords, task verbs and words
-found in more than half of the pool left out; Snowball stems, as the knowledge base uses.
+found in more than half of the pool left out; the analyzer's Snowball stems (``core.analyze.stem``),
+as every source uses.
 
 Pure: no I/O, no clock, stable order (ties broken by location).
 """
@@ -35,13 +36,10 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Literal, cast
 
-import Stemmer
-
 from ..models import Band, Hit, Learned
-from .analyze import analyze, identifier_parts
+from .analyze import analyze, identifier_parts, stem
 from .codefacts import path_parts, resolves_to
 from .outline import outline
-from .text import is_hangul
 
 __all__ = [
     "ENOUGH",
@@ -59,8 +57,6 @@ __all__ = [
     "facts_for",
     "key_stems",
     "learn",
-    "snowball",
-    "stem",
     "uncovered",
     "vocabulary",
 ]
@@ -93,27 +89,6 @@ CODE_STOP = frozenset(
     future typing optional none_type get per self_ cast callable sequence mapping iterable
     iterator field fields model models config settings error errors exception todo note""".split()
 )
-
-
-def stem(word: str) -> str:
-    """A light English stem so "limiting", "limits" and "limit" meet; Hangul is left as it is."""
-    w = word.lower()
-    if len(w) <= 3 or is_hangul(w) or not w.isalpha():
-        return w
-    for suffix, repl in (("ational", "ate"), ("ization", "ize"), ("ies", "y"), ("ing", ""), ("ed", "")):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            w = w[: -len(suffix)] + repl
-            break
-    else:
-        if w.endswith("es") and len(w) > 4 and w[-3] in "sxzh":
-            w = w[:-2]
-        elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
-            w = w[:-1]
-    if len(w) > 4 and w[-1] == w[-2] and w[-1] not in "lsz":
-        w = w[:-1]
-    if w.endswith("e") and len(w) > 3:
-        w = w[:-1]
-    return w
 
 
 def _stems(words: Sequence[str]) -> frozenset[str]:
@@ -381,14 +356,6 @@ FB_QUERY = 5  # feedback words added to the next query
 ORIGINAL_WEIGHT = 0.5
 
 
-_SNOWBALL = Stemmer.Stemmer("english")
-
-
-def snowball(word: str) -> str:
-    """The Snowball English stem of a Latin word (the knowledge base's); other words as they are."""
-    return str(_SNOWBALL.stemWord(word)) if word.isascii() and word.isalpha() else word
-
-
 def bag(text: str, path: str = "", surface: dict[str, str] | None = None) -> Counter[str]:
     """Word counts (Snowball stems) of a candidate's text and path: what feedback reads and scores.
     ``surface``: filled with a word as written for each stem (a query is sent as written)."""
@@ -397,7 +364,7 @@ def bag(text: str, path: str = "", surface: dict[str, str] | None = None) -> Cou
     out: Counter[str] = Counter()
     for w in words:
         if len(w) > 1:
-            st = snowball(w)
+            st = stem(w)
             out[st] += 1
             if surface is not None:
                 surface.setdefault(st, w)
@@ -406,9 +373,9 @@ def bag(text: str, path: str = "", surface: dict[str, str] | None = None) -> Cou
 
 def key_stems(vocab: Vocabulary) -> dict[str, float]:
     """The task's query model: its key terms (1 each) and learned words (as much as they are trusted)."""
-    out = {snowball(t): 1.0 for t in vocab.key}
+    out = {stem(t): 1.0 for t in vocab.key}
     for item in vocab.learned:
-        st = snowball(item.term)
+        st = stem(item.term)
         out[st] = max(out.get(st, 0.0), LEARNED_WEIGHT * item.confidence)
     return out
 

@@ -30,7 +30,7 @@ from datetime import UTC, date, datetime
 from ..models import Authority, Factor, Hit, QueryKind
 from .analyze import analyze
 
-__all__ = ["AUTHORITY", "WEIGHTS", "authority_value", "score_hit"]
+__all__ = ["AUTHORITY", "WEIGHTS", "authority_value", "score_hit", "summary_page"]
 
 WEIGHTS: dict[QueryKind, tuple[float, float, float, float]] = {
     "decision": (0.3, 0.3, 0.2, 0.2),
@@ -101,6 +101,40 @@ def _coverage(terms: Sequence[str], hit: Hit) -> tuple[float, list[str]]:
     return 1 - len(missing) / len(terms), missing
 
 
+_SUMMARIES = (
+    "changelog",
+    "change-log",
+    "changes",
+    "release-notes",
+    "release_notes",
+    "releasenotes",
+    "history",
+    "news",
+    "whatsnew",
+    "whats-new",
+    "third_party_packages",
+    "third-party-packages",
+    "plugins",
+)
+_ABOUT_CHANGES = frozenset(
+    analyze(
+        "change changes changed changelog release releases released new version "
+        "versions history upgrade 변경 릴리스 버전",
+        stem=False,
+    )
+)
+
+
+def summary_page(hit: Hit, terms: Sequence[str]) -> bool:
+    """A changelog, release notes or a generated list (of plugins, packages) that a question not
+    about changes should find below the pages those entries summarise."""
+    name = (hit.path or hit.location).split("#", 1)[0].rsplit("/", 1)[-1].lower()
+    stem = name.rsplit(".", 1)[0]
+    if not (stem.startswith(_SUMMARIES) or hit.title.lower().startswith(("changelog", "release notes"))):
+        return False
+    return not _ABOUT_CHANGES.intersection(terms)
+
+
 def score_hit(
     hit: Hit,
     *,
@@ -111,7 +145,8 @@ def score_hit(
     authorities: Mapping[str, Mapping[str, int]] | None = None,
 ) -> tuple[float, tuple[Factor, ...]]:
     """Relevance 0-1 and its factors. ``terms`` are analyzed query terms; ``rank`` the hit's place
-    (from 0) in its own source's list, which carries that source's own judgement of the match."""
+    (from 0) in its own source's list, which carries that source's own judgement of the match. A
+    changelog or generated list counts as incomplete unless the question is about changes."""
     wk, wr, wa, wc = WEIGHTS[kind]
     covered, missing = _coverage(terms, hit)
     keyword = 0.7 * covered + 0.3 / (1 + rank)
@@ -119,12 +154,16 @@ def score_hit(
     authority, anote = authority_value(hit, kind, authorities)
     length = len(hit.text or hit.snippet)
     completeness = round(0.5 * min(1.0, length / COMPLETE_CHARS) + 0.5 * (1.0 if not missing else covered), 3)
+    summary = ""
+    if summary_page(hit, terms):
+        completeness, keyword = 0.0, keyword * 0.5
+        summary = "; a changelog or list, below the pages it summarises"
     knote = f"{round(covered * 100)}% of terms" + (f", missing {', '.join(missing[:5])}" if missing else "")
     knote += f"; #{rank + 1} in {hit.source}"
     factors = (
         Factor(name="keyword", value=round(min(1.0, keyword), 3), weight=wk, note=knote),
         Factor(name="recency", value=recency, weight=wr, note=rnote),
         Factor(name="authority", value=authority, weight=wa, note=anote),
-        Factor(name="completeness", value=completeness, weight=wc, note=f"{length} characters"),
+        Factor(name="completeness", value=completeness, weight=wc, note=f"{length} characters" + summary),
     )  # fmt: skip
     return round(sum(f.value * f.weight for f in factors), 4), factors

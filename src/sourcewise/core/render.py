@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 from ..errors import InvalidOption
 from ..models import SearchResponse, SearchResult
+from .analyze import analyze, query_terms
 from .extractive import sentences
-from .passages import bm25_scores, tokens
+from .passages import bm25_scores
 from .text import is_hangul, json_safe, printable
 
 __all__ = ["ENGLISH", "FORMATS", "KOREAN", "Words", "key_points", "render", "words_for"]
@@ -117,7 +118,7 @@ def key_points(snippet: str, query: str, limit: int = KEY_POINTS) -> list[str]:
     found = [s for s in sentences(snippet) if s.strip()]
     if not found:
         return []
-    scores = bm25_scores(tokens(query), [tokens(s) for s in found])
+    scores = bm25_scores(query_terms(query, stem=True, repeats=True), [analyze(s, stem=True) for s in found])
     best = sorted((i for i in range(len(found)) if scores[i] > 0), key=lambda i: (-scores[i], i))[:limit]
     return [found[i] for i in sorted(best)] or found[:1]
 

@@ -1,81 +1,18 @@
-"""Word-level text helpers shared by the rater, the router and the planner (Korean-aware)."""
+"""Word-level text helpers shared by the rater, the router and the planner (Korean-aware).
+
+Korean particles are the analyzer's (``core.analyze``): one set of rules everywhere."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
 
+from .analyze import is_hangul, strip_particle
+
 __all__ = ["is_hangul", "json_safe", "printable", "strip_particle", "word_forms", "words"]
 
 # A word keeps inner dots, plus and sharp signs so that "next.js", "c++", "c#" and ".net" survive.
 _WORD = re.compile(r"[.]?[\w][\w.+#'-]*[\w+#]|[.]?\w", re.UNICODE)
-
-# Korean particles and copulas that attach to the end of a noun ("시장을", "트렌드가", "규정에서").
-# Longest first, so that "에서" is tried before "서".
-PARTICLES: tuple[str, ...] = tuple(
-    sorted(
-        {
-            "은",
-            "는",
-            "이",
-            "가",
-            "을",
-            "를",
-            "의",
-            "에",
-            "에서",
-            "에게",
-            "께",
-            "께서",
-            "한테",
-            "으로",
-            "로",
-            "와",
-            "과",
-            "도",
-            "만",
-            "까지",
-            "부터",
-            "보다",
-            "처럼",
-            "이나",
-            "나",
-            "랑",
-            "이랑",
-            "으로서",
-            "로서",
-            "으로써",
-            "로써",
-            "에서의",
-            "에의",
-            "이란",
-            "란",
-            "이라",
-            "라",
-            "이다",
-            "입니다",
-            "이에요",
-            "예요",
-            "들",
-            "들이",
-            "들을",
-            "들의",
-            "에는",
-            "에서는",
-            "으로는",
-            "로는",
-            "과의",
-            "와의",
-            "하고",
-            "이며",
-            "며",
-            "요",
-        },
-        key=len,
-        reverse=True,
-    )
-)
-
 
 # What a terminal must never receive from outside text: C0 and C1 controls (escape sequences,
 # OSC titles, bells), bidi overrides and isolates (text that reads differently than it is), and
@@ -106,15 +43,6 @@ def json_safe(text: str) -> str:
     return _UNSAFE.sub(_escape_json, text)
 
 
-_PARTICLE_SET = frozenset(PARTICLES)
-_LONGEST_PARTICLE = max(map(len, PARTICLES))
-_HANGUL = re.compile("[\uac00-\ud7a3]")
-
-
-def is_hangul(text: str) -> bool:
-    return not text.isascii() and _HANGUL.search(text) is not None
-
-
 def words(text: str) -> list[str]:
     """The words of ``text`` in order, lower-cased, trailing sentence punctuation removed."""
     # A match ends in a word character, "+" or "#" (see _WORD), and lower-casing makes no ".", "'"
@@ -122,16 +50,6 @@ def words(text: str) -> list[str]:
     if text.isascii():  # lower-casing ASCII first changes no match
         return _WORD.findall(text.lower())
     return list(map(str.lower, _WORD.findall(text)))
-
-
-def strip_particle(word: str) -> str:
-    """``"시장을"`` -> ``"시장"``; words that are not Hangul or have no particle come back as is."""
-    if not is_hangul(word):
-        return word
-    for size in range(min(_LONGEST_PARTICLE, len(word) - 1), 0, -1):  # longest particle first
-        if word[-size:] in _PARTICLE_SET:
-            return word[:-size]
-    return word
 
 
 def word_forms(word: str) -> Iterator[str]:

@@ -14,6 +14,7 @@ __all__ = [
     "MAX_QUESTION",
     "MAX_RESULTS",
     "MIN_QUERY",
+    "MIN_SOURCE_QUERY",
     "STRATEGIES",
     "validate_max_results",
     "validate_query",
@@ -23,6 +24,9 @@ __all__ = [
 ]
 
 MIN_QUERY = 3
+"""Shortest web search query: engines answer one or two characters with noise."""
+MIN_SOURCE_QUERY = 1
+"""Shortest query for private sources and questions: "회의", "QA" or "Go" is a real query there."""
 #: Longest search query, in characters: search engines stop reading near 2,000 (Google's limit
 #: is 2,048 characters of URL), so a longer one is a mistake, not a query.
 MAX_QUERY = 2000
@@ -33,14 +37,19 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 STRATEGIES = ("default", "official", "comprehensive", "progressive")
 
 
-def validate_query(query: Any, limit: int = MAX_QUERY, what: str = "Search query") -> str:
-    """The stripped query; ``InvalidQuery`` if it is not text, shorter than 3 characters,
-    longer than ``limit`` or not valid Unicode (a lone surrogate, from invalid UTF-8)."""
+def validate_query(
+    query: Any, limit: int = MAX_QUERY, what: str = "Search query", minimum: int = MIN_QUERY
+) -> str:
+    """The stripped query; ``InvalidQuery`` if it is not text, shorter than ``minimum`` characters
+    (3 for the web, ``MIN_SOURCE_QUERY`` for private sources), longer than ``limit`` or not valid
+    Unicode (a lone surrogate, from invalid UTF-8)."""
     if not isinstance(query, str):
         raise InvalidQuery(f"{what} must be text, not {type(query).__name__}")
     text = query.strip()
-    if len(text) < MIN_QUERY:
-        raise InvalidQuery(f"{what} must be at least 3 characters")
+    if len(text) < minimum:
+        raise InvalidQuery(f"{what} must be at least {minimum} character{'s' if minimum > 1 else ''}")
+    if len(text) < MIN_QUERY and not any(ch.isalnum() for ch in text):
+        raise InvalidQuery(f"{what} must have a letter or digit, got {text!r}")  # "?" asks nothing
     if len(text) > limit:
         raise InvalidQuery(f"{what} is {len(text)} characters long; the limit is {limit}")
     if not text.isascii() and _SURROGATE.search(text):
@@ -49,8 +58,10 @@ def validate_query(query: Any, limit: int = MAX_QUERY, what: str = "Search query
 
 
 def validate_question(question: Any) -> str:
-    """``validate_query`` for a question to route or plan (``MAX_QUESTION`` characters)."""
-    return validate_query(question, MAX_QUESTION, "Question")
+    """``validate_query`` for a question to route or plan (``MAX_QUESTION`` characters; one
+    character is enough: private sources answer short questions, and a web query is checked
+    against the web's minimum where it is sent)."""
+    return validate_query(question, MAX_QUESTION, "Question", MIN_SOURCE_QUERY)
 
 
 def validate_today(today: Any) -> date | None:

@@ -1,0 +1,135 @@
+"""The one analyzer: a table of real Korean and English cases, and hostile input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sourcewise.core.analyze import analyze, hangul_stem, query_terms, stem, strip_particle
+
+# (written, a term it must give, a term it must not give or None). Real words as notes and docs
+# write them; each row is a case the old rules got wrong or one they must keep right.
+TABLE: list[tuple[str, str, str | None]] = [
+    # bare two-syllable nouns stay whole
+    ("휴가", "휴가", "휴"),
+    ("회의", "회의", "회"),
+    ("결과", "결과", "결"),
+    ("병가", "병가", "병"),
+    ("창고", "창고", "창"),
+    # noun + particle
+    ("휴가를", "휴가", None),
+    ("회의에서", "회의", None),
+    ("결과가", "결과", None),
+    ("병가는", "병가", None),
+    ("시장을", "시장", None),
+    ("책을", "책", None),
+    # stacked particles
+    ("순서만으로도", "순서", None),
+    ("집에서", "집", None),
+    ("사람들이", "사람", None),
+    ("회의에서는", "회의", None),
+    # compounds meet their parts
+    ("배포절차", "배포", None),
+    ("배포절차", "절차", None),
+    ("배포절차를", "절차", None),
+    # loanwords keep their last syllable, bare or with a particle
+    ("오로라", "오로라", None),
+    ("카메라", "카메라", None),
+    ("코로나", "코로나", None),
+    ("고양이", "고양이", None),
+    ("오로라를", "오로라", None),
+    ("카메라로", "카메라", None),
+    ("코로나에서", "코로나", None),
+    ("고양이가", "고양이", None),
+    # verbs and adjectives by their stems
+    ("결혼했는가", "결혼", None),
+    ("결혼하였으나", "결혼", None),
+    ("진행하는", "진행", None),
+    ("진행합니다", "진행", None),
+    ("배포됩니다", "배포", None),
+    ("안정적인", "안정", None),
+    ("필요한", "필요", None),
+    ("만들었다", "만들", None),
+    # English inside Korean
+    ("API를", "api", "api를"),
+    ("FastAPI는", "fastapi", None),
+    ("Docker에서", "docker", None),
+    ("2024년", "2024", None),
+    # identifiers and English stems
+    ("tokenExpiry", "expiri", None),
+    ("token_expiry", "token", None),
+    ("logging", "log", None),
+    ("requests", "request", None),
+]
+
+
+@pytest.mark.parametrize(("written", "term", "never"), TABLE)
+def test_the_korean_and_english_table(written: str, term: str, never: str | None) -> None:
+    terms = analyze(written, stem=True)
+    assert term in terms, f"{written} -> {terms}"
+    if never is not None:
+        assert never not in terms, f"{written} -> {terms}"
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [("결혼했는가", "결혼하였으나"), ("회의", "회의에서"), ("휴가 신청", "휴가를 신청하려면"), ("log", "logging"),
+     ("오로라", "오로라가"), ("배포 절차", "배포절차는")],
+)  # fmt: skip
+def test_forms_of_one_word_meet(one: str, other: str) -> None:
+    assert set(query_terms(one, stem=True)) & set(analyze(other, stem=True))
+
+
+def test_question_and_filler_words_are_not_query_terms() -> None:
+    assert query_terms("휴가 신청은 어떻게 해야 돼?") == ["휴가", "신청"]
+    assert query_terms("무엇인가요 언제 결혼했는가") == ["결혼"]
+    assert query_terms("How do I log the requests httpx makes?", stem=True) == [
+        "log",
+        "request",
+        "httpx",
+        "make",
+    ]
+    assert query_terms("what is the") == ["what", "is", "the"]  # nothing else: kept rather than nothing
+
+
+def test_query_terms_keep_repeats_when_asked() -> None:
+    assert query_terms("timeout timeout pool", stem=True, repeats=True) == ["timeout", "timeout", "pool"]
+    assert query_terms("timeout timeout pool", stem=True) == ["timeout", "pool"]
+
+
+def test_stems_and_particles_helpers() -> None:
+    assert hangul_stem("결혼했는가") == "결혼"
+    assert strip_particle("휴가") == "휴가"
+    assert strip_particle("리액트를") == "리액트"
+    assert strip_particle("fastapi") == "fastapi"
+    assert stem("Logging") == "log"
+
+
+def test_a_korean_note_is_found_by_its_bare_nouns(tmp_path: Path) -> None:
+    from sourcewise.sources.kb import KnowledgeBase
+
+    (tmp_path / "note.md").write_text(
+        "# 주간 기록\n\n회의에서 나온 내용을 정리했다. 다음 주에 휴가를 간다.\n", "utf-8"
+    )
+    (tmp_path / "other.md").write_text("# 기타\n\n회색 고양이 사진.\n", "utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    try:
+        kb.index([tmp_path])
+        found = [Path(h.path or "").name for h in kb.search("회의 내용", mode="lexical")]
+        assert found[:1] == ["note.md"]
+        assert [Path(h.path or "").name for h in kb.search("휴가", mode="lexical")] == ["note.md"]
+    finally:
+        kb.close()
+
+
+@given(st.text(max_size=200))
+def test_hostile_text_gives_terms_from_the_text(text: str) -> None:
+    terms = analyze(text, stem=True)
+    assert all(t and len(t) <= 64 for t in terms)
+    asked = query_terms(text, stem=True, repeats=True)
+    assert set(asked) <= set(terms)
+    assert bool(asked) == bool(terms)
+    assert list(dict.fromkeys(asked)) == query_terms(text, stem=True)

@@ -1,0 +1,183 @@
+"""Answer selection and the gate: each example of issue 22, on texts written here in the shape of
+the real documentation they came from (httpx, the Rust Book, FastAPI, Korean notes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sourcewise.ask import aask
+from sourcewise.config import Settings
+from sourcewise.core.analyze import analyze
+from sourcewise.core.extractive import units
+from sourcewise.core.pick import covered, pick, read
+from sourcewise.models import Hit, RankedHit
+from sourcewise.session import Session
+
+
+def _ranked(*docs: tuple[str, str]) -> list[RankedHit]:
+    return [
+        RankedHit(
+            hit=Hit(title=title, location=f"memory://{i}", text=text, source="kb", kind="knowledge_base",
+                    authority="wiki", score=1.0),
+            relevance=0.9 - i / 20,
+            factors=(),
+        )
+        for i, (title, text) in enumerate(docs)
+    ]  # fmt: skip
+
+
+def _answer(question: str, *docs: tuple[str, str]) -> str:
+    return " ".join(text for text, _ in pick(question, _ranked(*docs)))
+
+
+def test_a_default_question_gets_the_value_after_the_definition() -> None:
+    doc = (
+        "Pool settings",
+        "The `keepalive_expiry` setting is the time an idle connection is kept open before it is "
+        "closed and removed from the pool. The default is 5 seconds.\n\nSee also the limits page.",
+    )
+    other = ("Timeouts", "A timeout can be set per request or on a client for all of its requests.")
+    answer = _answer("What is the default keepalive expiry?", other, doc)
+    assert "The default is 5 seconds." in answer
+    assert "keepalive_expiry" in answer, "the sentence it completes comes with it"
+
+
+def test_log_meets_logging() -> None:
+    logging_page = (
+        "Logging",
+        "If you need to inspect what httpx does, you can use Python's standard logging to output "
+        "information about each request.\n\n```python\nimport logging\nlogging.basicConfig(level=logging.DEBUG)\n```",
+    )
+    answer = pick("How do I log the requests httpx makes?", _ranked(logging_page))
+    assert answer, "log meets logging"
+    assert any(text.startswith("```python\nimport logging") for text, _ in answer), "the command is a block"
+
+
+def test_korean_verb_forms_meet() -> None:
+    note = ("인물", "철수는 2015년에 영희와 결혼하였으나 3년 뒤에 헤어졌다.")
+    assert (
+        _answer("철수는 언제 결혼했는가?", note) == "철수는 2015년에 영희와 결혼하였으나 3년 뒤에 헤어졌다."
+    )
+
+
+def test_generic_words_alone_do_not_answer_an_operator_question() -> None:
+    overloading = (
+        "Operators",
+        "Rust does not let you create your own operators, but you can overload the operators listed "
+        "here by implementing their traits. The default value of an operator's output type is Self.",
+    )
+    question_mark = (
+        "Recoverable errors",
+        "The `?` operator placed after a `Result` value returns the error from the whole function "
+        "early, so the error propagates to the caller.",
+    )
+    assert pick("What does the ? operator do?", _ranked(overloading)) == []
+    answer = pick("What does the ? operator do?", _ranked(overloading, question_mark))
+    assert [h for _, h in answer] == [1]
+    assert "propagates" in answer[0][0]
+
+
+def test_a_front_matter_example_does_not_answer_a_release_question() -> None:
+    front = (
+        "Metadata",
+        "---\ntitle: FastAPI\nsummary: FastAPI framework, high performance\n---\n\nFastAPI is a modern web framework.",
+    )
+    assert pick("latest FastAPI release", _ranked(front)) == []
+    notes = ("Release Notes", "## 0.115.0\n\nThe latest FastAPI release adds query parameter models.")
+    assert (
+        _answer("latest FastAPI release", front, notes)
+        == "The latest FastAPI release adds query parameter models."
+    )
+
+
+def test_the_fact_in_a_table_row_or_definition_line() -> None:
+    table = (
+        "Options",
+        "| option | default |\n|---|---|\n| `max_connections` | 100 |\n| `max_keepalive` | 20 |",
+    )
+    assert "100" in _answer("What is the default max_connections?", table)
+    man = (
+        "grep",
+        "OPTIONS\n       -i, --ignore-case\n              Ignore case distinctions in patterns and input data.\n",
+    )
+    assert "Ignore case distinctions" in _answer("How do I ignore case in grep?", man)
+
+
+def test_question_types_and_specific_words() -> None:
+    asked = read("What is the default value of the operator?")
+    assert asked.kind == "default"
+    assert [sorted(asked.groups[i]) for i in asked.specific] == [["default"], ["valu"], ["oper"]]
+    asked = read("What is the default timeout?")
+    assert [sorted(asked.groups[i]) for i in asked.specific] == [["timeout"]]
+    assert read("How many connections does a pool keep?").kind == "number"
+    assert read("When was 2.0 released?").kind == "when"
+    assert read("휴가 신청은 어떻게 해야 돼?").kind == "how"
+    assert read("What does the ? operator do?").symbols == ("?",)
+
+
+@given(
+    st.text(alphabet=st.sampled_from(list("ab cd?.한국 ")), max_size=40),
+    st.lists(st.text(alphabet=st.sampled_from(list("ab cd.한국 \n`|#-")), max_size=120), max_size=4),
+)
+def test_every_picked_unit_is_from_its_hit_and_holds_a_specific_term(question: str, texts: list[str]) -> None:
+    asked = read(question)
+    hits = _ranked(*((f"t{i}", t) for i, t in enumerate(texts)))
+    picked = pick(question, hits)
+    assert len(picked) <= 3
+    for text, h in picked:
+        assert text in [u.text for u in units(texts[h], wrapped=True)]
+    if picked and asked.specific:
+        shown = set().union(*(set(analyze(t, stem=True)) for t, _ in picked))
+        assert covered(shown, asked.groups) & set(asked.specific)
+
+
+async def test_ask_answers_from_the_logging_page_of_an_indexed_folder(tmp_path: Path) -> None:
+    from sourcewise.sources.kb import KnowledgeBase
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "logging.md").write_text(
+        "# Logging\n\nTo see the requests httpx makes, turn on Python's standard logging.\n\n"
+        "```python\nimport logging\nlogging.basicConfig(level=logging.DEBUG)\n```\n",
+        "utf-8",
+    )
+    (docs / "timeouts.md").write_text("# Timeouts\n\nThe default timeout is five seconds.\n", "utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    kb.index([docs])
+    kb.close()
+    settings = Settings(state_dir=tmp_path, sources={"kb": {"type": "kb", "semantic": False}})
+    async with Session(settings) as session:
+        answer = await aask("How do I log the requests httpx makes?", sources=["kb"], session=session)
+        assert answer.answered, answer.text
+        assert answer.sources[0].hit.location.split("#")[0].endswith("logging.md")
+        assert "logging.basicConfig" in answer.text
+        refused = await aask("What does the ? operator do?", sources=["kb"], session=session)
+        assert not refused.answered, refused.text
+        assert not refused.citations
+
+
+def test_a_changelog_ranks_below_the_page_it_summarises_unless_changes_are_asked() -> None:
+    from datetime import date
+
+    from sourcewise.core.relevance import score_hit
+
+    def hit(path: str, title: str) -> Hit:
+        text = "Timeouts default to five seconds for every request a client makes."
+        return Hit(title=title, location=path, path=path, text=text, source="kb", kind="knowledge_base",
+                   authority="wiki", score=1.0)  # fmt: skip
+
+    page, log = hit("docs/timeouts.md", "Timeouts"), hit("CHANGELOG.md", "Changelog")
+    terms = analyze("default timeout")
+    day = date(2026, 1, 1)
+    assert (
+        score_hit(page, terms=terms, kind="fact", today=day, rank=1)[0]
+        > score_hit(log, terms=terms, kind="fact", today=day, rank=0)[0]
+    )
+    changed = analyze("what changed in the default timeout")
+    assert (
+        score_hit(log, terms=changed, kind="fact", today=day, rank=0)[0]
+        > score_hit(page, terms=changed, kind="fact", today=day, rank=1)[0]
+    )
