@@ -27,6 +27,7 @@ from functools import lru_cache
 
 import tantivy
 
+from ..core.analyze import ANALYZER_ID as CORE_ANALYZER_ID
 from ..core.analyze import MAX_TERM, STOPWORDS, analyze
 from ..core.text import is_hangul
 
@@ -36,7 +37,8 @@ __all__ = [
 ]  # fmt: skip
 
 TOKENIZER = "sw_kb"
-ANALYZER_ID = "sw3:tantivy-simple-lower-snowball-en+identifiers+ko-rules-bigram"
+# The engine reads plain words; ours reads identifiers and Hangul: an index re-analyzes when either changes.
+ANALYZER_ID = f"tantivy-simple-lower-snowball-en+identifiers+{CORE_ANALYZER_ID}"
 _WORD = re.compile(r"\w+")  # one character class, no backtracking: linear in the text
 _HANGUL_CHAR = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
 
