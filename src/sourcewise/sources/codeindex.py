@@ -311,7 +311,10 @@ class CodeIndex:
 
     def _add(self, cand: Candidate) -> None:
         text, why = read_source(cand.path)
-        info = outline(cand.rel, text) if text is not None else Outline(None)
+        try:
+            info = outline(cand.rel, text) if text is not None else Outline(None)
+        except Exception as exc:  # noqa: BLE001 - one file the outline cannot read is skipped, never the index
+            text, why, info = None, f"not indexed: its outline failed ({type(exc).__name__})", Outline(None)
         cur = self.conn.execute(
             "INSERT INTO files(path, mtime_ns, size, lang, skipped, defines, imports, symbols) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
