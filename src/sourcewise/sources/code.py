@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -25,8 +26,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ..config import Settings
 from ..core.analyze import analyze, fts_query
 from ..core.filters import ParsedQuery
+from ..core.locate import FileFacts, Lexicon, Located, rank
 from ..core.outline import ALIASES, LANGUAGES, Outline, enclosing, language_of
 from ..core.sanitize import strip_controls
+from ..core.taskread import Reading
 from ..errors import ConfigError, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
 from ._fts import fts_match
@@ -184,6 +187,7 @@ class CodeSource(Source):
 
     _index: CodeIndex | None = None
     _last: CodeIndexReport | None = None
+    _model: tuple[list[FileFacts], Lexicon] | None = None  # structure and BM25, per state of the index
 
     def __init__(self, name: str, options: SourceOptions, settings: Settings) -> None:
         super().__init__(name, options, settings)
@@ -256,6 +260,25 @@ class CodeSource(Source):
         terms = set(analyze(parsed.text))
         return self.result(query, [hit_from_row(r, terms, self.name) for r in rows], warnings)
 
+    async def locate(
+        self, reading: Reading, terms: Sequence[str] = (), *, about: frozenset[str] = frozenset()
+    ) -> list[Located]:
+        """The repository's files ranked for a task (``core/locate.py``): what the task names,
+        its words (``terms`` added), the import graph and the kinds of files."""
+        report = await self.refresh()
+        index = self._index
+        assert index is not None
+        words = [*analyze(reading.prose), *(t for n in reading.names for t in analyze(n)), *terms]
+
+        def run() -> list[Located]:
+            if self._model is None or report.added or report.updated or report.removed:
+                files = [FileFacts(p, tuple(d), tuple(i), tuple(s)) for p, d, i, s in index.facts()]
+                self._model = (files, Lexicon(index.file_terms()))
+            files, lexicon = self._model
+            return rank(reading, files, lexicon.scores(words), about=about, extra_names=terms)
+
+        return await asyncio.to_thread(run)
+
     def holds(self, path: str) -> bool:
         """Whether the index, as of its last refresh, holds ``path`` (relative to the repository) as a
         searchable file. What the source leaves out (``.gitignore``, its include/exclude globs, binary,
@@ -305,3 +328,4 @@ class CodeSource(Source):
         if self._index is not None:
             self._index.close()
             self._index = None
+            self._model = None

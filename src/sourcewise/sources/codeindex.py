@@ -43,7 +43,8 @@ SCHEMA = 1
 BINARY_SNIFF = 8192
 MAX_IGNORE_BYTES = 1_000_000  # a larger .gitignore is not a real one; it is skipped and reported
 LONG_LINE = 1000  # average characters per line above which a file is minified or generated
-WEIGHTS = (2.0, 4.0, 1.0)  # bm25 column weights: path, defined names, body
+WEIGHTS = (2.0, 4.0, 1.0)
+
 Globs = pathspec.PathSpec[pathspec.Pattern]
 
 
@@ -313,7 +314,7 @@ class CodeIndex:
         text, why = read_source(cand.path)
         try:
             info = outline(cand.rel, text) if text is not None else Outline(None)
-        except Exception as exc:  # noqa: BLE001 - one file the outline cannot read is skipped, never the index
+        except Exception as exc:  # one file the outline cannot read is skipped, never the whole index
             text, why, info = None, f"not indexed: its outline failed ({type(exc).__name__})", Outline(None)
         cur = self.conn.execute(
             "INSERT INTO files(path, mtime_ns, size, lang, skipped, defines, imports, symbols) "
@@ -360,6 +361,29 @@ class CodeIndex:
             self.conn.create_function("sw_keep", 1, lambda p: 1 if keep(p) else 0, deterministic=True)
             rows = self.conn.execute(sql, {"q": match, "neg": exclude, "n": limit}).fetchall()
         return [ChunkRow(p, a, b, t, _symbols(s), float(score)) for p, a, b, t, s, score in rows]
+
+    def file_terms(self) -> dict[str, list[str]]:
+        """Every searchable file's analyzed terms: its path once, then its chunks' bodies."""
+        out: dict[str, list[str]] = {}
+        with self.lock:
+            rows = self.conn.execute(
+                "SELECT f.path, x.path, x.body FROM files f JOIN chunks c ON c.file_id = f.id "
+                "JOIN chunks_fts x ON x.rowid = c.id WHERE f.skipped IS NULL ORDER BY f.path, c.start_line"
+            )
+            for path, path_terms, body in rows:
+                terms = out.get(path)
+                if terms is None:
+                    terms = out[str(path)] = str(path_terms).split()
+                terms.extend(str(body).split())
+        return out
+
+    def facts(self) -> list[tuple[str, list[str], list[str], list[Symbol]]]:
+        """Every searchable file's ``(path, defines, imports, symbols)``."""
+        with self.lock:
+            rows = self.conn.execute(
+                "SELECT path, defines, imports, symbols FROM files WHERE skipped IS NULL ORDER BY path"
+            ).fetchall()
+        return [(str(p), json.loads(d or "[]"), json.loads(i or "[]"), _symbols(s)) for p, d, i, s in rows]
 
     def holds(self, rel: str) -> bool:
         """Whether ``rel`` is an indexed file whose text is searchable: the walk kept it (not ignored,

@@ -1,0 +1,238 @@
+"""Which files (and definitions in them) a task is about: two stages over a repository's structure.
+
+Stage one ranks files by what the task names exactly (``core/taskread.py``) and by its words:
+
+- **words**: BM25 over whole files (path and body), normalised by the best file's;
+- **paths and modules**: a file path the task names (a traceback frame's file, matched by its last
+  parts) or a dotted module (``flask.cli`` -> ``src/flask/cli.py``; ``import ssl`` -> a module
+  ``ssl``, never a doc page or a package's ``__init__``);
+- **frames and errors**: a traceback frame's function or an error class the task quotes, defined
+  in a file (its outline's symbols), counts for it, more when few files define it;
+- **kinds of files**: when the task asks for a code change, source files outrank tests, docs,
+  changelogs, vendored code, examples and config (kept, weighted down), unless it is about them.
+
+Measured and left out (``benchmarks/RESULTS.md``, retrieve): names in the prose (an example's
+``app.route`` points at every file that defines ``route``) and a personalised PageRank over the
+import graph (it lifts hub modules such as ``app.py`` and ``__init__.py``) both lowered Acc@1.
+
+Stage two picks, in each file, the definitions the task names, else those whose names share most
+words with it: a hit says ``path::Class.method`` with its lines. Pure: the caller reads the index.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from .analyze import analyze
+from .codefacts import path_parts, resolves_to
+from .outline import Symbol
+from .taskread import Reading
+
+__all__ = ["FileFacts", "Lexicon", "Located", "kind_of", "rank"]
+
+W_LEXICAL = 1.0
+W_FRAME = 1.5
+W_PATH = 2.0
+W_MODULE = 1.5
+
+NAME_CAP = 3.0
+OTHER_KIND = 0.35  # tests, docs, changelogs, examples, config when the task is not about them
+MAX_DEFINITIONS = 3
+SOURCE_EXTS = frozenset(
+    {"py", "pyi", "js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "cts", "go", "rs", "java", "kt", "kts",
+     "scala", "cs", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "rb", "php", "swift", "sh", "bash"}
+)  # fmt: skip
+DOC_NAMES = ("changes", "changelog", "history", "news", "readme", "contributing", "authors", "license")
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    """What the index knows of one file's structure."""
+
+    path: str
+    defines: tuple[str, ...] = ()
+    imports: tuple[str, ...] = ()
+    symbols: tuple[Symbol, ...] = ()
+
+
+@dataclass(frozen=True)
+class Located:
+    """A ranked file: its score, why, and the definitions in it the task is most about."""
+
+    path: str
+    score: float
+    reasons: tuple[str, ...]
+    definitions: tuple[Symbol, ...] = ()
+
+
+def kind_of(path: str) -> str:
+    """``source``, ``test``, ``docs``, ``vendored``, ``example`` or ``config`` by the path alone."""
+    low = path.replace("\\", "/").lower()
+    parts = low.split("/")
+    name = parts[-1]
+    ext = PurePosixPath(name).suffix.lstrip(".")
+    if any(p in ("tests", "test", "testing", "__tests__") for p in parts[:-1]) or name.startswith("test_"):
+        return "test"
+    if name.endswith(("_test.py", ".test.js", ".test.ts", ".spec.ts", ".spec.js")) or name == "conftest.py":
+        return "test"
+    if any(p in ("docs", "doc", "documentation") for p in parts[:-1]) or name.startswith(DOC_NAMES):
+        return "docs"
+    if any(p in ("vendor", "_vendor", "vendored", "third_party", "packages") for p in parts[:-1]):
+        return "vendored"  # another project's code kept in the tree: rarely what a change is for
+    if any(p in ("examples", "example", "samples", ".github", "scripts") for p in parts[:-1]):
+        return "example"
+    if ext in SOURCE_EXTS and name not in ("setup.py", "noxfile.py", "conftest.py"):
+        return "source"
+    return "docs" if ext in ("md", "rst", "txt", "adoc") else "config"
+
+
+def _last(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+def _definers(files: Sequence[FileFacts]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = defaultdict(set)
+    for f in files:
+        for s in f.symbols:
+            out[_last(s.name)].add(f.path)
+            out[s.name].add(f.path)
+        for d in f.defines:
+            out[_last(d)].add(f.path)
+    return out
+
+
+def _path_hits(reading: Reading, paths: Sequence[str]) -> dict[str, str]:
+    """Files a named path points at: its last two parts match (one part if that name is unique)."""
+    out: dict[str, str] = {}
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for p in paths:
+        by_name[p.rsplit("/", 1)[-1]].append(p)
+    for named in reading.paths:
+        parts = [p for p in named.split("/") if p and p != "."]
+        if not parts:
+            continue
+        same = by_name.get(parts[-1], [])
+        tail = "/".join(parts[-2:])
+        hit = [p for p in same if len(parts) >= 2 and ("/" + p).endswith("/" + tail)]
+        if not hit and len(same) == 1 and parts[-1] != "__init__.py":
+            hit = same
+        for p in hit:
+            out.setdefault(p, named)
+    return out
+
+
+def _module_hits(reading: Reading, paths: Sequence[str]) -> dict[str, str]:
+    """Files a dotted name points at: its longest prefix that names a module of the repository."""
+    out: dict[str, str] = {}
+    code = [p for p in paths if kind_of(p) == "source"]
+    for module in reading.modules:
+        parts = module.split(".")
+        for n in range(len(parts), 0, -1):
+            if n == 1 and len(parts) > 1:
+                break  # ``httpx.NetRCAuth`` names a symbol of httpx, not the package file
+            found = resolves_to(".".join(parts[:n]), code)
+            if n == 1:  # ``import ssl``: a module file, never a package's ``__init__`` (every task's)
+                found = [p for p in found if path_parts(p)[-1:] == parts[:1] and "__init__" not in p]
+            if found and len(found) <= 3:
+                for p in found:
+                    out.setdefault(p, module)
+                break
+    return out
+
+
+def _definitions(f: FileFacts, names: set[str], words: set[str]) -> tuple[Symbol, ...]:
+    def score(s: Symbol) -> tuple[float, int]:
+        exact = 2.0 if (_last(s.name) in names or s.name in names) else 0.0
+        shared = len(set(analyze(s.name)) & words)
+        return exact + shared, -s.start
+
+    ranked = sorted(f.symbols, key=score, reverse=True)
+    return tuple(s for s in ranked if score(s)[0] > 0)[:MAX_DEFINITIONS]
+
+
+def rank(
+    reading: Reading,
+    files: Sequence[FileFacts],
+    lexical: Mapping[str, float],
+    *,
+    about: frozenset[str] = frozenset(),
+    extra_names: Sequence[str] = (),
+) -> list[Located]:
+    """Every file with any evidence, best first (see the module docstring). ``lexical``: each
+    file's BM25 score; ``about``: kinds of files the task is about (never weighted down);
+    ``extra_names``: names learned by earlier cycles (used to pick definitions)."""
+    paths = [f.path for f in files]
+    definers = _definers(files)
+    score: dict[str, float] = defaultdict(float)
+    why: dict[str, list[str]] = defaultdict(list)
+    top = max(lexical.values(), default=0.0)
+    for p, value in lexical.items():
+        if top > 0:
+            score[p] += W_LEXICAL * value / top
+    named: dict[str, float] = defaultdict(float)
+    errors = {e for e in reading.errors if " " not in e}
+    for name in dict.fromkeys([*reading.frames, *errors]):  # names in prose: measured to mislead
+        where = definers.get(name, set())
+        if not where or len(where) > 25:
+            continue
+        for p in where:
+            named[p] += W_FRAME / len(where)
+            if len(why[p]) < 6:
+                why[p].append(f"defines {name}" + (" (a traceback frame)" if name in reading.frames else ""))
+    for p, value in named.items():
+        score[p] += min(NAME_CAP, value)
+    for p, named_path in _path_hits(reading, paths).items():
+        score[p] += W_PATH
+        why[p].insert(0, f"named: {named_path}")
+    for p, module in _module_hits(reading, paths).items():
+        score[p] += W_MODULE
+        why[p].insert(0, f"module named: {module}")
+    by_path = {f.path: f for f in files}
+    names = {*reading.names, *extra_names}
+    words = set(analyze(reading.prose))
+    out = []
+    for p, value in score.items():
+        kind = kind_of(p)
+        if kind != "source" and kind not in about:
+            value *= OTHER_KIND
+        if p in lexical and not any(w.startswith(("named", "module")) for w in why[p]):
+            why[p].append("words of the task")
+        defs = _definitions(by_path[p], names, words) if p in by_path else ()
+        out.append(Located(p, round(value, 4), tuple(why[p]), defs))
+    out.sort(key=lambda x: (-x.score, x.path))
+    return out
+
+
+class Lexicon:
+    """BM25 over whole files (Lucene's variant, bm25s's defaults k1 1.5, b 0.75), built once per
+    state of the index from each file's analyzed terms."""
+
+    def __init__(self, terms: Mapping[str, Sequence[str]], k1: float = 1.5, b: float = 0.75) -> None:
+        self.k1, self.b = k1, b
+        self.lengths = {p: len(t) for p, t in terms.items()}
+        self.avg = (sum(self.lengths.values()) / len(self.lengths)) if self.lengths else 1.0
+        self.postings: dict[str, dict[str, int]] = defaultdict(dict)
+        for p, words in terms.items():
+            counts: dict[str, int] = defaultdict(int)
+            for w in words:
+                counts[w] += 1
+            for w, n in counts.items():
+                self.postings[w][p] = n
+
+    def scores(self, query: Sequence[str]) -> dict[str, float]:
+        """Each file's BM25 score for ``query`` (terms repeated count once), files that match any."""
+        n = len(self.lengths)
+        out: dict[str, float] = defaultdict(float)
+        for term in dict.fromkeys(query):
+            posting = self.postings.get(term)
+            if not posting:
+                continue
+            idf = math.log(1 + (n - len(posting) + 0.5) / (len(posting) + 0.5))
+            for p, tf in posting.items():
+                norm = self.k1 * (1 - self.b + self.b * self.lengths[p] / self.avg)
+                out[p] += idf * tf * (self.k1 + 1) / (tf + norm)
+        return dict(out)
