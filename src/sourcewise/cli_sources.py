@@ -170,11 +170,8 @@ def _cycle_lines(cycle: Cycle) -> list[str]:
     for item in cycle.learned:
         target = f" for {', '.join(item.stands_for)}" if item.stands_for else " (context)"
         lines.append(f"  learned {item.term!r} ({item.via} in {item.origin}){target}")
-    lines += [f"  co-changed: {item}" for item in cycle.cochanged]
     if cycle.feedback:
         lines.append(f"  feedback words for the next query: {', '.join(cycle.feedback)}")
-    if cycle.history:
-        lines.append(f"  history: {cycle.history}")
     lines.append(f"  -> {cycle.decision}")
     return lines
 

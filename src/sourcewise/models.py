@@ -390,10 +390,6 @@ class Cycle(_Model):
     broadened: tuple[str, ...] = Field(default=(), description="filters relaxed (seed 003 order)")
     decision: str = ""
     reports: tuple[SourceReport, ...] = ()
-    cochanged: tuple[str, ...] = Field(
-        default=(), description="files brought in because they changed together with a top candidate, and why"
-    )
-    history: str = Field(default="", description="what the co-change step read of git's history, or why not")
 
 
 class Retrieval(_Model):

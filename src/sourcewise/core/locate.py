@@ -32,7 +32,7 @@ from .codefacts import path_parts, resolves_to
 from .outline import Symbol
 from .taskread import Reading
 
-__all__ = ["FileFacts", "Lexicon", "Located", "kind_of", "rank"]
+__all__ = ["FileFacts", "Located", "bm25", "kind_of", "rank"]
 
 W_LEXICAL = 1.0
 W_FRAME = 1.5
@@ -147,7 +147,7 @@ def _module_hits(reading: Reading, paths: Sequence[str]) -> dict[str, str]:
 def _definitions(f: FileFacts, names: set[str], words: set[str]) -> tuple[Symbol, ...]:
     def score(s: Symbol) -> tuple[float, int]:
         exact = 2.0 if (_last(s.name) in names or s.name in names) else 0.0
-        shared = len(set(analyze(s.name)) & words)
+        shared = len(set(analyze(s.name, stem=True)) & words)
         return exact + shared, -s.start
 
     ranked = sorted(f.symbols, key=score, reverse=True)
@@ -193,7 +193,7 @@ def rank(
         why[p].insert(0, f"module named: {module}")
     by_path = {f.path: f for f in files}
     names = {*reading.names, *extra_names}
-    words = set(analyze(reading.prose))
+    words = set(analyze(reading.prose, stem=True))
     out = []
     for p, value in score.items():
         kind = kind_of(p)
@@ -207,32 +207,7 @@ def rank(
     return out
 
 
-class Lexicon:
-    """BM25 over whole files (Lucene's variant, bm25s's defaults k1 1.5, b 0.75), built once per
-    state of the index from each file's analyzed terms."""
-
-    def __init__(self, terms: Mapping[str, Sequence[str]], k1: float = 1.5, b: float = 0.75) -> None:
-        self.k1, self.b = k1, b
-        self.lengths = {p: len(t) for p, t in terms.items()}
-        self.avg = (sum(self.lengths.values()) / len(self.lengths)) if self.lengths else 1.0
-        self.postings: dict[str, dict[str, int]] = defaultdict(dict)
-        for p, words in terms.items():
-            counts: dict[str, int] = defaultdict(int)
-            for w in words:
-                counts[w] += 1
-            for w, n in counts.items():
-                self.postings[w][p] = n
-
-    def scores(self, query: Sequence[str]) -> dict[str, float]:
-        """Each file's BM25 score for ``query`` (terms repeated count once), files that match any."""
-        n = len(self.lengths)
-        out: dict[str, float] = defaultdict(float)
-        for term in dict.fromkeys(query):
-            posting = self.postings.get(term)
-            if not posting:
-                continue
-            idf = math.log(1 + (n - len(posting) + 0.5) / (len(posting) + 0.5))
-            for p, tf in posting.items():
-                norm = self.k1 * (1 - self.b + self.b * self.lengths[p] / self.avg)
-                out[p] += idf * tf * (self.k1 + 1) / (tf + norm)
-        return dict(out)
+def bm25(tf: int, df: int, n: int, length: int, avg: float, k1: float = 1.5, b: float = 0.75) -> float:
+    """One term's BM25 weight in one file (Lucene's variant; bm25s's defaults k1 1.5, b 0.75)."""
+    idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+    return idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / (avg or 1.0)))

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ..config import Settings
 from ..core.analyze import analyze, fts_query
 from ..core.filters import ParsedQuery
-from ..core.locate import FileFacts, Lexicon, Located, rank
+from ..core.locate import FileFacts, Located, rank
 from ..core.outline import ALIASES, LANGUAGES, Outline, enclosing, language_of
 from ..core.sanitize import strip_controls
 from ..core.taskread import Reading
@@ -39,6 +39,7 @@ from .codeindex import ChunkRow, CodeIndex, Globs, compile_globs, index_path, wa
 __all__ = ["CodeIndexReport", "CodeOptions", "CodeSource"]
 
 MAX_SKIPPED_REPORTED = 200
+MAX_TERMS = 96  # distinct words of a task ranked on: what it names first, then its prose in order
 
 
 class CodeOptions(SourceOptions):
@@ -187,7 +188,7 @@ class CodeSource(Source):
 
     _index: CodeIndex | None = None
     _last: CodeIndexReport | None = None
-    _model: tuple[list[FileFacts], Lexicon] | None = None  # structure and BM25, per state of the index
+    _facts: list[FileFacts] | None = None  # the repository's structure, per state of the index
 
     def __init__(self, name: str, options: SourceOptions, settings: Settings) -> None:
         super().__init__(name, options, settings)
@@ -268,14 +269,13 @@ class CodeSource(Source):
         report = await self.refresh()
         index = self._index
         assert index is not None
-        words = [*analyze(reading.prose), *(t for n in reading.names for t in analyze(n)), *terms]
+        named = [t for n in (*reading.names, *reading.modules) for t in analyze(n)]
+        words = list(dict.fromkeys([*named, *terms, *analyze(reading.prose)]))[:MAX_TERMS]
 
         def run() -> list[Located]:
-            if self._model is None or report.added or report.updated or report.removed:
-                files = [FileFacts(p, tuple(d), tuple(i), tuple(s)) for p, d, i, s in index.facts()]
-                self._model = (files, Lexicon(index.file_terms()))
-            files, lexicon = self._model
-            return rank(reading, files, lexicon.scores(words), about=about, extra_names=terms)
+            if self._facts is None or report.added or report.updated or report.removed:
+                self._facts = [FileFacts(p, tuple(d), tuple(i), tuple(s)) for p, d, i, s in index.facts()]
+            return rank(reading, self._facts, index.file_bm25(words), about=about, extra_names=terms)
 
         return await asyncio.to_thread(run)
 
@@ -328,4 +328,4 @@ class CodeSource(Source):
         if self._index is not None:
             self._index.close()
             self._index = None
-            self._model = None
+            self._facts = None

@@ -17,6 +17,7 @@ import json
 import os
 import sqlite3
 import threading
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,7 @@ from pathlib import Path
 import pathspec
 
 from ..core.analyze import analyze
+from ..core.locate import bm25
 from ..core.outline import Outline, Symbol, chunk_spans, outline
 from ..errors import IndexVersionError
 
@@ -39,7 +41,7 @@ __all__ = [
     "walk",
 ]
 
-SCHEMA = 1
+SCHEMA = 2  # 2: per-file term counts for whole-file BM25
 BINARY_SNIFF = 8192
 MAX_IGNORE_BYTES = 1_000_000  # a larger .gitignore is not a real one; it is skipped and reported
 LONG_LINE = 1000  # average characters per line above which a file is minified or generated
@@ -213,6 +215,10 @@ CREATE TABLE IF NOT EXISTS files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NU
 CREATE TABLE IF NOT EXISTS chunks(id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, start_line INTEGER,
     end_line INTEGER, text TEXT);
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
+CREATE TABLE IF NOT EXISTS terms(term TEXT NOT NULL, file_id INTEGER NOT NULL, tf INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS terms_term ON terms(term);
+CREATE INDEX IF NOT EXISTS terms_file ON terms(file_id);
+CREATE TABLE IF NOT EXISTS lengths(file_id INTEGER PRIMARY KEY, n INTEGER NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(path, names, body,
     tokenize="unicode61 remove_diacritics 0 tokenchars '_'");
 """
@@ -269,6 +275,8 @@ class CodeIndex:
                 conn.execute("DELETE FROM chunks_fts")
                 conn.execute("DELETE FROM chunks")
                 conn.execute("DELETE FROM files")
+                conn.execute("DELETE FROM terms")
+                conn.execute("DELETE FROM lengths")
         with conn:
             conn.executemany(
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)",
@@ -308,6 +316,8 @@ class CodeIndex:
             "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?)", (file_id,)
         )
         self.conn.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
+        self.conn.execute("DELETE FROM terms WHERE file_id = ?", (file_id,))
+        self.conn.execute("DELETE FROM lengths WHERE file_id = ?", (file_id,))
         self.conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
     def _add(self, cand: Candidate) -> None:
@@ -326,8 +336,11 @@ class CodeIndex:
             return
         lines = text.split("\n")
         path_terms = " ".join(analyze(cand.rel))
+        counts = Counter(path_terms.split())
         for start, end in chunk_spans(len(lines), info.symbols, self.chunk_lines):
             body = "\n".join(lines[start - 1 : end])
+            body_terms = analyze(body)
+            counts.update(body_terms)
             names = " ".join(s.name for s in info.symbols if start <= s.start <= end)
             chunk = self.conn.execute(
                 "INSERT INTO chunks(file_id, start_line, end_line, text) VALUES (?, ?, ?, ?)",
@@ -335,8 +348,15 @@ class CodeIndex:
             )
             self.conn.execute(
                 "INSERT INTO chunks_fts(rowid, path, names, body) VALUES (?, ?, ?, ?)",
-                (chunk.lastrowid, path_terms, " ".join(analyze(names)), " ".join(analyze(body))),
+                (chunk.lastrowid, path_terms, " ".join(analyze(names)), " ".join(body_terms)),
             )
+        self.conn.executemany(
+            "INSERT INTO terms(term, file_id, tf) VALUES (?, ?, ?)",
+            [(t, cur.lastrowid, n) for t, n in counts.items()],
+        )
+        self.conn.execute(
+            "INSERT INTO lengths(file_id, n) VALUES (?, ?)", (cur.lastrowid, sum(counts.values()))
+        )
 
     def search(self, match: str, exclude: str, keep: Callable[[str], bool], limit: int) -> list[ChunkRow]:
         """Chunks matching the FTS5 expression ``match`` (best first), or with no ``match`` the first
@@ -362,19 +382,19 @@ class CodeIndex:
             rows = self.conn.execute(sql, {"q": match, "neg": exclude, "n": limit}).fetchall()
         return [ChunkRow(p, a, b, t, _symbols(s), float(score)) for p, a, b, t, s, score in rows]
 
-    def file_terms(self) -> dict[str, list[str]]:
-        """Every searchable file's analyzed terms: its path once, then its chunks' bodies."""
-        out: dict[str, list[str]] = {}
+    def file_bm25(self, query: list[str]) -> dict[str, float]:
+        """Each searchable file's BM25 score for ``query`` (whole files: path and body terms)."""
+        out: dict[str, float] = {}
         with self.lock:
-            rows = self.conn.execute(
-                "SELECT f.path, x.path, x.body FROM files f JOIN chunks c ON c.file_id = f.id "
-                "JOIN chunks_fts x ON x.rowid = c.id WHERE f.skipped IS NULL ORDER BY f.path, c.start_line"
-            )
-            for path, path_terms, body in rows:
-                terms = out.get(path)
-                if terms is None:
-                    terms = out[str(path)] = str(path_terms).split()
-                terms.extend(str(body).split())
+            n, avg = self.conn.execute("SELECT COUNT(*), AVG(n) FROM lengths").fetchone()
+            for term in dict.fromkeys(query):
+                rows = self.conn.execute(
+                    "SELECT f.path, t.tf, l.n FROM terms t JOIN files f ON f.id = t.file_id "
+                    "JOIN lengths l ON l.file_id = t.file_id WHERE t.term = ?",
+                    (term,),
+                ).fetchall()
+                for path, tf, length in rows:
+                    out[path] = out.get(path, 0.0) + bm25(int(tf), len(rows), int(n), int(length), float(avg))
         return out
 
     def facts(self) -> list[tuple[str, list[str], list[str], list[Symbol]]]:
