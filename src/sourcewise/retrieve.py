@@ -78,7 +78,6 @@ MAX_FILE = 512_000  # bytes of a code file read for its imports
 TOP = 5  # a cycle that changes nothing in the top 5 is the last
 LOCATED = 30  # files of a code source's ranking taken as candidates by the first cycle
 LOCATED_LATER = 10  # new files a later cycle's ranking adds at most
-DOC_WORDS = frozenset({"docs", "documentation", "docstring", "readme", "changelog"})
 RELATED = 0.69  # the most a file found by words alone scores while a key term is uncovered
 HIGH = 0.9  # the relevance of a code source's best file; the others by their share of its score
 DEFAULT_EXCLUDE = (
@@ -466,12 +465,11 @@ def _excludes(reading: Reading, exclude: Sequence[str] | None) -> tuple[str, ...
 
 def _about(reading: Reading) -> frozenset[str]:
     """Kinds of files the task is about, so not weighted down: those of the paths it names, tests
-    when it names a test, docs when it asks about documentation."""
+    when it names a test. A report that says "from the docs" asks for a code change: docs count
+    only when the task names a doc file."""
     kinds = {kind_of(p) for p in reading.paths}
     if reading.about_tests:
         kinds.add("test")
-    if DOC_WORDS & {w.lower() for w in reading.prose.split()}:
-        kinds.add("docs")
     return frozenset(kinds)
 
 
