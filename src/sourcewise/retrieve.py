@@ -76,7 +76,7 @@ MAX_PATTERNS = 32
 PER_QUERY = 20  # hits asked of each source per cycle: room for what the globs and exclusions drop
 MAX_FILE = 512_000  # bytes of a code file read for its imports
 TOP = 5  # a cycle that changes nothing in the top 5 is the last
-LOCATED = 30  # files of a code source's ranking taken as candidates by the first cycle
+LOCATED_MORE = 5  # files of a code source's ranking taken by the first cycle beyond ``limit``
 LOCATED_LATER = 10  # new files a later cycle's ranking adds at most
 RELATED = 0.69  # the most a file found by words alone scores while a key term is uncovered
 HIGH = 0.9  # the relevance of a code source's best file; the others by their share of its score
@@ -118,6 +118,7 @@ class _Loop:
     about: frozenset[str] = frozenset()  # kinds of files the task is about (tests, docs)
     located: dict[str, tuple[float, str]] = field(default_factory=dict)  # path -> relevance, why
     locate: bool = True  # code sources rank their repository (``ask`` reads their chunks instead)
+    limit: int = 10  # candidates wanted
 
 
 def _check(task: object, max_cycles: object, limit: object, patterns: Sequence[object]) -> str:
@@ -361,7 +362,9 @@ async def _locate(loop: _Loop, gathered: Gathered, terms: list[str]) -> Gathered
             continue
         started = time.perf_counter()
         try:
-            ranked: list[Located] = await locate(loop.reading, terms, about=loop.about)
+            ranked: list[Located] = await locate(
+                loop.reading, terms, about=loop.about, fresh=not loop.located
+            )
         except SourcewiseError as exc:
             reports[i] = reports[i].model_copy(update={"status": "failed", "error": str(exc)})
             continue
@@ -370,7 +373,7 @@ async def _locate(loop: _Loop, gathered: Gathered, terms: list[str]) -> Gathered
             reports[i] = reports[i].model_copy(update={"status": "empty" if not loop.located else "ok"})
             continue
         top = ranked[0].score
-        room = LOCATED if not loop.located else LOCATED_LATER
+        room = loop.limit + LOCATED_MORE if not loop.located else LOCATED_LATER
         fresh = [r for r in ranked if r.path not in loop.pool and r.path not in loop.excluded][:room]
         for r in fresh:  # a file's value is its first ranking's: later cycles add, never reshuffle
             why = "; ".join(r.reasons) or "words of the task"
@@ -518,7 +521,7 @@ async def aretrieve(
             exclude=_excludes(reading, exclude),
             use_model=bool(settings.model_url) and use_model is not False,
             vocab=vocabulary([*plan.phrases, *plan.entities, *plan.keywords], plan.variants),
-            max_cycles=max_cycles, reading=reading, about=_about(reading),
+            max_cycles=max_cycles, reading=reading, about=_about(reading), limit=limit,
         )  # fmt: skip
         await _run(loop, plan)
         return _result(loop, limit)

@@ -21,18 +21,16 @@ words with it: a hit says ``path::Class.method`` with its lines. Pure: the calle
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from .analyze import analyze
 from .codefacts import path_parts, resolves_to
 from .outline import Symbol
 from .taskread import Reading
 
-__all__ = ["FileFacts", "Located", "bm25", "kind_of", "rank"]
+__all__ = ["FileFacts", "Located", "Repo", "kind_of", "rank"]
 
 W_LEXICAL = 1.0
 W_FRAME = 1.5
@@ -42,6 +40,7 @@ W_MODULE = 1.5
 NAME_CAP = 3.0
 OTHER_KIND = 0.35  # tests, docs, changelogs, examples, config when the task is not about them
 MAX_DEFINITIONS = 3
+WITH_DEFINITIONS = 60  # the best files whose definitions are picked (stage two)
 SOURCE_EXTS = frozenset(
     {"py", "pyi", "js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "cts", "go", "rs", "java", "kt", "kts",
      "scala", "cs", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "rb", "php", "swift", "sh", "bash"}
@@ -59,6 +58,17 @@ class FileFacts:
     symbols: tuple[Symbol, ...] = ()
 
 
+class Repo:
+    """A repository's structure, built once per state of its index: files, kinds, definers."""
+
+    def __init__(self, files: Sequence[FileFacts]) -> None:
+        self.files = {f.path: f for f in files}
+        self.paths = list(self.files)
+        self.kinds = {p: kind_of(p) for p in self.paths}
+        self.code = [p for p in self.paths if self.kinds[p] == "source"]
+        self.definers = _definers(files)
+
+
 @dataclass(frozen=True)
 class Located:
     """A ranked file: its score, why, and the definitions in it the task is most about."""
@@ -74,7 +84,7 @@ def kind_of(path: str) -> str:
     low = path.replace("\\", "/").lower()
     parts = low.split("/")
     name = parts[-1]
-    ext = PurePosixPath(name).suffix.lstrip(".")
+    ext = name.rsplit(".", 1)[-1] if "." in name else ""
     if any(p in ("tests", "test", "testing", "__tests__") for p in parts[:-1]) or name.startswith("test_"):
         return "test"
     if name.endswith(("_test.py", ".test.js", ".test.ts", ".spec.ts", ".spec.js")) or name == "conftest.py":
@@ -125,10 +135,9 @@ def _path_hits(reading: Reading, paths: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def _module_hits(reading: Reading, paths: Sequence[str]) -> dict[str, str]:
+def _module_hits(reading: Reading, code: Sequence[str]) -> dict[str, str]:
     """Files a dotted name points at: its longest prefix that names a module of the repository."""
     out: dict[str, str] = {}
-    code = [p for p in paths if kind_of(p) == "source"]
     for module in reading.modules:
         parts = module.split(".")
         for n in range(len(parts), 0, -1):
@@ -156,7 +165,7 @@ def _definitions(f: FileFacts, names: set[str], words: set[str]) -> tuple[Symbol
 
 def rank(
     reading: Reading,
-    files: Sequence[FileFacts],
+    repo: Repo,
     lexical: Mapping[str, float],
     *,
     about: frozenset[str] = frozenset(),
@@ -165,8 +174,7 @@ def rank(
     """Every file with any evidence, best first (see the module docstring). ``lexical``: each
     file's BM25 score; ``about``: kinds of files the task is about (never weighted down);
     ``extra_names``: names learned by earlier cycles (used to pick definitions)."""
-    paths = [f.path for f in files]
-    definers = _definers(files)
+    definers = repo.definers
     score: dict[str, float] = defaultdict(float)
     why: dict[str, list[str]] = defaultdict(list)
     top = max(lexical.values(), default=0.0)
@@ -185,29 +193,24 @@ def rank(
                 why[p].append(f"defines {name}" + (" (a traceback frame)" if name in reading.frames else ""))
     for p, value in named.items():
         score[p] += min(NAME_CAP, value)
-    for p, named_path in _path_hits(reading, paths).items():
+    for p, named_path in _path_hits(reading, repo.paths).items():
         score[p] += W_PATH
         why[p].insert(0, f"named: {named_path}")
-    for p, module in _module_hits(reading, paths).items():
+    for p, module in _module_hits(reading, repo.code).items():
         score[p] += W_MODULE
         why[p].insert(0, f"module named: {module}")
-    by_path = {f.path: f for f in files}
+    by_path = repo.files
     names = {*reading.names, *extra_names}
     words = set(analyze(reading.prose, stem=True))
-    out = []
+    weighted = []
     for p, value in score.items():
-        kind = kind_of(p)
-        if kind != "source" and kind not in about:
-            value *= OTHER_KIND
+        kind = repo.kinds.get(p) or kind_of(p)
+        weighted.append((round(value if kind == "source" or kind in about else value * OTHER_KIND, 4), p))
+    weighted.sort(key=lambda x: (-x[0], x[1]))
+    out = []
+    for i, (value, p) in enumerate(weighted):
         if p in lexical and not any(w.startswith(("named", "module")) for w in why[p]):
             why[p].append("words of the task")
-        defs = _definitions(by_path[p], names, words) if p in by_path else ()
-        out.append(Located(p, round(value, 4), tuple(why[p]), defs))
-    out.sort(key=lambda x: (-x.score, x.path))
+        defs = _definitions(by_path[p], names, words) if p in by_path and i < WITH_DEFINITIONS else ()
+        out.append(Located(p, value, tuple(why[p]), defs))
     return out
-
-
-def bm25(tf: int, df: int, n: int, length: int, avg: float, k1: float = 1.5, b: float = 0.75) -> float:
-    """One term's BM25 weight in one file (Lucene's variant; bm25s's defaults k1 1.5, b 0.75)."""
-    idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
-    return idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / (avg or 1.0)))

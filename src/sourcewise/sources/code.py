@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ..config import Settings
 from ..core.analyze import analyze, fts_query
 from ..core.filters import ParsedQuery
-from ..core.locate import FileFacts, Located, rank
+from ..core.locate import FileFacts, Located, Repo, rank
 from ..core.outline import ALIASES, LANGUAGES, Outline, enclosing, language_of
 from ..core.sanitize import strip_controls
 from ..core.taskread import Reading
@@ -188,7 +188,7 @@ class CodeSource(Source):
 
     _index: CodeIndex | None = None
     _last: CodeIndexReport | None = None
-    _facts: list[FileFacts] | None = None  # the repository's structure, per state of the index
+    _repo: Repo | None = None  # the repository's structure, per state of the index
 
     def __init__(self, name: str, options: SourceOptions, settings: Settings) -> None:
         super().__init__(name, options, settings)
@@ -262,20 +262,28 @@ class CodeSource(Source):
         return self.result(query, [hit_from_row(r, terms, self.name) for r in rows], warnings)
 
     async def locate(
-        self, reading: Reading, terms: Sequence[str] = (), *, about: frozenset[str] = frozenset()
+        self,
+        reading: Reading,
+        terms: Sequence[str] = (),
+        *,
+        about: frozenset[str] = frozenset(),
+        fresh: bool = True,
     ) -> list[Located]:
         """The repository's files ranked for a task (``core/locate.py``): what the task names,
-        its words (``terms`` added), the import graph and the kinds of files."""
-        report = await self.refresh()
+        its words (``terms`` added) and the kinds of files. ``fresh=False``: rank the index as of
+        the last refresh (a retrieval's later cycles)."""
+        report = await self.refresh() if fresh or self._last is None else self._last
         index = self._index
         assert index is not None
         named = [t for n in (*reading.names, *reading.modules) for t in analyze(n)]
         words = list(dict.fromkeys([*named, *terms, *analyze(reading.prose)]))[:MAX_TERMS]
 
         def run() -> list[Located]:
-            if self._facts is None or report.added or report.updated or report.removed:
-                self._facts = [FileFacts(p, tuple(d), tuple(i), tuple(s)) for p, d, i, s in index.facts()]
-            return rank(reading, self._facts, index.file_bm25(words), about=about, extra_names=terms)
+            if self._repo is None or report.added or report.updated or report.removed:
+                self._repo = Repo(
+                    [FileFacts(p, tuple(d), tuple(i), tuple(s)) for p, d, i, s in index.facts()]
+                )
+            return rank(reading, self._repo, index.file_bm25(words), about=about, extra_names=terms)
 
         return await asyncio.to_thread(run)
 
@@ -328,4 +336,4 @@ class CodeSource(Source):
         if self._index is not None:
             self._index.close()
             self._index = None
-            self._facts = None
+            self._repo = None

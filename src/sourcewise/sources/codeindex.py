@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import sqlite3
 import threading
@@ -25,7 +26,6 @@ from pathlib import Path
 import pathspec
 
 from ..core.analyze import analyze
-from ..core.locate import bm25
 from ..core.outline import Outline, Symbol, chunk_spans, outline
 from ..errors import IndexVersionError
 
@@ -382,20 +382,32 @@ class CodeIndex:
             rows = self.conn.execute(sql, {"q": match, "neg": exclude, "n": limit}).fetchall()
         return [ChunkRow(p, a, b, t, _symbols(s), float(score)) for p, a, b, t, s, score in rows]
 
-    def file_bm25(self, query: list[str]) -> dict[str, float]:
-        """Each searchable file's BM25 score for ``query`` (whole files: path and body terms)."""
-        out: dict[str, float] = {}
+    def file_bm25(self, query: list[str], k1: float = 1.5, b: float = 0.75) -> dict[str, float]:
+        """Each searchable file's BM25 score for ``query`` over whole files (path and body terms;
+        Lucene's variant with bm25s's defaults), computed inside SQLite."""
+        terms = list(dict.fromkeys(query))
+        if not terms:
+            return {}
+        marks = ", ".join("?" * len(terms))
         with self.lock:
             n, avg = self.conn.execute("SELECT COUNT(*), AVG(n) FROM lengths").fetchone()
-            for term in dict.fromkeys(query):
-                rows = self.conn.execute(
-                    "SELECT f.path, t.tf, l.n FROM terms t JOIN files f ON f.id = t.file_id "
-                    "JOIN lengths l ON l.file_id = t.file_id WHERE t.term = ?",
-                    (term,),
-                ).fetchall()
-                for path, tf, length in rows:
-                    out[path] = out.get(path, 0.0) + bm25(int(tf), len(rows), int(n), int(length), float(avg))
-        return out
+            df = self.conn.execute(
+                f"SELECT term, COUNT(*) FROM terms WHERE term IN ({marks}) GROUP BY term", terms
+            ).fetchall()
+            if not df:
+                return {}
+            idf = [(t, math.log(1 + (n - d + 0.5) / (d + 0.5))) for t, d in df]
+            values = ", ".join("(?, ?)" for _ in idf)
+            sql = (
+                f"WITH q(term, idf) AS (VALUES {values}) SELECT f.path, SUM(q.idf * t.tf * (:k1 + 1) / "
+                f"(t.tf + :k1 * (1 - :b + :b * l.n / :avg))) FROM terms t JOIN q ON q.term = t.term "
+                f"JOIN lengths l ON l.file_id = t.file_id JOIN files f ON f.id = t.file_id "
+                f"WHERE f.skipped IS NULL GROUP BY t.file_id"
+            )
+            args = [v for pair in idf for v in pair]
+            sql = sql.replace(":k1", repr(k1)).replace(":b", repr(b)).replace(":avg", repr(float(avg or 1.0)))
+            rows = self.conn.execute(sql, args).fetchall()
+        return {str(p): float(v) for p, v in rows}
 
     def facts(self) -> list[tuple[str, list[str], list[str], list[Symbol]]]:
         """Every searchable file's ``(path, defines, imports, symbols)``."""
