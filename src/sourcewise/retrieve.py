@@ -514,8 +514,8 @@ async def aretrieve(
         settings = session.settings
         chosen = session.sources(sources)
         kinds: list[SourceKind] = list(dict.fromkeys(s.kind for s in chosen))
-        plan = routing.plan(task, kinds, today=today, settings=settings)
-        reading = read_task(task)
+        reading = read_task(task)  # the plan's key terms come from the prose: a pasted dump is context
+        plan = routing.plan(reading.prose.strip() or task, kinds, today=today, settings=settings)
         loop = _Loop(
             task=task, sources=chosen, settings=settings, include=tuple(include),
             exclude=_excludes(reading, exclude),

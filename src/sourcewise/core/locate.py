@@ -36,6 +36,10 @@ W_LEXICAL = 1.0
 W_FRAME = 1.5
 W_PATH = 2.0
 W_MODULE = 1.5
+W_INNERMOST = 1.0  # the innermost traceback frame inside the repository: where it failed
+W_ERROR = 0.5  # the file defining a quoted error class (it is raised elsewhere, as often as not)
+W_IMPORTER = 0.75  # a file importing a module the task names that the repository does not hold
+MAX_IMPORTERS = 10
 
 NAME_CAP = 3.0
 OTHER_KIND = 0.35  # tests, docs, changelogs, examples, config when the task is not about them
@@ -67,6 +71,10 @@ class Repo:
         self.kinds = {p: kind_of(p) for p in self.paths}
         self.code = [p for p in self.paths if self.kinds[p] == "source"]
         self.definers = _definers(files)
+        self.importers: dict[str, set[str]] = defaultdict(set)  # module -> files that import it
+        for f in files:
+            for module in f.imports:
+                self.importers[module].add(f.path)
 
 
 @dataclass(frozen=True)
@@ -187,18 +195,32 @@ def rank(
         where = definers.get(name, set())
         if not where or len(where) > 25:
             continue
+        weight = W_FRAME if name in reading.frames else W_ERROR
         for p in where:
-            named[p] += W_FRAME / len(where)
+            named[p] += weight / len(where)
             if len(why[p]) < 6:
                 why[p].append(f"defines {name}" + (" (a traceback frame)" if name in reading.frames else ""))
     for p, value in named.items():
         score[p] += min(NAME_CAP, value)
-    for p, named_path in _path_hits(reading, repo.paths).items():
+    hits = _path_hits(reading, repo.paths)
+    for p, named_path in hits.items():
         score[p] += W_PATH
         why[p].insert(0, f"named: {named_path}")
+    innermost = next(
+        (hits_p for named in reversed(reading.paths) for hits_p in hits if hits[hits_p] == named), None
+    )
+    if innermost is not None and reading.frames:
+        score[innermost] += W_INNERMOST
     for p, module in _module_hits(reading, repo.code).items():
-        score[p] += W_MODULE
+        error_home = module.rsplit(".", 1)[-1] in errors  # ``shop.errors.ConfigError``: where it is defined
+        score[p] += W_ERROR if error_home else W_MODULE
         why[p].insert(0, f"module named: {module}")
+    for module in reading.modules:
+        users = repo.importers.get(module, set())
+        if 0 < len(users) <= MAX_IMPORTERS and not _module_hits(Reading(modules=(module,)), repo.code):
+            for p in users:
+                score[p] += W_IMPORTER / len(users) ** 0.5
+                why[p].append(f"imports {module}")
     by_path = repo.files
     names = {*reading.names, *extra_names}
     words = set(analyze(reading.prose, stem=True))

@@ -25,7 +25,9 @@ _FRAME = re2.compile(r'File "([^"\n]{1,400})", line \d+, in ([A-Za-z_<>][\w<>]{0
 _PATH = re2.compile(r"[\w./\\-]{0,300}\w\.(?:" + CODE_EXTS + r")\b")
 _TICKS = re2.compile(r"`{1,3}([^`\n]{1,200})`{1,3}")
 _IDENT = re2.compile(r"[A-Za-z_][A-Za-z0-9_.]*[A-Za-z0-9_](\()?")
-_IMPORT = re2.compile(r"\bfrom\s+([A-Za-z_][\w.]{0,200})\s+import\b|\bimport\s+([A-Za-z_][\w.]{0,200})")
+_IMPORT = re2.compile(
+    r"\bfrom\s+([A-Za-z_][\w.]{0,200})\s+import\s+\(?([\w, ]{1,300})|\bimport\s+([A-Za-z_][\w.]{0,200})"
+)
 _FLAG = re2.compile(r"(?:^|[\s(\[=`'\"])(--[a-zA-Z][\w-]{1,60})")
 _ERROR = re2.compile(r"\b([A-Z]\w{0,80}(?:Error|Exception|Warning))\b(?::\s*([^\n]{1,300}))?")
 _DUMP = re2.compile(
@@ -109,8 +111,11 @@ def read_task(text: str) -> Reading:
     spans = (m.group(1) for m in _TICKS.finditer(body))
     ticked = " ".join(s for s in spans if len(s.split()) <= 3)  # code in backticks, not a quoted sentence
     names: list[str] = []
-    # ``import x`` and ``from x import y`` name modules
-    modules: list[str] = [(m.group(1) or m.group(2)).rstrip(".") for m in _IMPORT.finditer(body)]
+    # ``import x`` and ``from x import y`` name modules (and ``y``)
+    modules: list[str] = []
+    for m in _IMPORT.finditer(body):
+        modules.append((m.group(1) or m.group(3)).rstrip("."))
+        names.extend(n for n in (m.group(2) or "").replace(",", " ").split() if n not in STOP_NAMES)
     for source, is_ticked in ((ticked, True), (body, False)):
         for m in _IDENT.finditer(source):
             word, call = m.group(0).rstrip("("), m.group(1) is not None

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -34,7 +35,7 @@ from ..errors import ConfigError, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
 from ._fts import fts_match
 from .base import Source, SourceOptions
-from .codeindex import ChunkRow, CodeIndex, Globs, compile_globs, index_path, walk
+from .codeindex import PROGRESS_EVERY, ChunkRow, CodeIndex, Globs, compile_globs, index_path, walk
 
 __all__ = ["CodeIndexReport", "CodeOptions", "CodeSource"]
 
@@ -231,13 +232,26 @@ class CodeSource(Source):
             max_bytes=opts.max_file_bytes,
             max_files=opts.max_files,
         )
-        added, updated, removed = self._index.refresh(found.files)
+        added, updated, removed = self._index.refresh(found.files, self._progress())
         files, chunks, unreadable, _ = self._index.stats()
         skipped = sorted([*found.skipped, *unreadable])
         return CodeIndexReport(
             files=files, chunks=chunks, added=added, updated=updated, removed=removed,
             ignored=found.ignored, skipped=skipped[:MAX_SKIPPED_REPORTED],
         )  # fmt: skip
+
+    def _progress(self) -> Callable[[int, int], None] | None:
+        """Progress of a long first index on stderr, when stderr is a terminal (never in a pipe)."""
+        if not sys.stderr.isatty():
+            return None
+
+        def report(done: int, total: int) -> None:
+            end = "\n" if done + PROGRESS_EVERY > total else ""
+            print(
+                f"\rsourcewise: indexing {self.name}: {done:,} of {total:,} files", end=end, file=sys.stderr
+            )
+
+        return report
 
     async def refresh(self) -> CodeIndexReport:
         """Index new and changed files, drop deleted ones; what it did and what it skipped."""

@@ -44,6 +44,7 @@ __all__ = [
 SCHEMA = 2  # 2: per-file term counts for whole-file BM25
 BINARY_SNIFF = 8192
 MAX_IGNORE_BYTES = 1_000_000  # a larger .gitignore is not a real one; it is skipped and reported
+PROGRESS_EVERY = 500  # files read between two progress reports of a long refresh
 LONG_LINE = 1000  # average characters per line above which a file is minified or generated
 WEIGHTS = (2.0, 4.0, 1.0)
 
@@ -288,8 +289,11 @@ class CodeIndex:
         with self.lock:
             self.conn.close()
 
-    def refresh(self, files: list[Candidate]) -> tuple[int, int, int]:
-        """Bring the index in line with ``files``: ``(added, updated, removed)``."""
+    def refresh(
+        self, files: list[Candidate], progress: Callable[[int, int], None] | None = None
+    ) -> tuple[int, int, int]:
+        """Bring the index in line with ``files``: ``(added, updated, removed)``. ``progress(done,
+        total)`` is called every ``PROGRESS_EVERY`` files read, when there are that many to read."""
         with self.lock, self.conn:
             known = {
                 p: (i, m, s) for i, p, m, s in self.conn.execute("SELECT id, path, mtime_ns, size FROM files")
@@ -299,10 +303,11 @@ class CodeIndex:
             for file_id in removed:
                 self._delete(file_id)
             added = updated = 0
-            for cand in files:
+            todo = [c for c in files if (known.get(c.rel) or (0, None, None))[1:] != (c.mtime_ns, c.size)]
+            for done, cand in enumerate(todo, 1):
                 old = known.get(cand.rel)
-                if old is not None and (old[1], old[2]) == (cand.mtime_ns, cand.size):
-                    continue
+                if progress is not None and len(todo) >= PROGRESS_EVERY and done % PROGRESS_EVERY == 0:
+                    progress(done, len(todo))
                 if old is not None:
                     self._delete(old[0])
                     updated += 1
