@@ -27,6 +27,7 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 from sourcewise import retrieve
 from sourcewise.config import Settings, load_settings
@@ -41,7 +42,7 @@ KS = (1, 5, 10)
 METHODS = ("BM25 (bm25s)", "one cycle", "loop (3 cycles)")
 
 
-def tasks() -> list[dict[str, object]]:
+def tasks() -> list[dict[str, Any]]:
     return [json.loads(line) for line in DATA.read_text("utf-8").splitlines() if line.strip()]
 
 
@@ -60,7 +61,7 @@ def tree(repo: str, commit: str) -> Path | None:
 
 
 def bm25(root: Path, task: str) -> list[str]:
-    import bm25s  # the bench extra
+    import bm25s  # type: ignore[import-untyped]  # the bench extra
 
     files = sorted(
         rel for p in root.rglob("*.py") if kind_of(rel := p.relative_to(root).as_posix()) == "source"
@@ -90,7 +91,7 @@ def real(st: Settings) -> tuple[str, dict[str, list[float]]]:
     skipped: set[str] = set()
     cycles_run: list[int] = []
     for t in tasks():
-        repo, text, gold = str(t["repo"]), str(t["text"]), set(t["gold"])  # type: ignore[arg-type]
+        repo, text, gold = str(t["repo"]), str(t["text"]), set(t["gold"])
         root = tree(repo, str(t["parent"]))
         if root is None:
             skipped.add(repo)

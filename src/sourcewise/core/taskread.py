@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import re2
+import re2  # type: ignore[import-untyped]
 
 __all__ = ["MAX_TEXT", "Reading", "read_task"]
 
