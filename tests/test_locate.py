@@ -195,6 +195,7 @@ def test_the_answer_is_at_least_limit_long_with_a_band_on_each(shop: Path, st: S
     assert len(found.candidates) == 4
     assert all(c.band in ("high", "medium", "low", "none") for c in found.candidates)
     assert [c.band == "high" for c in found.candidates] == [c.relevance >= 0.8 for c in found.candidates]
+    assert [c.relevant for c in found.candidates] == [c.relevance >= 0.7 for c in found.candidates]
 
 
 def test_words_alone_with_a_key_term_uncovered_are_not_the_target(shop: Path, st: Settings) -> None:

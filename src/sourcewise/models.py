@@ -357,6 +357,7 @@ class Candidate(_Model):
     missing: tuple[str, ...] = Field(default=(), description="task terms this candidate does not cover")
     cycle: int = Field(ge=1, description="the cycle that first found it")
     scorer: Literal["rules", "model"] = "rules"
+    relevant: bool = Field(default=False, description="relevance 0.7 or more: seed 004's set to hand over")
 
 
 class Learned(_Model):

@@ -425,6 +425,7 @@ def _candidate(loop: _Loop, s: Scored) -> Candidate:
         missing=s.missing,
         cycle=loop.first_seen[s.facts.location],
         scorer="model" if s.facts.location in loop.model_used else "rules",
+        relevant=s.relevance >= RELEVANT,
     )
 
 
