@@ -77,6 +77,7 @@ PER_QUERY = 20  # hits asked of each source per cycle: room for what the globs a
 MAX_FILE = 512_000  # bytes of a code file read for its imports
 TOP = 5  # a cycle that changes nothing in the top 5 is the last
 LOCATED_MORE = 5  # files of a code source's ranking taken by the first cycle beyond ``limit``
+RULES_TEXT = 8_000  # characters of a ranked file the rules read for its relevance and the words it teaches
 LOCATED_LATER = 10  # new files a later cycle's ranking adds at most
 RELATED = 0.69  # the most a file found by words alone scores while a key term is uncovered
 HIGH = 0.9  # the relevance of a code source's best file; the others by their share of its score
@@ -157,6 +158,8 @@ def _admit(loop: _Loop, gathered: Gathered, cycle: int) -> tuple[int, int]:
         for hit in hits:
             found += 1
             whole = _read_file(source, hit)
+            if whole is not None and hit.meta.get("found") == "locate":
+                whole = whole[:RULES_TEXT]  # ranked already: the rules read its head, not all of a huge file
             # a code candidate is its file (its best chunk shown); other hits are themselves
             key = hit.path if whole is not None and hit.path else hit.location
             if key in loop.pool or key in loop.excluded:
