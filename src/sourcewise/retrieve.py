@@ -77,6 +77,7 @@ PER_QUERY = 20  # hits asked of each source per cycle: room for what the globs a
 MAX_FILE = 512_000  # bytes of a code file read for its imports
 TOP = 5  # a cycle that changes nothing in the top 5 is the last
 LOCATED_MORE = 5  # files of a code source's ranking taken by the first cycle beyond ``limit``
+MERGE_BELOW = 0.5  # a later cycle's find goes above a first-pass candidate scoring under this
 RULES_TEXT = 8_000  # characters of a ranked file the rules read for its relevance and the words it teaches
 LOCATED_LATER = 10  # new files a later cycle's ranking adds at most
 RELATED = 0.69  # the most a file found by words alone scores while a key term is uncovered
@@ -296,7 +297,8 @@ def _with_located(loop: _Loop, scored: list[Scored]) -> list[Scored]:
             if not why.startswith(("named", "module named", "defines")):  # words alone: the rules weigh in
                 value = round((value + s.relevance) / 2, 3)
                 value = min(value, RELATED) if s.missing else value  # a key term uncovered: not the target
-            if value >= s.relevance:
+            kind = kind_of(s.facts.location)
+            if value >= s.relevance or (kind != "source" and kind not in loop.about):  # a doc page stays down
                 s = Scored(s.facts, value, band(value), f"{_LABEL[band(value)]}: {why}", s.missing, s.covered)
             else:  # the rules see more (a learned word stands for a key term): theirs, with the why
                 s = Scored(s.facts, s.relevance, s.band, f"{s.reason}; {why}", s.missing, s.covered)
@@ -320,7 +322,9 @@ def _feedback(loop: _Loop, vocab: Vocabulary) -> list[str]:
 def _order(loop: _Loop) -> list[str]:
     """The ranking. The first pass's candidates keep the first pass's order (a code source's files
     in its ranking's order); what later cycles found is merged in by relevance: above the first of
-    them it outscores, never reshuffling them. Re-ranked with learned words, a code source put files
+    them it outscores that the first pass scored below 0.5 (a related file found first stays above:
+    on real bug reports, files the loop found through learned words outscored the file to change),
+    never reshuffling them. Re-ranked with learned words, a code source put files
     found through those words above the files the task names more often than they deserved, and
     re-scored, plug-in hits the same (measured, benchmarks/RESULTS.md)."""
     score = {s.facts.location: s.relevance for s in loop.scored}
@@ -330,7 +334,7 @@ def _order(loop: _Loop) -> list[str]:
     out: list[str] = []
     i = 0
     for loc in first:
-        while i < len(later) and score[later[i]] > score[loc]:
+        while i < len(later) and score[later[i]] > score[loc] and score[loc] < MERGE_BELOW:
             out.append(later[i])
             i += 1
         out.append(loc)
