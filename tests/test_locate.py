@@ -112,6 +112,7 @@ def test_saying_test_is_not_a_task_about_tests(task: str, about: bool) -> None:
     hyp.text(max_size=3000) | hyp.lists(hyp.sampled_from(list("`'\"()[]{}<>=:.,/\\_- \n\tFile"))).map("".join)
 )
 def test_reading_any_text_never_raises_and_stays_bounded(text: str) -> None:
+    assert "\ud800" not in read_task(text + "\ud800").prose, "a lone surrogate is not UTF-8: replaced"
     reading = read_task(text)
     assert len(reading.prose) <= MAX_TEXT
     assert all(len(group) <= 60 for group in (reading.names, reading.modules, reading.paths, reading.flags))

@@ -96,7 +96,8 @@ def _keep_line(line: str) -> bool:
 
 def read_task(text: str) -> Reading:
     """Pull out what ``text`` names (exact pointers) and its prose (see the module docstring)."""
-    text = text[:MAX_TEXT]
+    # a lone surrogate cannot be UTF-8 (RE2 and SQLite read UTF-8): it becomes "?"
+    text = text[:MAX_TEXT].encode("utf-8", "replace").decode("utf-8")
     frames: list[tuple[str, str]] = [(m.group(1), m.group(2)) for m in _FRAME.finditer(text)]
     kept: list[str] = []
     dropped = 0
