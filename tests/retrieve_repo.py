@@ -104,6 +104,87 @@ def test_rate_limit_api_endpoints():
 }
 
 
+# Seed 004's first worked example: the bug is in auth.ts, tokens.ts is related; the session manager
+# and the JWT helpers say "refresh" and "jwt", words the task does not use; user.ts is unrelated.
+AUTH_TASK = "Fix the authentication token expiry bug"
+AUTH_REPO = {
+    "src/auth/auth.ts": """// Authentication: checks a request's token and its expiry.
+import { decodeJwt } from "./jwt-utils";
+import { refreshSession } from "./session-manager";
+import { Token } from "./tokens";
+
+export function authenticate(header: string): Token | null {
+  const token = decodeJwt(header);
+  // expiry is compared in seconds against milliseconds
+  if (token.expiresAt > Date.now()) {
+    return refreshSession(token);
+  }
+  return token;
+}
+
+export function isExpired(token: Token): boolean {
+  return token.expiresAt * 1000 < Date.now();
+}
+""",
+    "src/auth/tokens.ts": """// Tokens: what a token holds and how long it lives.
+export interface Token {
+  subject: string;
+  expiresAt: number;
+}
+
+export const TOKEN_LIFETIME_SECONDS = 3600;
+
+export function issueToken(subject: string): Token {
+  return { subject, expiresAt: Math.floor(Date.now() / 1000) + TOKEN_LIFETIME_SECONDS };
+}
+""",
+    "src/auth/session-manager.ts": """// Sessions: keep a signed-in caller's session alive.
+import { signJwt } from "./jwt-utils";
+
+export function refreshSession(claims: { subject: string }) {
+  const renewed = { subject: claims.subject, renewedAt: Date.now() };
+  return signJwt(renewed);
+}
+
+export function endSession(subject: string): void {
+  sessions.delete(subject);
+}
+
+const sessions = new Map<string, number>();
+""",
+    "src/auth/jwt-utils.ts": """// JWT helpers: encode and decode signed claims.
+export function decodeJwt(header: string) {
+  const [, payload] = header.split(".");
+  return JSON.parse(atob(payload));
+}
+
+export function signJwt(claims: object): string {
+  return ["e30", btoa(JSON.stringify(claims)), "sig"].join(".");
+}
+""",
+    "src/models/user.ts": """// A user of the shop.
+export class User {
+  constructor(public id: string, public email: string) {}
+
+  displayName(): string {
+    return this.email.split("@")[0];
+  }
+}
+""",
+    "src/billing/invoice.ts": """// Invoices: totals of an order's lines.
+export function invoiceTotal(lines: { price: number; quantity: number }[]): number {
+  return lines.reduce((sum, line) => sum + line.price * line.quantity, 0);
+}
+""",
+    "src/api/routes.ts": """// HTTP routes of the shop.
+import { invoiceTotal } from "../billing/invoice";
+
+export const routes = { "/invoice": invoiceTotal };
+""",
+    "docs/auth.md": "# Authentication\n\nSign in, then send the token with each request.\n",
+}
+
+
 def write_repo(root: Path, files: dict[str, str] = REPO) -> Path:
     for rel, text in files.items():
         target = root / rel

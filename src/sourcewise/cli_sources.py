@@ -194,11 +194,8 @@ def _cycle_lines(cycle: Cycle) -> list[str]:
     for item in cycle.learned:
         target = f" for {', '.join(item.stands_for)}" if item.stands_for else " (context)"
         lines.append(f"  learned {item.term!r} ({item.via} in {item.origin}){target}")
-    lines += [f"  co-changed: {item}" for item in cycle.cochanged]
     if cycle.feedback:
         lines.append(f"  feedback words for the next query: {', '.join(cycle.feedback)}")
-    if cycle.history:
-        lines.append(f"  history: {cycle.history}")
     lines.append(f"  -> {cycle.decision}")
     return lines
 
@@ -208,7 +205,9 @@ def render_retrieval(found: Retrieval) -> str:
     lines = [f"Task: {found.task}", f"Key terms: {', '.join(found.key_terms) or '(none)'}", ""]
     lines.append(f"Result: {found.summary}")
     for c in found.candidates:
-        lines.append(f"  {c.relevance:.2f} {c.band:<6} {c.hit.location}  (cycle {c.cycle}, {c.scorer})")
+        where = c.hit.location + (f"  {c.hit.title.partition('::')[2]}" if "::" in c.hit.title else "")
+        mark = "*" if c.relevant else " "  # the 0.7+ set
+        lines.append(f" {mark}{c.relevance:.2f} {c.band:<6} {where}  (cycle {c.cycle}, {c.scorer})")
         lines.append(f"         {c.reason}")
         if c.missing:
             lines.append(f"         missing: {', '.join(c.missing)}")

@@ -354,6 +354,7 @@ class Candidate(_Model):
     missing: tuple[str, ...] = Field(default=(), description="task terms this candidate does not cover")
     cycle: int = Field(ge=1, description="the cycle that first found it")
     scorer: Literal["rules", "model"] = "rules"
+    relevant: bool = Field(default=False, description="relevance 0.7 or more: seed 004's set to hand over")
 
 
 class Learned(_Model):
@@ -387,10 +388,6 @@ class Cycle(_Model):
     broadened: tuple[str, ...] = Field(default=(), description="filters relaxed (seed 003 order)")
     decision: str = ""
     reports: tuple[SourceReport, ...] = ()
-    cochanged: tuple[str, ...] = Field(
-        default=(), description="files brought in because they changed together with a top candidate, and why"
-    )
-    history: str = Field(default="", description="what the co-change step read of git's history, or why not")
 
 
 class Retrieval(_Model):

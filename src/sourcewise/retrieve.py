@@ -10,16 +10,16 @@
   when first seen, and search next for the task terms still uncovered with the learned words and
   RM3 feedback words (the heaviest words of the top candidates' text); filters are relaxed in seed
   003's order (dates, then source filters) when a cycle found nothing relevant.
-- **Co-change**: for a code source whose folder is a git repository, the files that changed
-  together with the best candidates in its past commits (``sources/cochange.py``), among those the
-  source itself indexes (never a ``.gitignore``d, excluded, binary or oversized file), join the next
-  cycle's candidates with the reason ("changed together with X in 4 of its 5 commits"), scored at
-  most "related"; ``Cycle.cochanged`` and ``Cycle.history`` say what was added and read.
+- **Code sources**: a code source ranks its whole repository for the task (``core/locate.py``:
+  what the task names exactly, whole-file BM25, kinds of files) instead of a chunk search; each
+  file is one candidate showing the definitions the task is about (``path::Class.method``), scored
+  by its share of the best file's score, and later cycles rank again with the learned words.
 - **Order**: the first pass's candidates keep its order; later cycles add below, never reshuffle
-  or drop what was kept.
+  or drop what was kept; a code source's files follow its latest ranking.
 - **Loop**: stop when 3 candidates score 0.7 or more and every key term is covered, when nothing new
-  is left to search, or after ``max_cycles``. The answer is the 0.7+ set, or the best found with
-  what is missing said plainly.
+  is left to search, when a cycle changed nothing in the top 5, or after ``max_cycles``. The answer
+  is the best ``limit`` candidates (0.7 or more is each one's ``band``: "high"), with what is
+  missing said plainly.
 
 The same loop serves ``ask`` (``refine_gathered``) when its first pass is not good enough.
 """
@@ -27,6 +27,7 @@ The same loop serves ``ask`` (``refine_gathered``) when its first pass is not go
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ import httpx
 
 from . import routing
 from .config import Settings
+from .core.locate import Located, kind_of
 from .core.plan import replan
 from .core.refine import (
     ENOUGH,
@@ -58,13 +60,14 @@ from .core.refine import (
     uncovered,
     vocabulary,
 )
-from .errors import InvalidOption, InvalidQuery, ModelError
+from .core.sanitize import strip_controls
+from .core.taskread import Reading, read_task
+from .errors import InvalidOption, InvalidQuery, ModelError, SourcewiseError
 from .gather import Gathered, gather
 from .judge import model_scores
-from .models import Candidate, Cycle, Hit, Learned, Plan, Retrieval, SourceKind
+from .models import Candidate, Cycle, Hit, Learned, Plan, Retrieval, SourceKind, SourceReport
 from .session import Session
 from .sources import Source
-from .sources.cochange import History, Neighbour, neighbours, read_history
 
 __all__ = ["DEFAULT_EXCLUDE", "MAX_CYCLES", "MAX_TASK", "aretrieve", "refine_gathered"]
 
@@ -73,9 +76,13 @@ MAX_CYCLES = 5
 MAX_PATTERNS = 32
 PER_QUERY = 20  # hits asked of each source per cycle: room for what the globs and exclusions drop
 MAX_FILE = 512_000  # bytes of a code file read for its imports
-COCHANGE_SEEDS = 3  # the best candidates whose past co-changes are followed
-COCHANGE_ADD = 5  # files brought in by co-change per cycle at most
-COCHANGE_CAP = 0.69  # co-change alone makes a file "related" (seed 004's 0.5-0.7), never "implements"
+TOP = 5  # a cycle that changes nothing in the top 5 is the last
+LOCATED_MORE = 5  # files of a code source's ranking taken by the first cycle beyond ``limit``
+MERGE_BELOW = 0.5  # a later cycle's find goes above a first-pass candidate scoring under this
+RULES_TEXT = 8_000  # characters of a ranked file the rules read for its relevance and the words it teaches
+LOCATED_LATER = 10  # new files a later cycle's ranking adds at most
+RELATED = 0.69  # the most a file found by words alone scores while a key term is uncovered
+HIGH = 0.9  # the relevance of a code source's best file; the others by their share of its score
 DEFAULT_EXCLUDE = (
     "*.test.*", "*.spec.*", "test_*", "*_test.*", "tests/*", "test/*", "*/tests/*", "*/test/*",
     "*/__tests__/*", "conftest.py",
@@ -111,10 +118,11 @@ class _Loop:
     bags: dict[str, Counter[str]] = field(default_factory=dict)
     first_order: list[str] = field(default_factory=list)
     surface: dict[str, str] = field(default_factory=dict)
-    use_cochange: bool = True  # follow the repository's past co-changes (``ask`` goes without)
-    histories: dict[str, History] = field(default_factory=dict)  # source name -> its git history
-    pending: list[tuple[Source, Neighbour, float]] = field(default_factory=list)  # for the next cycle
-    cochanged: dict[str, tuple[Neighbour, float]] = field(default_factory=dict)  # location -> why, seed score
+    reading: Reading = field(default_factory=Reading)
+    about: frozenset[str] = frozenset()  # kinds of files the task is about (tests, docs)
+    located: dict[str, tuple[float, str]] = field(default_factory=dict)  # path -> relevance, why
+    locate: bool = True  # code sources rank their repository (``ask`` reads their chunks instead)
+    limit: int = 10  # candidates wanted
 
 
 def _check(task: object, max_cycles: object, limit: object, patterns: Sequence[object]) -> str:
@@ -153,6 +161,8 @@ def _admit(loop: _Loop, gathered: Gathered, cycle: int) -> tuple[int, int]:
         for hit in hits:
             found += 1
             whole = _read_file(source, hit)
+            if whole is not None and hit.meta.get("found") == "locate":
+                whole = whole[:RULES_TEXT]  # ranked already: the rules read its head, not all of a huge file
             # a code candidate is its file (its best chunk shown); other hits are themselves
             key = hit.path if whole is not None and hit.path else hit.location
             if key in loop.pool or key in loop.excluded:
@@ -172,11 +182,11 @@ def _admit(loop: _Loop, gathered: Gathered, cycle: int) -> tuple[int, int]:
 
 
 async def _score(loop: _Loop) -> list[Scored]:
-    """Rule-based scores; the model's instead where it answers well (and only while it does); then
-    what co-change says, once."""
+    """Rule-based scores; the model's instead where it answers well (and only while it does); a code
+    source's files scored by its ranking."""
     scored = evaluate(loop.vocab, [loop.facts[loc] for loc in sorted(loop.pool)])
     if not loop.use_model or not scored:
-        return _with_cochange(loop, scored)
+        return _with_located(loop, scored)
     hits = [loop.pool[s.facts.location] for s in scored]
     try:
         if loop.client is None:
@@ -185,13 +195,13 @@ async def _score(loop: _Loop) -> list[Scored]:
     except ModelError as exc:
         loop.use_model = False
         loop.warnings.append(f"model scoring unavailable, rule-based relevance instead: {exc}")
-        return _with_cochange(loop, scored)
+        return _with_located(loop, scored)
     out = list(scored)
     for i, (value, reason) in rated.items():
         s = scored[i]
         out[i] = Scored(s.facts, value, band(value), reason, s.missing, s.covered)
         loop.model_used.add(s.facts.location)
-    return _with_cochange(loop, sorted(out, key=lambda s: (-s.relevance, s.facts.location)))
+    return _with_located(loop, sorted(out, key=lambda s: (-s.relevance, s.facts.location)))
 
 
 def _dispatch_plan(loop: _Loop, plan: Plan, cycle: int, terms: list[str]) -> tuple[Plan, list[str]]:
@@ -216,33 +226,37 @@ async def _cycle(loop: _Loop, plan: Plan, number: int, terms: list[str], first: 
     if first is not None:
         gathered = first
     else:
-        deadline = loop.settings.source_timeout
-        gathered = await gather(loop.sources, current, deadline=deadline, limit=PER_QUERY)
+        gathered = await _dispatch(loop, current)
     loop.searched.extend(w.lower() for w in [*current.keywords, *current.entities])
+    gathered = await _locate(loop, gathered, terms if number > 1 else [])
+    before = _order(loop)[:TOP]
     found, new = await asyncio.to_thread(_admit, loop, gathered, number)
-    cochanged = await asyncio.to_thread(_admit_cochanged, loop, number)
-    new += len(cochanged)
     scored = await _score(loop)
     # a candidate is excluded when first evaluated: one kept stays kept (later cycles never drop it)
     gone = [
         s.facts.location
         for s in scored
-        if s.relevance < EXCLUDE_BELOW and loop.first_seen[s.facts.location] == number
+        if s.relevance < EXCLUDE_BELOW
+        and loop.first_seen[s.facts.location] == number
+        and s.facts.location not in loop.located  # a ranked file stays: the list is at least ``limit`` long
     ]
     loop.excluded.update(gone)
     for loc in gone:
         loop.pool.pop(loc)
     loop.scored = [s for s in scored if s.facts.location in loop.pool]
-    if number == 1:
-        loop.first_order = [s.facts.location for s in loop.scored]
+    if number == 1:  # a code source's files in its ranking's order, then the rest by relevance
+        ranked = sorted(loop.located, key=lambda k: (-loop.located[k][0], k))
+        loop.first_order = [k for k in ranked if k in loop.pool]
+        loop.first_order += [s.facts.location for s in loop.scored if s.facts.location not in loop.located]
     gaps = uncovered(loop.vocab, loop.scored)
     relevant = sum(1 for s in loop.scored if s.relevance >= RELEVANT)
     learned: list[Learned] = []
     feedback: list[str] = []
     nxt: list[str] = []
-    history = ""
     if relevant >= loop.enough and not gaps:
         decision = f"enough: {relevant} candidates at {RELEVANT} or more and every key term covered"
+    elif number > 1 and loop.located and _order(loop)[:TOP] == before:
+        decision = f"stop: cycle {number} changed nothing in the top {TOP}"
     elif number >= loop.max_cycles:
         decision = f"stop: {number} of {loop.max_cycles} cycles run"
     else:
@@ -255,8 +269,6 @@ async def _cycle(loop: _Loop, plan: Plan, number: int, terms: list[str], first: 
             decision, nxt = "stop: nothing new to search (no word learned, every gap already searched)", []
         else:
             decision = "refine: " + _why(relevant, gaps, learned, feedback)
-            if loop.use_cochange:
-                history = await asyncio.to_thread(_follow_cochange, loop)
     loop.vocab = Vocabulary(loop.vocab.key, loop.vocab.variants, (*loop.vocab.learned, *learned))
     queries = tuple(f"{r.source}: {q}" for r in gathered.reports for q in r.queries)
     loop.cycles.append(
@@ -264,118 +276,36 @@ async def _cycle(loop: _Loop, plan: Plan, number: int, terms: list[str], first: 
             number=number, queries=queries, found=found, new=new, relevant=relevant,
             learned=tuple(learned), feedback=tuple(feedback), excluded=tuple(gone), uncovered=tuple(gaps),
             include=loop.include, exclude=loop.exclude, broadened=tuple(dropped), decision=decision,
-            reports=tuple(gathered.reports), cochanged=tuple(cochanged), history=history,
+            reports=tuple(gathered.reports),
         )
     )  # fmt: skip
     return nxt
 
 
-def _history(loop: _Loop, source: Source) -> History | None:
-    """The git history of a code source's folder, read once per retrieval; ``None`` for other sources
-    (a source with no index of its own to check co-changed files against)."""
-    root = source.options.path
-    if not source.capabilities.history or root is None:
-        return None
-    if source.name not in loop.histories:
-        try:
-            base = root.expanduser().resolve()
-        except (OSError, RuntimeError):
-            loop.histories[source.name] = History(note="co-change unavailable: the folder cannot be resolved")
-        else:
-            loop.histories[source.name] = (
-                read_history(base) if base.is_dir() else History(note="co-change unavailable: not a folder")
-            )
-    return loop.histories[source.name]
-
-
-def _follow_cochange(loop: _Loop) -> str:
-    """Queue for the next cycle the files that changed together with the best candidates (those at
-    0.5 or more, best first) in the repository's past commits; what the history step did."""
-    score = {s.facts.location: s.relevance for s in loop.scored}
-    order = _order(loop)
-    notes = []
-    for source in loop.sources:
-        fresh = source.name not in loop.histories
-        history = _history(loop, source)
-        if history is None:
-            continue
-        if fresh:  # said once, in the cycle that read it
-            notes.append(f"{source.name}: {history.note}" if len(loop.sources) > 1 else history.note)
-        mine = [loc for loc in order if loop.pool[loc].source == source.name and loop.pool[loc].path == loc]
-        seeds = [loc for loc in mine if score[loc] >= 0.5][:COCHANGE_SEEDS]
-        if not history.commits or not seeds:
-            continue
-        queued = 0
-        for n in neighbours(history, seeds, limit=4 * COCHANGE_ADD):
-            known = n.path in loop.pool or n.path in loop.excluded
-            if known or not allowed(n.path, loop.include, loop.exclude) or not _indexed(source, n.path):
-                continue
-            loop.pending.append((source, n, score[n.seed]))
-            queued += 1
-            if queued >= COCHANGE_ADD:
-                break
-    return "; ".join(notes)
-
-
-def _indexed(source: Source, path: str) -> bool:
-    """Whether the code source's own index holds ``path``: history names every file ever committed,
-    including those the source leaves out (``.gitignore``d secrets, its include/exclude globs,
-    binary, minified or oversized files); co-change brings in only what a search could find."""
-    return source.holds(path)
-
-
-def _admit_cochanged(loop: _Loop, cycle: int) -> list[str]:
-    """Add the files queued by co-change to the pool (those still in the folder); what was added."""
-    added = []
-    pending, loop.pending = loop.pending, []
-    for source, n, seed_score in pending:
-        if n.path in loop.excluded or (n.path in loop.pool and loop.first_seen[n.path] != cycle):
-            continue
-        if n.path not in loop.pool:
-            if not _indexed(source, n.path):  # the index may have changed since it was queued
-                continue
-            probe = Hit(title=n.path, location=n.path, source=source.name, kind="code", authority="code",
-                        score=0.0, path=n.path)  # fmt: skip
-            whole = _read_file(source, probe)
-            if whole is None:
-                continue
-            lines = whole.splitlines()[:40]
-            hit = probe.model_copy(update={
-                "location": f"{n.path}#L1-L{max(1, len(lines))}", "text": "\n".join(lines),
-                "snippet": " ".join(" ".join(lines[:3]).split())[:200], "start_line": 1,
-                "end_line": max(1, len(lines)), "meta": {"found": "co-change"},
-            })  # fmt: skip
-            loop.pool[n.path] = hit
-            loop.first_seen[n.path] = cycle
-            loop.new_hits.setdefault(source.name, []).append(hit)
-            loop.facts[n.path] = facts_for(hit, whole)
-            loop.texts[n.path] = whole
-            if loop.use_feedback:
-                loop.bags[n.path] = bag(whole, n.path, loop.surface)
-        loop.cochanged[n.path] = (n, seed_score)
-        added.append(f"{n.path} ({n.reason})")
-    return added
-
-
 _LABEL = {"high": "implements the target", "medium": "related", "low": "indirect", "none": "irrelevant"}
 
 
-def _with_cochange(loop: _Loop, scored: list[Scored]) -> list[Scored]:
-    """A file brought in by co-change scores at least its confidence times its seed's score (at
-    most "related": history says it changes with the target, not that it is the target)."""
-    if not loop.cochanged:
+def _with_located(loop: _Loop, scored: list[Scored]) -> list[Scored]:
+    """A code source's files take the relevance of its latest ranking (their share of the best
+    file's score) and its reasons: "implements the target" only when the task names the file (a
+    path, module, frame or error it defines) or the file covers every key term; a file found by
+    words alone scores the mean of its share and the rules' score (the rules' when higher: a word
+    learned by the loop standing for a key term)."""
+    if not loop.located:
         return scored
     out = []
     for s in scored:
-        why = loop.cochanged.get(s.facts.location)
-        if why is not None:
-            n, seed_score = why
-            value = round(min(COCHANGE_CAP, n.confidence * seed_score), 3)
-            if value > s.relevance:
-                reason = f"{_LABEL[band(value)]}: {n.reason} (rules: {s.reason})"
-                s = Scored(s.facts, value, band(value), reason, s.missing, s.covered)
-            else:
-                s = Scored(s.facts, s.relevance, s.band, f"{s.reason}; {n.reason}", s.missing, s.covered)
+        found = loop.located.get(s.facts.location)
+        if found is not None and s.facts.location not in loop.model_used:  # a model's score stands
+            value, why = found
+            if not why.startswith(("named", "module named", "defines")):  # words alone: the rules weigh in
+                value = round((value + s.relevance) / 2, 3)
+                value = min(value, RELATED) if s.missing else value  # a key term uncovered: not the target
+            kind = kind_of(s.facts.location)
+            if value >= s.relevance or (kind != "source" and kind not in loop.about):  # a doc page stays down
+                s = Scored(s.facts, value, band(value), f"{_LABEL[band(value)]}: {why}", s.missing, s.covered)
+            else:  # the rules see more (a learned word stands for a key term): theirs, with the why
+                s = Scored(s.facts, s.relevance, s.band, f"{s.reason}; {why}", s.missing, s.covered)
         out.append(s)
     return sorted(out, key=lambda s: (-s.relevance, s.facts.location))
 
@@ -385,7 +315,8 @@ def _feedback(loop: _Loop, vocab: Vocabulary) -> list[str]:
     candidates so far; its new words (as written in the code), the heaviest first, for the next
     query."""
     score = {s.facts.location: s.relevance for s in loop.scored}
-    top = [(loop.bags[loc], score[loc]) for loc in _order(loop)[:FB_DOCS]]
+    best = [loc for loc in _order(loop) if score[loc] >= EXCLUDE_BELOW][:FB_DOCS]  # never an irrelevant one
+    top = [(loop.bags[loc], score[loc]) for loc in best]
     model = expand(vocab, top, [loop.bags[loc] for loc in loop.pool])
     known = key_stems(vocab)
     words = [loop.surface.get(w, w) for w in model if w not in known]
@@ -393,15 +324,99 @@ def _feedback(loop: _Loop, vocab: Vocabulary) -> list[str]:
 
 
 def _order(loop: _Loop) -> list[str]:
-    """The ranking: the first pass's candidates in the first pass's order, then what later cycles
-    found, by relevance. Later cycles add below and never reshuffle: re-scored with learned words,
-    candidates found through those words outrank direct matches more often than they deserve
-    (measured on this repository's history, benchmarks/RESULTS.md). Files brought in by co-change
-    are later finds too: merged into the first pass's order by score they displaced gold files and
-    added none (recall@5 -1.1% on the same history)."""
-    kept = [loc for loc in loop.first_order if loc in loop.pool]
-    seen = set(kept)
-    return kept + [s.facts.location for s in loop.scored if s.facts.location not in seen]
+    """The ranking. The first pass's candidates keep the first pass's order (a code source's files
+    in its ranking's order); what later cycles found is merged in by relevance: above the first of
+    them it outscores that the first pass scored below 0.5 (a related file found first stays above:
+    on real bug reports, files the loop found through learned words outscored the file to change),
+    never reshuffling them. Re-ranked with learned words, a code source put files
+    found through those words above the files the task names more often than they deserved, and
+    re-scored, plug-in hits the same (measured, benchmarks/RESULTS.md)."""
+    score = {s.facts.location: s.relevance for s in loop.scored}
+    first = [loc for loc in loop.first_order if loc in loop.pool]
+    seen = set(first)
+    later = [s.facts.location for s in loop.scored if s.facts.location not in seen]
+    out: list[str] = []
+    i = 0
+    for loc in first:
+        while i < len(later) and score[later[i]] > score[loc] and score[loc] < MERGE_BELOW:
+            out.append(later[i])
+            i += 1
+        out.append(loc)
+    return out + later[i:]
+
+
+async def _dispatch(loop: _Loop, current: Plan) -> Gathered:
+    """The cycle's query sent to every source that does not rank its repository itself (those are
+    asked by ``_locate``)."""
+    ranks = [loop.locate and getattr(s, "locate", None) is not None for s in loop.sources]
+    others = [s for s, r in zip(loop.sources, ranks, strict=True) if not r]
+    deadline = loop.settings.source_timeout
+    got = await gather(others, current, deadline=deadline, limit=PER_QUERY) if others else Gathered()
+    reports, hits = iter(got.reports), iter(got.hits)
+    out = Gathered()
+    for source, ranked in zip(loop.sources, ranks, strict=True):
+        out.reports.append(
+            SourceReport(source=source.name, kind=source.kind, status="ok") if ranked else next(reports)
+        )
+        out.hits.append([] if ranked else next(hits))
+    return out
+
+
+async def _locate(loop: _Loop, gathered: Gathered, terms: list[str]) -> Gathered:
+    """A code source's hits replaced by its ranking of the whole repository for the task (with
+    ``terms`` learned by earlier cycles): one hit per file, its relevance the file's share of the
+    best file's score (``HIGH`` for the best)."""
+    hits, reports = list(gathered.hits), list(gathered.reports)
+    for i, source in enumerate(loop.sources):
+        locate = getattr(source, "locate", None)
+        if not loop.locate or locate is None or reports[i].status not in ("ok", "empty"):
+            continue
+        started = time.perf_counter()
+        try:
+            ranked: list[Located] = await locate(
+                loop.reading, terms, about=loop.about, fresh=not loop.located
+            )
+        except SourcewiseError as exc:
+            reports[i] = reports[i].model_copy(update={"status": "failed", "error": str(exc)})
+            continue
+        ranked = [r for r in ranked if allowed(r.path, loop.include, loop.exclude)]
+        if not ranked or ranked[0].score <= 0:
+            reports[i] = reports[i].model_copy(update={"status": "empty" if not loop.located else "ok"})
+            continue
+        top = ranked[0].score
+        room = loop.limit + LOCATED_MORE if not loop.located else LOCATED_LATER
+        fresh = [r for r in ranked if r.path not in loop.pool and r.path not in loop.excluded][:room]
+        for r in fresh:  # a file's value is its first ranking's: later cycles add, never reshuffle
+            why = "; ".join(r.reasons) or "words of the task"
+            loop.located.setdefault(r.path, (round(HIGH * r.score / top, 3), why))
+        hits[i] = [_located_hit(source, r) for r in fresh]
+        named = ", ".join(loop.reading.exact[:6])
+        query = f"locate: {named or 'the task words'}" + (f" + {', '.join(terms)}" if terms else "")
+        elapsed = round((time.perf_counter() - started) * 1000, 1)
+        status = "ok" if hits[i] or loop.located else "empty"
+        update = {"hits": len(hits[i]), "queries": (*reports[i].queries, query), "elapsed_ms": elapsed}
+        reports[i] = reports[i].model_copy(update={**update, "status": status})
+    return Gathered(reports=reports, hits=hits)
+
+
+def _located_hit(source: Source, r: Located) -> Hit:
+    """A ranked file as a hit: titled ``path::Class.method`` by its best definition, showing its lines."""
+    best = r.definitions[0] if r.definitions else None
+    start, end = (best.start, best.end) if best else (1, 40)
+    probe = Hit(
+        title=f"{r.path}::{best.name}" if best else r.path, location=f"{r.path}#L{start}-L{end}",
+        source=source.name, kind="code", authority="code", score=r.score, path=r.path, start_line=start,
+        end_line=end, meta={"found": "locate", "reasons": "; ".join(r.reasons),
+                            "definitions": "; ".join(f"{d.name} L{d.start}-L{d.end}" for d in r.definitions)},
+    )  # fmt: skip
+    lines = (_read_file(source, probe) or "").splitlines()[start - 1 : min(end, start + 59)]
+    text = "\n".join(lines)
+    return probe.model_copy(
+        update={
+            "text": strip_controls(text, keep="\n\t"),
+            "snippet": strip_controls(" ".join(text.split())[:200]),
+        }
+    )
 
 
 def _why(relevant: int, gaps: list[str], learned: list[Learned], feedback: list[str]) -> str:
@@ -421,29 +436,30 @@ def _candidate(loop: _Loop, s: Scored) -> Candidate:
         missing=s.missing,
         cycle=loop.first_seen[s.facts.location],
         scorer="model" if s.facts.location in loop.model_used else "rules",
+        relevant=s.relevance >= RELEVANT,
     )
 
 
 def _result(loop: _Loop, limit: int) -> Retrieval:
     by_loc = {s.facts.location: s for s in loop.scored}
     considered = [_candidate(loop, by_loc[loc]) for loc in _order(loop)]
-    best = [c for c in considered if c.relevance >= RELEVANT]
+    high = [c for c in considered if c.relevance >= RELEVANT]
     gaps = tuple(uncovered(loop.vocab, loop.scored))
-    sufficient = len(best) >= ENOUGH and not gaps
-    if best:
-        summary = f"{len(best)} candidate(s) at {RELEVANT} or more"
+    sufficient = len(high) >= ENOUGH and not gaps
+    best = considered[:limit]  # the 0.7+ set is each candidate's band ("high"), not a shorter list
+    if high:
+        summary = f"{len(high)} candidate(s) at {RELEVANT} or more"
     else:
-        best = considered[:limit]
         summary = (
             f"no candidate reached {RELEVANT}; the best found is shown" if best else "nothing relevant found"
         )
     if gaps:
         summary += f"; still missing: {', '.join(gaps)}"
-    elif not sufficient and best:
+    elif not sufficient and high:
         summary += f"; fewer than {ENOUGH} at {RELEVANT} or more"
     return Retrieval(
         task=loop.task,
-        candidates=tuple(best[:limit]),
+        candidates=tuple(best),
         considered=tuple(considered),
         cycles=tuple(loop.cycles),
         key_terms=loop.vocab.key,
@@ -454,11 +470,22 @@ def _result(loop: _Loop, limit: int) -> Retrieval:
     )
 
 
-def _excludes(task: str, exclude: Sequence[str] | None) -> tuple[str, ...]:
+def _excludes(reading: Reading, exclude: Sequence[str] | None) -> tuple[str, ...]:
+    """The caller's exclusions, else test files unless the task names a test file or test function
+    (saying "test" is not enough: "fix the bug, with a test" asks for a code change)."""
     if exclude is not None:
         return tuple(exclude)
-    words = {w.lower() for w in task.split()}
-    return () if words & {"test", "tests", "testing", "spec", "specs", "테스트"} else DEFAULT_EXCLUDE
+    return () if reading.about_tests else DEFAULT_EXCLUDE
+
+
+def _about(reading: Reading) -> frozenset[str]:
+    """Kinds of files the task is about, so not weighted down: those of the paths it names, tests
+    when it names a test. A report that says "from the docs" asks for a code change: docs count
+    only when the task names a doc file."""
+    kinds = {kind_of(p) for p in reading.paths}
+    if reading.about_tests:
+        kinds.add("test")
+    return frozenset(kinds)
 
 
 async def _run(loop: _Loop, plan: Plan, first: Gathered | None = None) -> None:
@@ -499,12 +526,14 @@ async def aretrieve(
         settings = session.settings
         chosen = session.sources(sources)
         kinds: list[SourceKind] = list(dict.fromkeys(s.kind for s in chosen))
-        plan = routing.plan(task, kinds, today=today, session=session)
+        reading = read_task(task)  # the plan's key terms come from the prose: a pasted dump is context
+        plan = routing.plan(reading.prose.strip() or task, kinds, today=today, session=session)
         loop = _Loop(
             task=task, sources=chosen, settings=settings, include=tuple(include),
-            exclude=_excludes(task, exclude), use_model=bool(settings.model_url) and use_model is not False,
+            exclude=_excludes(reading, exclude),
+            use_model=bool(settings.model_url) and use_model is not False,
             vocab=vocabulary([*plan.phrases, *plan.entities, *plan.keywords], plan.variants),
-            max_cycles=max_cycles, client=session.client,
+            max_cycles=max_cycles, client=session.client, reading=reading, about=_about(reading), limit=limit,
         )  # fmt: skip
         await _run(loop, plan)
         return _result(loop, limit)
@@ -530,7 +559,7 @@ async def refine_gathered(
         return [[] for _ in sources], []
     loop = _Loop(
         task=task, sources=[sources[i] for i in private], settings=settings, include=(),
-        exclude=(), use_model=False, max_cycles=max_cycles, enough=1, use_feedback=False, use_cochange=False,
+        exclude=(), use_model=False, max_cycles=max_cycles, enough=1, use_feedback=False, locate=False,
         vocab=vocabulary([*plan.phrases, *plan.entities, *plan.keywords], plan.variants),
     )  # fmt: skip
     mine = Gathered(reports=[first.reports[i] for i in private], hits=[first.hits[i] for i in private])

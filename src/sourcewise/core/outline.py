@@ -212,6 +212,8 @@ def _scan(language: str | None, text: str) -> Outline:
                 imports.append(target)
             continue
         words = _words(stripped.replace("pub(crate)", "pub").replace("pub(super)", "pub"))
+        if not words:  # a line of delimiters only (``:`` in a shell script): nothing declared
+            continue
         required = stripped.find("require(")
         if required >= 0 and words[0] in _DECLARES and (target := _quoted(stripped[required:])):
             imports.append(target)  # ``const fs = require('fs')``; a call elsewhere is not an import

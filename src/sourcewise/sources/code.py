@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -25,17 +27,20 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ..config import Settings
 from ..core.analyze import analyze, fts_query
 from ..core.filters import ParsedQuery
+from ..core.locate import FileFacts, Located, Repo, rank
 from ..core.outline import ALIASES, LANGUAGES, Outline, enclosing, language_of
 from ..core.sanitize import strip_controls
+from ..core.taskread import Reading
 from ..errors import ConfigError, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
 from ._fts import fts_match
 from .base import Capabilities, Source, SourceOptions
-from .codeindex import ChunkRow, CodeIndex, Globs, compile_globs, index_path, walk
+from .codeindex import PROGRESS_EVERY, ChunkRow, CodeIndex, Globs, compile_globs, index_path, walk
 
 __all__ = ["CodeIndexReport", "CodeOptions", "CodeSource"]
 
 MAX_SKIPPED_REPORTED = 200
+MAX_TERMS = 96  # distinct words of a task ranked on: what it names first, then its prose in order
 
 
 class CodeOptions(SourceOptions):
@@ -185,6 +190,7 @@ class CodeSource(Source):
 
     _index: CodeIndex | None = None
     _last: CodeIndexReport | None = None
+    _repo: Repo | None = None  # the repository's structure, per state of the index
 
     def __init__(self, name: str, options: SourceOptions, settings: Settings) -> None:
         super().__init__(name, options, settings)
@@ -227,13 +233,26 @@ class CodeSource(Source):
             max_bytes=opts.max_file_bytes,
             max_files=opts.max_files,
         )
-        added, updated, removed = self._index.refresh(found.files)
+        added, updated, removed = self._index.refresh(found.files, self._progress())
         files, chunks, unreadable, _ = self._index.stats()
         skipped = sorted([*found.skipped, *unreadable])
         return CodeIndexReport(
             files=files, chunks=chunks, added=added, updated=updated, removed=removed,
             ignored=found.ignored, skipped=skipped[:MAX_SKIPPED_REPORTED],
         )  # fmt: skip
+
+    def _progress(self) -> Callable[[int, int], None] | None:
+        """Progress of a long first index on stderr, when stderr is a terminal (never in a pipe)."""
+        if not sys.stderr.isatty():
+            return None
+
+        def report(done: int, total: int) -> None:
+            end = "\n" if done + PROGRESS_EVERY > total else ""
+            print(
+                f"\rsourcewise: indexing {self.name}: {done:,} of {total:,} files", end=end, file=sys.stderr
+            )
+
+        return report
 
     async def refresh(self) -> CodeIndexReport:
         """Index new and changed files, drop deleted ones; what it did and what it skipped."""
@@ -256,6 +275,32 @@ class CodeSource(Source):
         )
         terms = set(analyze(parsed.text))
         return self.result(query, [hit_from_row(r, terms, self.name) for r in rows], warnings)
+
+    async def locate(
+        self,
+        reading: Reading,
+        terms: Sequence[str] = (),
+        *,
+        about: frozenset[str] = frozenset(),
+        fresh: bool = True,
+    ) -> list[Located]:
+        """The repository's files ranked for a task (``core/locate.py``): what the task names,
+        its words (``terms`` added) and the kinds of files. ``fresh=False``: rank the index as of
+        the last refresh (a retrieval's later cycles)."""
+        report = await self.refresh() if fresh or self._last is None else self._last
+        index = self._index
+        assert index is not None
+        named = [t for n in (*reading.names, *reading.modules) for t in analyze(n)]
+        words = list(dict.fromkeys([*named, *terms, *analyze(reading.prose)]))[:MAX_TERMS]
+
+        def run() -> list[Located]:
+            if self._repo is None or report.added or report.updated or report.removed:
+                self._repo = Repo(
+                    [FileFacts(p, tuple(d), tuple(i), tuple(s)) for p, d, i, s in index.facts()]
+                )
+            return rank(reading, self._repo, index.file_bm25(words), about=about, extra_names=terms)
+
+        return await asyncio.to_thread(run)
 
     def holds(self, path: str) -> bool:
         """Whether the index, as of its last refresh, holds ``path`` (relative to the repository) as a
@@ -306,3 +351,4 @@ class CodeSource(Source):
         if self._index is not None:
             self._index.close()
             self._index = None
+            self._repo = None

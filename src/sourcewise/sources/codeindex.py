@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import sqlite3
 import threading
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,11 +41,13 @@ __all__ = [
     "walk",
 ]
 
-SCHEMA = 1
+SCHEMA = 2  # 2: per-file term counts for whole-file BM25
 BINARY_SNIFF = 8192
 MAX_IGNORE_BYTES = 1_000_000  # a larger .gitignore is not a real one; it is skipped and reported
+PROGRESS_EVERY = 500  # files read between two progress reports of a long refresh
 LONG_LINE = 1000  # average characters per line above which a file is minified or generated
-WEIGHTS = (2.0, 4.0, 1.0)  # bm25 column weights: path, defined names, body
+WEIGHTS = (2.0, 4.0, 1.0)
+
 Globs = pathspec.PathSpec[pathspec.Pattern]
 
 
@@ -212,6 +216,10 @@ CREATE TABLE IF NOT EXISTS files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NU
 CREATE TABLE IF NOT EXISTS chunks(id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, start_line INTEGER,
     end_line INTEGER, text TEXT);
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
+CREATE TABLE IF NOT EXISTS terms(term TEXT NOT NULL, file_id INTEGER NOT NULL, tf INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS terms_term ON terms(term);
+CREATE INDEX IF NOT EXISTS terms_file ON terms(file_id);
+CREATE TABLE IF NOT EXISTS lengths(file_id INTEGER PRIMARY KEY, n INTEGER NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(path, names, body,
     tokenize="unicode61 remove_diacritics 0 tokenchars '_'");
 """
@@ -268,6 +276,8 @@ class CodeIndex:
                 conn.execute("DELETE FROM chunks_fts")
                 conn.execute("DELETE FROM chunks")
                 conn.execute("DELETE FROM files")
+                conn.execute("DELETE FROM terms")
+                conn.execute("DELETE FROM lengths")
         with conn:
             conn.executemany(
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)",
@@ -279,8 +289,11 @@ class CodeIndex:
         with self.lock:
             self.conn.close()
 
-    def refresh(self, files: list[Candidate]) -> tuple[int, int, int]:
-        """Bring the index in line with ``files``: ``(added, updated, removed)``."""
+    def refresh(
+        self, files: list[Candidate], progress: Callable[[int, int], None] | None = None
+    ) -> tuple[int, int, int]:
+        """Bring the index in line with ``files``: ``(added, updated, removed)``. ``progress(done,
+        total)`` is called every ``PROGRESS_EVERY`` files read, when there are that many to read."""
         with self.lock, self.conn:
             known = {
                 p: (i, m, s) for i, p, m, s in self.conn.execute("SELECT id, path, mtime_ns, size FROM files")
@@ -290,10 +303,11 @@ class CodeIndex:
             for file_id in removed:
                 self._delete(file_id)
             added = updated = 0
-            for cand in files:
+            todo = [c for c in files if (known.get(c.rel) or (0, None, None))[1:] != (c.mtime_ns, c.size)]
+            for done, cand in enumerate(todo, 1):
                 old = known.get(cand.rel)
-                if old is not None and (old[1], old[2]) == (cand.mtime_ns, cand.size):
-                    continue
+                if progress is not None and len(todo) >= PROGRESS_EVERY and done % PROGRESS_EVERY == 0:
+                    progress(done, len(todo))
                 if old is not None:
                     self._delete(old[0])
                     updated += 1
@@ -307,11 +321,16 @@ class CodeIndex:
             "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?)", (file_id,)
         )
         self.conn.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
+        self.conn.execute("DELETE FROM terms WHERE file_id = ?", (file_id,))
+        self.conn.execute("DELETE FROM lengths WHERE file_id = ?", (file_id,))
         self.conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
     def _add(self, cand: Candidate) -> None:
         text, why = read_source(cand.path)
-        info = outline(cand.rel, text) if text is not None else Outline(None)
+        try:
+            info = outline(cand.rel, text) if text is not None else Outline(None)
+        except Exception as exc:  # one file the outline cannot read is skipped, never the whole index
+            text, why, info = None, f"not indexed: its outline failed ({type(exc).__name__})", Outline(None)
         cur = self.conn.execute(
             "INSERT INTO files(path, mtime_ns, size, lang, skipped, defines, imports, symbols) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -322,8 +341,11 @@ class CodeIndex:
             return
         lines = text.split("\n")
         path_terms = " ".join(analyze(cand.rel))
+        counts = Counter(path_terms.split())
         for start, end in chunk_spans(len(lines), info.symbols, self.chunk_lines):
             body = "\n".join(lines[start - 1 : end])
+            body_terms = analyze(body)
+            counts.update(body_terms)
             names = " ".join(s.name for s in info.symbols if start <= s.start <= end)
             chunk = self.conn.execute(
                 "INSERT INTO chunks(file_id, start_line, end_line, text) VALUES (?, ?, ?, ?)",
@@ -331,8 +353,15 @@ class CodeIndex:
             )
             self.conn.execute(
                 "INSERT INTO chunks_fts(rowid, path, names, body) VALUES (?, ?, ?, ?)",
-                (chunk.lastrowid, path_terms, " ".join(analyze(names)), " ".join(analyze(body))),
+                (chunk.lastrowid, path_terms, " ".join(analyze(names)), " ".join(body_terms)),
             )
+        self.conn.executemany(
+            "INSERT INTO terms(term, file_id, tf) VALUES (?, ?, ?)",
+            [(t, cur.lastrowid, n) for t, n in counts.items()],
+        )
+        self.conn.execute(
+            "INSERT INTO lengths(file_id, n) VALUES (?, ?)", (cur.lastrowid, sum(counts.values()))
+        )
 
     def search(self, match: str, exclude: str, keep: Callable[[str], bool], limit: int) -> list[ChunkRow]:
         """Chunks matching the FTS5 expression ``match`` (best first), or with no ``match`` the first
@@ -357,6 +386,41 @@ class CodeIndex:
             self.conn.create_function("sw_keep", 1, lambda p: 1 if keep(p) else 0, deterministic=True)
             rows = self.conn.execute(sql, {"q": match, "neg": exclude, "n": limit}).fetchall()
         return [ChunkRow(p, a, b, t, _symbols(s), float(score)) for p, a, b, t, s, score in rows]
+
+    def file_bm25(self, query: list[str], k1: float = 1.5, b: float = 0.75) -> dict[str, float]:
+        """Each searchable file's BM25 score for ``query`` over whole files (path and body terms;
+        Lucene's variant with bm25s's defaults), computed inside SQLite."""
+        terms = list(dict.fromkeys(query))
+        if not terms:
+            return {}
+        marks = ", ".join("?" * len(terms))
+        with self.lock:
+            n, avg = self.conn.execute("SELECT COUNT(*), AVG(n) FROM lengths").fetchone()
+            df = self.conn.execute(
+                f"SELECT term, COUNT(*) FROM terms WHERE term IN ({marks}) GROUP BY term", terms
+            ).fetchall()
+            if not df:
+                return {}
+            idf = [(t, math.log(1 + (n - d + 0.5) / (d + 0.5))) for t, d in df]
+            values = ", ".join("(?, ?)" for _ in idf)
+            sql = (
+                f"WITH q(term, idf) AS (VALUES {values}) SELECT f.path, SUM(q.idf * t.tf * (:k1 + 1) / "
+                f"(t.tf + :k1 * (1 - :b + :b * l.n / :avg))) FROM terms t JOIN q ON q.term = t.term "
+                f"JOIN lengths l ON l.file_id = t.file_id JOIN files f ON f.id = t.file_id "
+                f"WHERE f.skipped IS NULL GROUP BY t.file_id"
+            )
+            args = [v for pair in idf for v in pair]
+            sql = sql.replace(":k1", repr(k1)).replace(":b", repr(b)).replace(":avg", repr(float(avg or 1.0)))
+            rows = self.conn.execute(sql, args).fetchall()
+        return {str(p): float(v) for p, v in rows}
+
+    def facts(self) -> list[tuple[str, list[str], list[str], list[Symbol]]]:
+        """Every searchable file's ``(path, defines, imports, symbols)``."""
+        with self.lock:
+            rows = self.conn.execute(
+                "SELECT path, defines, imports, symbols FROM files WHERE skipped IS NULL ORDER BY path"
+            ).fetchall()
+        return [(str(p), json.loads(d or "[]"), json.loads(i or "[]"), _symbols(s)) for p, d, i, s in rows]
 
     def holds(self, rel: str) -> bool:
         """Whether ``rel`` is an indexed file whose text is searchable: the walk kept it (not ignored,

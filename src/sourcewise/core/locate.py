@@ -1,0 +1,238 @@
+"""Which files (and definitions in them) a task is about: two stages over a repository's structure.
+
+Stage one ranks files by what the task names exactly (``core/taskread.py``) and by its words:
+
+- **words**: BM25 over whole files (path and body), normalised by the best file's;
+- **paths and modules**: a file path the task names (a traceback frame's file, matched by its last
+  parts) or a dotted module (``flask.cli`` -> ``src/flask/cli.py``; ``import ssl`` -> a module
+  ``ssl``, never a doc page or a package's ``__init__``);
+- **frames and errors**: a traceback frame's function or an error class the task quotes, defined
+  in a file (its outline's symbols), counts for it, more when few files define it;
+- **kinds of files**: when the task asks for a code change, source files outrank tests, docs,
+  changelogs, vendored code, examples and config (kept, weighted down), unless it is about them.
+
+Measured and left out (``benchmarks/RESULTS.md``, retrieve): names in the prose (an example's
+``app.route`` points at every file that defines ``route``) and a personalised PageRank over the
+import graph (it lifts hub modules such as ``app.py`` and ``__init__.py``) both lowered Acc@1.
+
+Stage two picks, in each file, the definitions the task names, else those whose names share most
+words with it: a hit says ``path::Class.method`` with its lines. Pure: the caller reads the index.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from .analyze import analyze
+from .codefacts import path_parts, resolves_to
+from .outline import Symbol
+from .taskread import Reading
+
+__all__ = ["FileFacts", "Located", "Repo", "kind_of", "rank"]
+
+W_LEXICAL = 1.0
+W_FRAME = 1.5
+W_PATH = 2.0
+W_MODULE = 1.5
+W_INNERMOST = 1.0  # the innermost traceback frame inside the repository: where it failed
+W_ERROR = 0.5  # the file defining a quoted error class (it is raised elsewhere, as often as not)
+W_IMPORTER = 0.75  # a file importing a module the task names that the repository does not hold
+MAX_IMPORTERS = 10
+
+NAME_CAP = 3.0
+OTHER_KIND = 0.35  # tests, docs, changelogs, examples, config when the task is not about them
+MAX_DEFINITIONS = 3
+WITH_DEFINITIONS = 60  # the best files whose definitions are picked (stage two)
+SOURCE_EXTS = frozenset(
+    {"py", "pyi", "js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "cts", "go", "rs", "java", "kt", "kts",
+     "scala", "cs", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "rb", "php", "swift", "sh", "bash"}
+)  # fmt: skip
+DOC_NAMES = ("changes", "changelog", "history", "news", "readme", "contributing", "authors", "license")
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    """What the index knows of one file's structure."""
+
+    path: str
+    defines: tuple[str, ...] = ()
+    imports: tuple[str, ...] = ()
+    symbols: tuple[Symbol, ...] = ()
+
+
+class Repo:
+    """A repository's structure, built once per state of its index: files, kinds, definers."""
+
+    def __init__(self, files: Sequence[FileFacts]) -> None:
+        self.files = {f.path: f for f in files}
+        self.paths = list(self.files)
+        self.kinds = {p: kind_of(p) for p in self.paths}
+        self.code = [p for p in self.paths if self.kinds[p] == "source"]
+        self.definers = _definers(files)
+        self.importers: dict[str, set[str]] = defaultdict(set)  # module -> files that import it
+        for f in files:
+            for module in f.imports:
+                self.importers[module].add(f.path)
+
+
+@dataclass(frozen=True)
+class Located:
+    """A ranked file: its score, why, and the definitions in it the task is most about."""
+
+    path: str
+    score: float
+    reasons: tuple[str, ...]
+    definitions: tuple[Symbol, ...] = ()
+
+
+def kind_of(path: str) -> str:
+    """``source``, ``test``, ``docs``, ``vendored``, ``example`` or ``config`` by the path alone."""
+    low = path.replace("\\", "/").lower()
+    parts = low.split("/")
+    name = parts[-1]
+    ext = name.rsplit(".", 1)[-1] if "." in name else ""
+    if any(p in ("tests", "test", "testing", "__tests__") for p in parts[:-1]) or name.startswith("test_"):
+        return "test"
+    if name.endswith(("_test.py", ".test.js", ".test.ts", ".spec.ts", ".spec.js")) or name == "conftest.py":
+        return "test"
+    if any(p in ("docs", "doc", "documentation") for p in parts[:-1]) or name.startswith(DOC_NAMES):
+        return "docs"
+    if any(p in ("vendor", "_vendor", "vendored", "third_party", "packages") for p in parts[:-1]):
+        return "vendored"  # another project's code kept in the tree: rarely what a change is for
+    if any(p in ("examples", "example", "samples", ".github", "scripts") for p in parts[:-1]):
+        return "example"
+    if ext in SOURCE_EXTS and name not in ("setup.py", "noxfile.py", "conftest.py"):
+        return "source"
+    return "docs" if ext in ("md", "rst", "txt", "adoc") else "config"
+
+
+def _last(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+def _definers(files: Sequence[FileFacts]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = defaultdict(set)
+    for f in files:
+        for s in f.symbols:
+            out[_last(s.name)].add(f.path)
+            out[s.name].add(f.path)
+        for d in f.defines:
+            out[_last(d)].add(f.path)
+    return out
+
+
+def _path_hits(reading: Reading, paths: Sequence[str]) -> dict[str, str]:
+    """Files a named path points at: its last two parts match (one part if that name is unique)."""
+    out: dict[str, str] = {}
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for p in paths:
+        by_name[p.rsplit("/", 1)[-1]].append(p)
+    for named in reading.paths:
+        parts = [p for p in named.split("/") if p and p != "."]
+        if not parts:
+            continue
+        same = by_name.get(parts[-1], [])
+        tail = "/".join(parts[-2:])
+        hit = [p for p in same if len(parts) >= 2 and ("/" + p).endswith("/" + tail)]
+        if not hit and len(same) == 1 and parts[-1] != "__init__.py":
+            hit = same
+        for p in hit:
+            out.setdefault(p, named)
+    return out
+
+
+def _module_hits(reading: Reading, code: Sequence[str]) -> dict[str, str]:
+    """Files a dotted name points at: its longest prefix that names a module of the repository."""
+    out: dict[str, str] = {}
+    for module in reading.modules:
+        parts = module.split(".")
+        for n in range(len(parts), 0, -1):
+            if n == 1 and len(parts) > 1:
+                break  # ``httpx.NetRCAuth`` names a symbol of httpx, not the package file
+            found = resolves_to(".".join(parts[:n]), code)
+            if n == 1:  # ``import ssl``: a module file, never a package's ``__init__`` (every task's)
+                found = [p for p in found if path_parts(p)[-1:] == parts[:1] and "__init__" not in p]
+            if found and len(found) <= 3:
+                for p in found:
+                    out.setdefault(p, module)
+                break
+    return out
+
+
+def _definitions(f: FileFacts, names: set[str], words: set[str]) -> tuple[Symbol, ...]:
+    def score(s: Symbol) -> tuple[float, int]:
+        exact = 2.0 if (_last(s.name) in names or s.name in names) else 0.0
+        shared = len(set(analyze(s.name, stem=True)) & words)
+        return exact + shared, -s.start
+
+    ranked = sorted(f.symbols, key=score, reverse=True)
+    return tuple(s for s in ranked if score(s)[0] > 0)[:MAX_DEFINITIONS]
+
+
+def rank(
+    reading: Reading,
+    repo: Repo,
+    lexical: Mapping[str, float],
+    *,
+    about: frozenset[str] = frozenset(),
+    extra_names: Sequence[str] = (),
+) -> list[Located]:
+    """Every file with any evidence, best first (see the module docstring). ``lexical``: each
+    file's BM25 score; ``about``: kinds of files the task is about (never weighted down);
+    ``extra_names``: names learned by earlier cycles (used to pick definitions)."""
+    definers = repo.definers
+    score: dict[str, float] = defaultdict(float)
+    why: dict[str, list[str]] = defaultdict(list)
+    top = max(lexical.values(), default=0.0)
+    for p, value in lexical.items():
+        if top > 0:
+            score[p] += W_LEXICAL * value / top
+    named: dict[str, float] = defaultdict(float)
+    errors = {e for e in reading.errors if " " not in e}
+    for name in dict.fromkeys([*reading.frames, *errors]):  # names in prose: measured to mislead
+        where = definers.get(name, set())
+        if not where or len(where) > 25:
+            continue
+        weight = W_FRAME if name in reading.frames else W_ERROR
+        for p in where:
+            named[p] += weight / len(where)
+            if len(why[p]) < 6:
+                why[p].append(f"defines {name}" + (" (a traceback frame)" if name in reading.frames else ""))
+    for p, value in named.items():
+        score[p] += min(NAME_CAP, value)
+    hits = _path_hits(reading, repo.paths)
+    for p, named_path in hits.items():
+        score[p] += W_PATH
+        why[p].insert(0, f"named: {named_path}")
+    innermost = next(
+        (hits_p for named in reversed(reading.paths) for hits_p in hits if hits[hits_p] == named), None
+    )
+    if innermost is not None and reading.frames:
+        score[innermost] += W_INNERMOST
+    for p, module in _module_hits(reading, repo.code).items():
+        error_home = module.rsplit(".", 1)[-1] in errors  # ``shop.errors.ConfigError``: where it is defined
+        score[p] += W_ERROR if error_home else W_MODULE
+        why[p].insert(0, f"module named: {module}")
+    for module in reading.modules:
+        users = repo.importers.get(module, set())
+        if 0 < len(users) <= MAX_IMPORTERS and not _module_hits(Reading(modules=(module,)), repo.code):
+            for p in users:
+                score[p] += W_IMPORTER / len(users) ** 0.5
+                why[p].append(f"imports {module}")
+    by_path = repo.files
+    names = {*reading.names, *extra_names}
+    words = set(analyze(reading.prose, stem=True))
+    weighted = []
+    for p, value in score.items():
+        kind = repo.kinds.get(p) or kind_of(p)
+        weighted.append((round(value if kind == "source" or kind in about else value * OTHER_KIND, 4), p))
+    weighted.sort(key=lambda x: (-x[0], x[1]))
+    out = []
+    for i, (value, p) in enumerate(weighted):
+        if p in lexical and not any(w.startswith(("named", "module")) for w in why[p]):
+            why[p].append("words of the task")
+        defs = _definitions(by_path[p], names, words) if p in by_path and i < WITH_DEFINITIONS else ()
+        out.append(Located(p, value, tuple(why[p]), defs))
+    return out

@@ -1,0 +1,252 @@
+"""Issue 25: reading a task like an engineer, ranking a repository's files and definitions for it,
+and the examples the issue names (each a test): a pasted ``pip freeze``, a traceback, ``import ssl``,
+"test" in a task, a list at least ``limit`` long, one bad line of one file, seed 004's examples."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hyp
+
+from retrieve_repo import AUTH_REPO, AUTH_TASK, write_repo
+from sourcewise import retrieve
+from sourcewise.config import Settings, load_settings
+from sourcewise.core.locate import FileFacts, Repo, kind_of, rank
+from sourcewise.core.outline import LANGUAGES, Symbol, outline
+from sourcewise.core.taskread import MAX_TEXT, read_task
+
+FREEZE = "\n".join(f"package{i}=={i}.{i % 7}.{i % 3}" for i in range(100))
+TRACEBACK = """Loading a config crashes:
+Traceback (most recent call last):
+  File "/usr/lib/python3.12/site-packages/shop/cli.py", line 40, in main
+    run(load())
+  File "/usr/lib/python3.12/site-packages/shop/settings/loader.py", line 12, in read_settings
+    raise ConfigError("missing key")
+shop.errors.ConfigError: missing key
+"""
+SHOP = {
+    "src/shop/cli.py": "from shop.settings.loader import read_settings\n\n\ndef main():\n    read_settings()\n",
+    "src/shop/settings/loader.py": (
+        '"""Settings from a file."""\nfrom shop.errors import ConfigError\n\n\n'
+        "def read_settings(path='shop.toml'):\n    raise ConfigError('missing key')\n"
+    ),
+    "src/shop/errors.py": "class ConfigError(Exception):\n    pass\n",
+    "src/shop/tls.py": (
+        '"""Transport security: certificates and ssl contexts."""\nimport ssl\n\n\n'
+        "def context(verify=True):\n    return ssl.create_default_context() if verify else None\n"
+    ),
+    "src/shop/basket.py": "def total(items):\n    return sum(i.price for i in items)\n",
+    "docs/advanced/ssl.md": "# SSL\n\nimport ssl settings, ssl certificates, ssl verify, ssl context: ssl ssl ssl.\n",
+    "CHANGELOG.md": "# Changes\n\n- settings loader reads keys; config errors; missing key message.\n",
+    "tests/test_loader.py": "from shop.settings.loader import read_settings\n\n\ndef test_read_settings():\n    pass\n",
+    "scripts/setup.sh": "#!/bin/sh\n:\n  :\n: ${SHOP_HOME:=/opt/shop}\necho ok\n",
+}
+
+
+@pytest.fixture
+def st(tmp_path: Path) -> Settings:
+    return load_settings(state_dir=tmp_path / "state", source_timeout=10.0)
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> Path:
+    return write_repo(tmp_path / "shop", SHOP)
+
+
+def files_of(found: object) -> list[str]:
+    return [c.hit.path for c in found.considered if c.hit.path]  # type: ignore[attr-defined]
+
+
+# --- reading the task -------------------------------------------------------------------------
+
+
+def test_a_pasted_pip_freeze_is_context_not_key_terms() -> None:
+    reading = read_task(
+        f"ssl verification fails after upgrading\n\npip freeze:\n{FREEZE}\n- Python version: 3.12.1"
+    )
+    assert reading.dropped == 101
+    assert "package7" not in reading.prose
+    assert not any(n.startswith("package") for n in reading.names)
+    assert "ssl verification fails" in reading.prose
+
+
+def test_a_traceback_gives_its_frames_files_and_error() -> None:
+    reading = read_task(TRACEBACK)
+    assert reading.frames == ("main", "read_settings")
+    assert "/usr/lib/python3.12/site-packages/shop/settings/loader.py" in reading.paths
+    assert "ConfigError" in reading.errors
+    assert "missing key" in reading.errors
+    assert "shop.errors.ConfigError" in reading.modules
+    assert "Traceback" not in reading.prose, "frames are pointers, not prose"
+
+
+def test_names_paths_flags_and_imports_are_read_exactly() -> None:
+    reading = read_task(
+        "`load_dotenv` returns True from flask.cli when SESSION_COOKIE_HTTPONLY is set; see "
+        "src/flask/cli.py and run with --extra-files. `from flask.json import dumps`; import ssl"
+    )
+    assert {"load_dotenv", "SESSION_COOKIE_HTTPONLY", "dumps"} <= set(reading.names)
+    assert {"flask.cli", "flask.json", "ssl"} <= set(reading.modules)
+    assert "src/flask/cli.py" in reading.paths
+    assert "--extra-files" in reading.flags
+    assert "returns" not in reading.names, "plain words stay prose"
+
+
+@pytest.mark.parametrize(
+    ("task", "about"),
+    [
+        ("Fix the token expiry bug and add a test for it", False),
+        ("the tests fail on Windows", False),
+        ("test_read_settings fails after the upgrade", True),
+        ("tests/test_loader.py is flaky", True),
+    ],
+)
+def test_saying_test_is_not_a_task_about_tests(task: str, about: bool) -> None:
+    assert read_task(task).about_tests is about
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    hyp.text(max_size=3000) | hyp.lists(hyp.sampled_from(list("`'\"()[]{}<>=:.,/\\_- \n\tFile"))).map("".join)
+)
+def test_reading_any_text_never_raises_and_stays_bounded(text: str) -> None:
+    assert "\ud800" not in read_task(text + "\ud800").prose, "a lone surrogate is not UTF-8: replaced"
+    reading = read_task(text)
+    assert len(reading.prose) <= MAX_TEXT
+    assert all(len(group) <= 60 for group in (reading.names, reading.modules, reading.paths, reading.flags))
+
+
+# --- ranking ----------------------------------------------------------------------------------
+
+
+def test_kinds_of_files() -> None:
+    assert kind_of("src/shop/cli.py") == "source"
+    assert kind_of("tests/test_cli.py") == kind_of("pkg/cli_test.py") == "test"
+    assert kind_of("docs/advanced/ssl.md") == kind_of("CHANGES.rst") == kind_of("README.md") == "docs"
+    assert kind_of(".github/ISSUE_TEMPLATE/bug.md") == "example"
+    assert kind_of("requests/packages/urllib3/util.py") == "vendored"
+    assert kind_of("pyproject.toml") == "config"
+
+
+def _repo() -> Repo:
+    return Repo(
+        [
+            FileFacts("src/shop/tls.py", imports=("ssl",), symbols=(Symbol("context", 5, 6),)),
+            FileFacts("docs/advanced/ssl.md"),
+            FileFacts("src/shop/errors.py", symbols=(Symbol("ConfigError", 1, 2),)),
+            FileFacts("src/shop/settings/loader.py", symbols=(Symbol("read_settings", 5, 6),)),
+        ]
+    )
+
+
+def test_import_ssl_means_a_module_never_a_doc_page() -> None:
+    ranked = rank(
+        read_task("import ssl fails"), _repo(), {"docs/advanced/ssl.md": 9.0, "src/shop/tls.py": 3.0}
+    )
+    assert ranked[0].path == "src/shop/tls.py"
+    assert not any("module named" in why for r in ranked if r.path.endswith(".md") for why in r.reasons)
+
+
+def test_a_traceback_ranks_its_innermost_repository_frame_with_its_definition() -> None:
+    ranked = rank(read_task(TRACEBACK), _repo(), {"src/shop/errors.py": 5.0, "docs/advanced/ssl.md": 4.0})
+    assert ranked[0].path == "src/shop/settings/loader.py"
+    assert ranked[0].reasons[0].startswith("named: ")
+    assert ranked[0].definitions[0].name == "read_settings"
+
+
+# --- the issue's examples, through ``retrieve`` -------------------------------------------------
+
+
+def test_a_pasted_pip_freeze_still_gets_an_answer(shop: Path, st: Settings) -> None:
+    found = retrieve(
+        f"ssl context verify fails\n{FREEZE}", sources=[f"code:{shop}"], max_cycles=1, settings=st
+    )
+    assert found.candidates
+    assert found.candidates[0].hit.path == "src/shop/tls.py"
+    assert len(found.key_terms) < 20
+
+
+def test_a_traceback_points_at_its_file_and_definition(shop: Path, st: Settings) -> None:
+    found = retrieve(TRACEBACK, sources=[f"code:{shop}"], max_cycles=1, settings=st)
+    best = found.candidates[0]
+    assert best.hit.path == "src/shop/settings/loader.py"
+    assert best.hit.title == "src/shop/settings/loader.py::read_settings"
+    assert (best.hit.start_line, best.hit.end_line) == (5, 6)
+    assert best.band == "high"
+    assert "CHANGELOG.md" not in files_of(found)[:3], "source files outrank changelogs"
+
+
+def test_import_ssl_is_not_read_as_the_ssl_doc_page(shop: Path, st: Settings) -> None:
+    found = retrieve("After upgrading, import ssl fails in the client", sources=[f"code:{shop}"], settings=st)
+    assert files_of(found)[0] == "src/shop/tls.py"
+    assert files_of(found).index("docs/advanced/ssl.md") > 0
+
+
+def test_saying_test_keeps_test_files_out(shop: Path, st: Settings) -> None:
+    found = retrieve("Fix read settings missing key and add a test", sources=[f"code:{shop}"], settings=st)
+    assert not any(p.startswith("tests/") for p in files_of(found))
+    named = retrieve("test_read_settings fails", sources=[f"code:{shop}"], max_cycles=1, settings=st)
+    assert "tests/test_loader.py" in files_of(named)
+
+
+def test_the_answer_is_at_least_limit_long_with_a_band_on_each(shop: Path, st: Settings) -> None:
+    found = retrieve("settings loader config error", sources=[f"code:{shop}"], limit=4, settings=st)
+    assert len(found.candidates) == 4
+    assert all(c.band in ("high", "medium", "low", "none") for c in found.candidates)
+    assert [c.band == "high" for c in found.candidates] == [c.relevance >= 0.8 for c in found.candidates]
+    assert [c.relevant for c in found.candidates] == [c.relevance >= 0.7 for c in found.candidates]
+
+
+def test_words_alone_with_a_key_term_uncovered_are_not_the_target(shop: Path, st: Settings) -> None:
+    found = retrieve("Add gift wrapping to the basket total", sources=[f"code:{shop}"], settings=st)
+    basket = next(c for c in found.considered if c.hit.path == "src/shop/basket.py")
+    assert basket.relevance < 0.7, "a file sharing words is related, not 'implements the target'"
+
+
+def test_one_bad_line_of_one_file_never_breaks_the_index(shop: Path, st: Settings) -> None:
+    found = retrieve("read settings from the shop home", sources=[f"code:{shop}"], max_cycles=1, settings=st)
+    assert "src/shop/settings/loader.py" in files_of(found)
+    assert outline("scripts/setup.sh", SHOP["scripts/setup.sh"]).language == "shell"
+
+
+def test_seed_example_one_auth_holds_the_bug_tokens_is_related(tmp_path: Path, st: Settings) -> None:
+    repo = write_repo(tmp_path / "auth", AUTH_REPO)
+    found = retrieve(AUTH_TASK, sources=[f"code:{repo}"], max_cycles=3, settings=st)
+    by_path = {c.hit.path: c for c in found.candidates}
+    assert files_of(found)[0] == "src/auth/auth.ts"
+    assert by_path["src/auth/auth.ts"].relevance >= 0.7, "the file with the bug is in the 0.7+ set"
+    assert by_path["src/auth/tokens.ts"].relevance >= 0.5
+    assert {"src/auth/session-manager.ts", "src/auth/jwt-utils.ts"} <= set(files_of(found)[:5])
+    assert by_path.get("src/models/user.ts") is None or by_path["src/models/user.ts"].relevance < 0.5
+    later = {c.hit.path for c in found.considered if c.cycle > 1}
+    assert later & {"src/auth/session-manager.ts", "src/auth/jwt-utils.ts"}, "later cycles find the helpers"
+
+
+# --- hostile files ------------------------------------------------------------------------------
+
+EXTS = [exts[0] for exts in LANGUAGES.values()]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    hyp.sampled_from(EXTS),
+    hyp.text(alphabet=hyp.characters(codec="utf-8"), max_size=400)
+    | hyp.lists(
+        hyp.sampled_from([":", ";", "{", "(", "=", "<", ",", " ", "\n", "\t", "import", "def", "fn"])
+    ).map("".join),
+)
+def test_the_outline_never_raises_on_hostile_content(ext: str, text: str) -> None:
+    found = outline(f"x.{ext}", text)
+    assert all(s.start <= s.end for s in found.symbols)
+
+
+def test_an_index_of_hostile_files_keeps_every_readable_file(tmp_path: Path, st: Settings) -> None:
+    files = {f"odd/f{i}.{ext}": body for i, (ext, body) in enumerate(
+        (ext, body) for ext in EXTS for body in (":\n", ";;;\n", "{\n(\n", "\x00binary", "def (:\n", "\ufeff:")
+    )}  # fmt: skip
+    files["src/ok.py"] = "def shipping_label():\n    return 'label'\n"
+    repo = write_repo(tmp_path / "hostile", files)
+    found = retrieve("shipping label", sources=[f"code:{repo}"], max_cycles=1, settings=st)
+    assert files_of(found)[0] == "src/ok.py"
