@@ -15,6 +15,7 @@ from ..errors import InvalidOption
 from ..models import Constraints, Plan, SourceKind, SourceQuery
 from .classify import SIGNALS, classify_fields
 from .dates import parse_date, relative_dates
+from .negation import negations as negated
 from .syntax import SOURCES, render_specs
 from .text import is_hangul, strip_particle, words
 from .tiers import builtin_table
@@ -29,11 +30,6 @@ _FILTER = re.compile(r"(?<!\S)(from|in|after|before|type):(\"[^\"]+\"|\S+)", re.
 # re-entered from many start positions (a lookbehind anchors runs at their start, and runs are
 # possessive where a failed match could otherwise retry every shorter length).
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^“”]+)”|「([^「」]+)」")
-_NEGATION = re.compile(
-    r"(?<!\S)-(?!-)([\w.#+-]++)|\b(?:not|without|except|excluding)\s++([\w.#+-]++)"
-    r"|(?<![\w.#+-])([\w.#+-]++)\s*+(?:제외|빼고|말고)",
-    re.IGNORECASE,
-)
 _MINE = re.compile(r"\b(my|mine|assigned to me)\b|내\s?(작업|업무|태스크|일)|나한테", re.IGNORECASE)
 _MENTION = re.compile(r"(?<!\w)([@#])([\w.-]+)")
 _WORD = re.compile(r"[A-Za-z0-9][\w.+#'-]*[\w+#]|[A-Za-z0-9]|[\uac00-\ud7a3]+")
@@ -41,13 +37,18 @@ STOP = frozenset(
     """a an the and or of to in on at for by with from about into over what which who whom whose when
     where why how did do does done is are was were be been being have has had we i you they he she it
     our my your their this that these those there here any some all can could should would will shall
-    may might must please tell me show find search know let us vs via as than then so just also still
+    may might must please me know let us vs via as than then so just also still
     up out get got make made need needs want wants like latest recent current now ever yet only
-    just""".split()
+    just newest recently currently nowadays today's give list explain summarize summarise describe
+    looking anything something everything info information doesn't don't isn't aren't since until
+    not no said says say mentioned discussed talked changed happen happened going""".split()
 ) | frozenset(
     "무엇 무엇을 뭐 뭘 무슨 어떤 어떻게 왜 어디 어디에 언제 누가 누구 대해 대한 관련 관련된 "
     "그리고 및 좀 것 거 수 등 우리 우리가 저희 제가 내가 해줘 알려줘 찾아줘 검색 "
-    "있나요 있나 했나요 했나 인가요 입니까 어때".split()
+    "있나요 있나 했나요 했나 인가요 입니까 어때 뭐야 뭔가요 뭐예요 뭐지 어떤가요 알려 알려주세요 "
+    "회사 당사 사내 우리회사 찾아주세요 보여줘 정리해줘 설명해줘 요약해줘 "
+    "최신 요즘 현재 지금 최근 핫한 좀 혹시 관한 "
+    "다음 정리 요약 설명 확인 어디 어디서 있는지 됐나요 되었나요 무엇인가요 뭔지".split()
 )
 GENERIC_ACRONYMS = frozenset(
     "api ai db ui ux pr qa id url http https sql ceo cto faq eta kpi okr q1 q2 q3 q4".split()
@@ -69,8 +70,14 @@ _VERB_ENDINGS = (
 )
 
 
-# Signal words say what kind of question it is, not what it is about: never content words.
-_SKIP = frozenset({w for vocab in SIGNALS.values() for w in vocab} | {"project", "프로젝트"})
+# Signal words say what kind of question it is, not what it is about: not content words, except
+# the nouns that name what is asked for and so must appear in what answers it ("expense policy",
+# "Z spec", "휴가 규정").
+_NAMED_THINGS = frozenset(
+    "policy policies rule rules limit spec specs specification rfc prd handbook "
+    "정책 규정 규칙 한도 기준 스펙 명세 명세서 기획서 설계서 사규".split()
+)
+_SKIP = frozenset({w for vocab in SIGNALS.values() for w in vocab} - _NAMED_THINGS | {"project", "프로젝트"})
 
 
 @lru_cache(maxsize=8)
@@ -82,6 +89,7 @@ def _content_words(text: str, skip: frozenset[str]) -> list[str]:
     out: list[str] = []
     seen: set[str] = set()
     known = _CONTENT if skip is _SKIP else {}
+    prev = ""
     for raw in _WORD.findall(text):
         content = known.get(raw, _UNKNOWN)
         if content is _UNKNOWN:
@@ -89,10 +97,22 @@ def _content_words(text: str, skip: frozenset[str]) -> list[str]:
             if len(known) >= _CONTENT_MAX:
                 known.clear()  # bounded: start again
             known[raw] = content
+        before, prev = prev, raw.lower()
         if content is not None and content[1] not in seen:
+            if (not out and content[1] in _REQUEST) or (before in _OWN and content[1] in _ORG):
+                continue  # "search for X", "find X": a request; "our company", "우리 회사": who asks
             seen.add(content[1])
             out.append(content[0])
     return out
+
+
+# Words that ask for something when they open the question ("search for ...", "show me ..."),
+# and name a subject anywhere else ("search ranking"); the asker's own organisation.
+_REQUEST = frozenset(
+    "search find show tell give list explain summarize summarise describe look check".split()
+)
+_OWN = frozenset("our 우리 저희".split())
+_ORG = frozenset("company team org organization organisation 회사 팀 조직".split())
 
 
 # _content_word's answers for the plan's own skip set, per raw token (a dict: no key to build).
@@ -133,8 +153,9 @@ def _entities(question: str, words: list[str], toks: list[str]) -> list[str]:
             found.append(word)
     if "project" in question.lower() or "프로젝트" in question:  # the pattern needs one ("project" has no i)
         for match in _PROJECT.finditer(question):
-            if match.group(1) not in found:
-                found.append(match.group(1))
+            name = strip_particle(match.group(1)) if is_hangul(match.group(1)) else match.group(1)
+            if name not in found and name.lower() not in _SKIP and name.lower() not in STOP:
+                found.append(name)
     for said in builtin_table().projects_in_words(toks).values():
         surface = next((w for w in words if w.lower() == said), None)
         if surface and surface not in found:
@@ -268,13 +289,11 @@ def plan(
     if '"' in rest or "“" in rest or "「" in rest:  # a quoted phrase starts with one of these
         phrases = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(rest)]
         rest = _QUOTED.sub(" ", rest)
-    negations: list[str] = []
-    if _may_negate(rest):
-        negations = [next(g for g in m.groups() if g) for m in _NEGATION.finditer(rest)]
-        rest = _NEGATION.sub(" ", rest)
+    negations, rest = negated(rest)
     words_ = _content_words(rest, _SKIP)
     entities = _entities(question, words_, toks)
-    keywords = [w for w in words_ if w not in entities]
+    named = {e.lower() for e in entities}
+    keywords = [w for w in words_ if w.lower() not in named]
     mode, why = _mode(kind, phrases, entities, constraints, question)
     terms = _terms(entities, keywords, question)
     kinds = list(sources)
@@ -294,20 +313,6 @@ def plan(
         sources=_render(kinds, terms, phrases, negations, constraints, question, 0, kind, mode),  # type: ignore[arg-type]
         today=today,
     )
-
-
-def _may_negate(text: str) -> bool:
-    """False when ``_NEGATION`` cannot match ``text``: no hyphen, none of its Korean words and
-    none of its English ones in any case. (Matching ignores case, and the only letters other
-    than ASCII that then match an ASCII letter are the Turkish dotted and dotless i.)"""
-    if "-" in text:
-        return True
-    if not text.isascii() and (
-        "제외" in text or "빼고" in text or "말고" in text or "İ" in text or "ı" in text
-    ):
-        return True
-    low = text.lower()
-    return "not" in low or "without" in low or "except" in low or "excluding" in low
 
 
 def _terms(entities: Sequence[str], keywords: Sequence[str], question: str) -> list[str]:

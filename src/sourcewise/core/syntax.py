@@ -127,7 +127,8 @@ def render_specs(
                 ]
             keyword = " ".join([*exact, text, *filters, *neg]).strip()
             if mode == "semantic":
-                out.append({"source": "chat", "mode": "semantic", "query": natural})
+                said = {"params": {"exclude": list(negations)}} if negations else {}
+                out.append({"source": "chat", "mode": "semantic", "query": natural, **said})
             out.append({"source": "chat", "mode": "keyword", "query": keyword})
         elif source == "email":
             filters = []
@@ -147,14 +148,14 @@ def render_specs(
             if mode == "semantic":
                 nouns = INTENT_NOUN_KO if is_hangul(natural) else INTENT_NOUN
                 noun = nouns.get(kind, "")
+                if noun and noun.lower() in text.lower().split():
+                    noun = ""  # the question already names it ("expense policy")
                 described = (f"{text} {noun}" if text and noun else text or noun).strip() or natural
+                semantic: dict[str, str | bool | list[str]] = {"descriptive_query": described}
+                if negations:  # a description cannot say "not": the exclusion goes as data
+                    semantic["exclude"] = list(negations)
                 out.append(
-                    {
-                        "source": "knowledge_base",
-                        "mode": "semantic",
-                        "query": described,
-                        "params": {"descriptive_query": described},
-                    }
+                    {"source": "knowledge_base", "mode": "semantic", "query": described, "params": semantic}
                 )
             else:
                 query = " ".join([*exact, text, *neg]).strip()
@@ -184,6 +185,8 @@ def render_specs(
                     params["resource_subtype"] = subtypes[0]
             if kind == "status":
                 params["completed"] = False
+            if negations:
+                params["exclude"] = list(negations)
             query = " ".join([f"{k}:{v}" for k, v in params.items()])
             out.append({"source": "project_tracker", "mode": "keyword", "query": query, "params": params})
         elif source in ("web", "code"):
