@@ -3,13 +3,19 @@
 The decision follows this order; the first rule that applies decides:
 
 1. **URLs** in the question: ``fetch`` them (a user who gives a page wants that page).
-2. **Internal** keywords ("사내", "우리 회사", "internal", "policy", "handbook" ...): ``skip``.
-   Questions about the team's own documents are answered from private sources, and sending
-   them to a web search engine would leak internal terms for nothing.
+2. **The asker's own organisation** ("사내", "우리", "당사", "our company", "in-house", "internal
+   wiki", "our policy", "우리 규정", a configured internal keyword): ``skip``. Questions about the
+   team's own documents are answered from private sources, and sending them to a web search
+   engine would leak internal terms for nothing.
 3. **Recency** keywords ("최신", "요즘", "latest", a recent year, "what's new in X", "what changed in
    <something with a version>" ...): ``search``.
 4. **External** keywords ("시장", "경쟁사", "AI", "market", "benchmark" ...): ``search``.
-5. Anything else is a general request: ``skip`` (answer from what is already known).
+5. **Internal things** alone ("규정", "매뉴얼", "policy", "handbook", "onboarding" ...), with no
+   recency or external word: ``skip``. Such a word does not make a public subject private:
+   "latest EU AI Act policy news", "Kubernetes network policy latest version" and "internal
+   combustion engine market trends" are searched ("internal" counts only before what an
+   organisation keeps: "internal wiki", "internal tools").
+6. Anything else is a general request: ``skip`` (answer from what is already known).
 
 The web query drops recency filler ("최신", "요즘", "latest" ...) and request filler ("분석",
 "알려줘", "please" ...), turns "핫한"/"hot" into a trend word, and adds the current year (from
@@ -28,6 +34,8 @@ from .keywords import (
     EXTERNAL,
     HOT,
     INTERNAL,
+    INTERNAL_THINGS,
+    OWN,
     RECENCY,
     RECENCY_FILLER,
     REQUEST_FILLER,
@@ -71,18 +79,21 @@ def route(
     found = {
         "recency": find(words_, _extended(RECENCY, recency)),
         "external": find(words_, _extended(EXTERNAL, external)),
-        "internal": find(words_, _extended(INTERNAL, internal)),
+        "internal": find(words_, INTERNAL),
     }
     found["recency"] += _recent_years(question, today) + release_signals(question)
+    own = _own(words_, found["internal"], _extended(OWN, internal))
+    if own:
+        found["internal"] = list(dict.fromkeys([*own, *found["internal"]]))
     if urls:
         return Route(
             action="fetch", reason=f"the question gives {len(urls)} URL(s) to read", urls=urls, signals=found
         )
     if sites:
         return _site_search(question, sites, found, today)
-    if found["internal"]:
-        why = _why("internal", found["internal"], question)
-        return Route(action="skip", reason=f"{why}: answer from private sources", signals=found)
+    if own:
+        why = _why("internal", own, question)
+        return Route(action="skip", reason=f"{why}: about your own organisation", signals=found)
     if found["recency"] or found["external"]:
         why = " and ".join(
             _why(kind, found[kind], question) for kind in ("recency", "external") if found[kind]
@@ -90,7 +101,26 @@ def route(
         need = "current information" if found["recency"] else "outside sources"
         query = build_web_query(question, today=today)
         return Route(action="search", reason=f"{why}: needs {need}", query=query, signals=found)
+    if found["internal"]:
+        why = _why("internal", found["internal"], question)
+        return Route(action="skip", reason=f"{why}: answer from private sources", signals=found)
     return Route(action="skip", reason="a general request: no recency, external or URL signal", signals=found)
+
+
+_POSSESSIVE = frozenset({"our", "우리", "저희", "우리의", "저희의"})
+
+
+def _own(toks: list[str], things: list[str], own: frozenset[str]) -> list[str]:
+    """The words that make the question about the asker's own organisation: an ``OWN`` word (or a
+    configured internal keyword), "internal" before what an organisation keeps, or "our"/"우리"
+    with an internal thing ("our policy", "우리 규정")."""
+    found = find(toks, own)
+    for i, tok in enumerate(toks[:-1]):
+        if tok == "internal" and toks[i + 1] in INTERNAL_THINGS:
+            found.append(f"internal {toks[i + 1]}")
+    if things and any(t in _POSSESSIVE for t in toks):
+        found.extend(t for t in things if t not in found)
+    return list(dict.fromkeys(found))
 
 
 def _site_search(question: str, sites: list[str], found: dict[str, list[str]], today: date) -> Route:
