@@ -98,3 +98,27 @@ def test_negations_never_fail_and_take_only_what_the_text_holds(text: str) -> No
         for word in phrase.split():
             assert word in text
     assert len(rest) <= len(text) + len(text)  # tokens joined by one blank each
+
+
+def _broadened(question: str) -> list[str]:
+    current = plan(question, ["chat"], today=TODAY)
+    out = [current.sources[-1].query]
+    while (current := current.broaden()) is not None:  # type: ignore[assignment]
+        out.append(current.sources[-1].query)
+    return out
+
+
+def test_broadening_generalises_the_topic_and_keeps_the_topic_word_to_the_end() -> None:
+    assert _broadened("PostgreSQL migration timeline") == [
+        "PostgreSQL migration timeline",
+        "PostgreSQL migration",
+        "database migration",
+        "migration",
+    ]
+    assert _broadened("포스트그레스 마이그레이션 일정") == [
+        "포스트그레스 마이그레이션 일정",
+        "포스트그레스 마이그레이션",
+        "데이터베이스 마이그레이션",
+        "마이그레이션",
+    ]
+    assert _broadened("API migration timeline")[-1] == "migration"  # no category: straight to the topic

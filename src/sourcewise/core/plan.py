@@ -20,7 +20,7 @@ from .syntax import SOURCES, render_specs
 from .text import is_hangul, strip_particle, words
 from .tiers import builtin_table
 from .validate import validate_question, validate_today
-from .variants import variants_for
+from .variants import category_of, variants_for
 
 __all__ = ["DEFAULT_SOURCES", "broaden", "plan", "replan"]
 
@@ -320,8 +320,8 @@ def _terms(entities: Sequence[str], keywords: Sequence[str], question: str) -> l
     terms = list(dict.fromkeys([*entities, *keywords]))
     if len(terms) < 2:
         return terms
-    end = len(question)
-    places = [end if (at := question.find(term)) < 0 else at for term in terms]
+    # a word the question does not hold (a category, a codebase's word) goes first, in given order
+    places = [-1 if (at := question.find(term)) < 0 else at for term in terms]
     return [terms[i] for i in sorted(range(len(terms)), key=places.__getitem__)]  # stable, as before
 
 
@@ -375,11 +375,38 @@ def _assemble(draft: Plan, sources: Sequence[str], extra_variants: Sequence[Sequ
     )
 
 
+# Words that say which aspect of a topic is asked about ("timeline", "steps", "일정"): the first to
+# go when a plan is broadened; the topic is the first keyword that is none of these.
+ASPECTS = frozenset(
+    "timeline timelines schedule date dates deadline plan plans steps step details status progress "
+    "owner owners update updates notes summary overview result results cost costs budget guide list "
+    "decision decisions options 일정 계획 단계 내용 결과 요약 현황 담당 담당자 비용 예산 가이드 목록 방법 "
+    "대응 처리 방안 절차".split()
+)
+
+
+def _topic(current: Plan) -> tuple[str | None, str | None]:
+    """The topic word (the last keyword of the question's first run that names no aspect: the
+    head of "API migration timeline" is "migration") and the word that qualifies it there, if a
+    keyword ("API"); with no such keyword, the first keyword or entity."""
+    words = [w for w in current.keywords if w.lower() not in ASPECTS]
+    if not words:
+        return (current.keywords or current.entities or [None])[0], None
+    ordered = _terms([], words, current.question)
+    topic = ordered[-1] if len(ordered) <= 2 else ordered[1]
+    at = ordered.index(topic)
+    return topic, ordered[at - 1] if at else None
+
+
 def broaden(current: Plan) -> Plan | None:
     """The next wider plan, in seed 003's order: dates, then source filters, then less important
-    keywords, then only the core entity. ``None`` when nothing is left to drop."""
+    keywords, then the topic generalised (``PostgreSQL migration`` -> ``database migration``),
+    then the topic word alone (``migration``). ``None`` when nothing is left to drop."""
     c = current.constraints
     terms = _terms(current.entities, current.keywords, current.question)
+    topic, qualifier = _topic(current)
+    korean = is_hangul(current.question)
+    general = next((g for e in current.entities if (g := category_of(e, korean=korean))), None)
     update: dict[str, object]
     if c.after or c.before:
         step = "date filters"
@@ -393,19 +420,20 @@ def broaden(current: Plan) -> Plan | None:
         "less important keywords" not in current.dropped  # once: it may keep three terms
     ):
         step = "less important keywords"
-        head = next((k for k in terms if k not in current.entities), None)
-        keep = {*current.entities[:2], *([head] if head else [])}
+        keep = {topic, *([] if current.entities else [qualifier])}
         update = {
             "keywords": [k for k in current.keywords if k in keep],
             "entities": current.entities[:2],
             "phrases": [],
             "negations": [],
         }
-    elif len(terms) > 1:
-        step = "all but the core entity"
-        core = (current.entities or current.keywords)[0]
-        in_entities = core in current.entities
-        update = {"entities": [core] if in_entities else [], "keywords": [] if in_entities else [core]}
+    elif general and topic and topic not in current.entities and "topic generalised" not in current.dropped:
+        step = "topic generalised"
+        update = {"entities": [], "keywords": [general, topic] if general != topic else [topic]}
+    elif len(terms) > 1 and topic is not None:
+        step = "only the topic"
+        in_entities = topic in current.entities
+        update = {"entities": [topic] if in_entities else [], "keywords": [] if in_entities else [topic]}
     else:
         return None
     update |= {"level": current.level + 1, "dropped": [*current.dropped, step]}

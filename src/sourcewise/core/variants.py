@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-__all__ = ["GROUPS", "variants_for"]
+__all__ = ["CATEGORIES", "GROUPS", "category_of", "variants_for"]
 
 GROUPS: tuple[tuple[str, ...], ...] = (
     ("kubernetes", "k8s", "쿠버네티스", "container orchestration", "cluster"),
@@ -80,3 +80,37 @@ def variants_for(terms: Iterable[str], extra: Sequence[Sequence[str]] = ()) -> d
         if found:
             out[term] = list(found)
     return out
+
+
+# What a named thing is an instance of, for seed 003's last broadening steps ("PostgreSQL
+# migration" -> "database migration"): (English, Korean) category names -> the group heads above.
+CATEGORIES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("database", "데이터베이스"): (
+        "postgresql", "mysql", "mongodb", "elasticsearch", "redis", "sqlite", "oracle", "mariadb",
+        "cassandra", "dynamodb",
+    ),
+    ("cloud", "클라우드"): ("amazon web services", "google cloud", "microsoft azure"),
+    ("container", "컨테이너"): ("kubernetes", "docker"),
+    ("frontend", "프론트엔드"): ("react", "next.js", "vue", "angular", "svelte"),
+    ("message queue", "메시지 큐"): ("kafka", "rabbitmq", "sqs", "pulsar"),
+    ("language", "언어"): ("python", "golang", "javascript", "typescript", "java", "rust", "kotlin"),
+    ("chat", "메신저"): ("slack", "teams", "discord"),
+    ("tracker", "이슈 트래커"): ("jira", "asana", "linear"),
+}  # fmt: skip
+
+
+@lru_cache(maxsize=1)
+def _members() -> dict[str, tuple[str, str]]:
+    names = _index(())
+    out: dict[str, tuple[str, str]] = {}
+    for category, heads in CATEGORIES.items():
+        for head in heads:
+            for name in (head, *names.get(head, ())):
+                out.setdefault(name, category)
+    return out
+
+
+def category_of(term: str, *, korean: bool = False) -> str | None:
+    """The category ``term`` names an instance of, in the question's language, or ``None``."""
+    found = _members().get(term.lower())
+    return None if found is None else found[1 if korean else 0]
