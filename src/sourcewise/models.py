@@ -207,6 +207,13 @@ class Plan(_Model):
 
         return broaden(self)
 
+    def alternatives(self) -> list[Plan]:
+        """This plan with one term replaced by another name for it (seed 003's variants), each a
+        plan of its own: "Kubernetes setup" -> "k8s setup", "container orchestration setup"."""
+        from .core.plan import alternatives
+
+        return alternatives(self)
+
 
 class Passage(_Model):
     """A part of a page that answers the prompt, with where it stands in the page's content."""

@@ -9,6 +9,7 @@ import re
 from collections.abc import Sequence
 from datetime import date, timedelta
 from functools import lru_cache
+from itertools import zip_longest
 from typing import Literal
 
 from ..errors import InvalidOption
@@ -306,7 +307,7 @@ def plan(
         intent=list(dict.fromkeys(query_type["signals"])),
         constraints=constraints,
         negations=negations,
-        variants=variants_for([*terms, *phrases], variants),
+        variants=variants_for([*terms, *phrases], variants, question),
         mode=mode,
         mode_reason=why,
         # the queries' fields, validated with the plan (one validation, not one per query)
@@ -370,7 +371,9 @@ def _assemble(draft: Plan, sources: Sequence[str], extra_variants: Sequence[Sequ
     return draft.model_copy(
         update={
             "sources": [SourceQuery(**spec) for spec in queries],  # type: ignore[arg-type]
-            "variants": variants_for([*terms, *draft.phrases], extra_variants),
+            "variants": variants_for([*terms, *draft.phrases], extra_variants, draft.question)
+            if not draft.level
+            else _kept_variants(draft, terms),
         }
     )
 
@@ -396,6 +399,59 @@ def _topic(current: Plan) -> tuple[str | None, str | None]:
     topic = ordered[-1] if len(ordered) <= 2 else ordered[1]
     at = ordered.index(topic)
     return topic, ordered[at - 1] if at else None
+
+
+def _kept_variants(draft: Plan, terms: list[str]) -> dict[str, list[str]]:
+    """A broadened plan's variants: those of the terms it still searches for, and its own terms'."""
+    own = variants_for([*terms, *draft.phrases])
+    kept = {name: names for name, names in draft.variants.items() if _covers(name, terms, draft.phrases)}
+    return {**kept, **own}
+
+
+def _covers(name: str, terms: Sequence[str], phrases: Sequence[str]) -> list[str]:
+    """The terms (or the phrase) that ``name`` stands for in a plan searching ``terms``."""
+    if name in phrases:
+        return [name]
+    parts = name.lower().split()
+    lows = [t.lower() for t in terms]
+    if len(parts) == 1:
+        return [t for t, low in zip(terms, lows, strict=True) if low == parts[0]]
+    if all(p in lows for p in parts):
+        return [t for t, low in zip(terms, lows, strict=True) if low in parts]
+    return []
+
+
+MAX_ALTERNATIVES = 3
+
+
+def alternatives(current: Plan, limit: int = MAX_ALTERNATIVES) -> list[Plan]:
+    """Seed 003's query variants as plans: ``current`` with one term replaced by another name for
+    it ("Kubernetes setup" -> "k8s setup", "container orchestration setup"), names in the
+    question's script first; names of one or two letters ("go", "es") are left out: as words they
+    match too much. At most ``limit``, filters and negations kept."""
+    terms = _terms(current.entities, current.keywords, current.question)
+    korean = is_hangul(current.question)
+    out: list[Plan] = []
+    sources = list(dict.fromkeys(q.source for q in current.sources))
+    choices: list[list[tuple[list[str], str]]] = []
+    for name, others in current.variants.items():
+        covered = _covers(name, terms, current.phrases)
+        if covered:
+            picks = sorted((o for o in others if len(o) > 2), key=lambda o: is_hangul(o) != korean)
+            choices.append([(covered, other) for other in picks])
+    # round robin: each term's first other name, then each term's second ...
+    order = [pair for rank in zip_longest(*choices) for pair in rank if pair is not None][:limit]
+    for covered, other in order:
+        draft = current.model_copy(
+            update={
+                "keywords": [other, *(k for k in current.keywords if k not in covered)],
+                "entities": [e for e in current.entities if e not in covered],
+                "phrases": [p for p in current.phrases if p not in covered],
+                "level": max(1, current.level),  # the semantic text is the terms, not the question
+            }
+        )
+        out.append(_assemble(draft, sources).model_copy(update={"variants": {}, "level": current.level}))
+    return out
 
 
 def broaden(current: Plan) -> Plan | None:
@@ -447,4 +503,7 @@ def replan(current: Plan, keywords: Sequence[str]) -> Plan:
     draft = current.model_copy(
         update={"keywords": list(dict.fromkeys(keywords)), "entities": [], "phrases": [], "mode": "keyword"}
     )
-    return _assemble(draft, list(dict.fromkeys(q.source for q in current.sources)))
+    # the caller chose the words (variants folded in already): no variant queries of its own
+    return _assemble(draft, list(dict.fromkeys(q.source for q in current.sources))).model_copy(
+        update={"variants": {}}
+    )

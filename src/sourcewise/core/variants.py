@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
+from .text import words
+
 __all__ = ["CATEGORIES", "GROUPS", "category_of", "variants_for"]
 
 GROUPS: tuple[tuple[str, ...], ...] = (
@@ -71,15 +73,30 @@ def _index(extra: tuple[tuple[str, ...], ...]) -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in index.items()}
 
 
-def variants_for(terms: Iterable[str], extra: Sequence[Sequence[str]] = ()) -> dict[str, list[str]]:
-    """term -> its other names, for the terms that have any."""
-    index = _index(tuple(tuple(g) for g in extra))
+def variants_for(
+    terms: Iterable[str], extra: Sequence[Sequence[str]] = (), text: str = ""
+) -> dict[str, list[str]]:
+    """term -> its other names, for the terms that have any; with ``text`` (the question), also
+    the names of several words it says ("rate limiting" -> "throttling")."""
+    key = tuple(tuple(g) for g in extra)
+    index = _index(key)
     out: dict[str, list[str]] = {}
+    if text:
+        said = f" {' '.join(words(text))} "
+        for name in _phrases(key):
+            if f" {name} " in said:
+                out[name] = list(index[name])
     for term in terms:
         found = index.get(term.lower())
         if found:
             out[term] = list(found)
     return out
+
+
+@lru_cache(maxsize=8)
+def _phrases(extra: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
+    """The names of several words among the groups, longest first."""
+    return tuple(sorted((n for n in _index(extra) if " " in n), key=len, reverse=True))
 
 
 # What a named thing is an instance of, for seed 003's last broadening steps ("PostgreSQL
