@@ -10,6 +10,7 @@ import pytest
 from sourcewise import KnowledgeBase
 from sourcewise.ask import aask
 from sourcewise.config import Settings, load_settings
+from sourcewise.core.route import choose
 from sourcewise.session import Session
 
 
@@ -63,3 +64,64 @@ async def test_a_multi_word_variant_from_config_is_searched(tmp_path: Path) -> N
     assert any(q.startswith("throttling") for q in answer.reports[0].queries)
     assert answer.hits
     assert answer.hits[0].hit.title == "Throttling"
+
+
+MIGRATIONS = {
+    "db.md": "# Phoenix\n\nThe database migration to PostgreSQL 16 starts in May. Step one: freeze writes.\n",
+    "db2.md": "# Phoenix 2\n\nDatabase migration dry run passed on staging.\n",
+    "cloud.md": "# Cloud\n\nThe cloud migration from AWS to GCP is halfway.\n",
+    "cloud2.md": "# Cloud 2\n\nCloud migration budget was approved.\n",
+    "mail.md": "# Mail\n\nEmail migration from Exchange to O365 finished.\n",
+    "mail2.md": "# Mail 2\n\nEmail migration left 3 mailboxes behind.\n",
+}
+MIGRATIONS_KO = {
+    "db.md": "# 피닉스\n\n데이터베이스 마이그레이션은 5월에 시작합니다.\n",
+    "db2.md": "# 피닉스 2\n\n데이터베이스 마이그레이션 리허설이 끝났습니다.\n",
+    "cloud.md": "# 클라우드\n\n클라우드 마이그레이션은 절반쯤 진행되었습니다.\n",
+    "cloud2.md": "# 클라우드 2\n\n클라우드 마이그레이션 예산이 승인되었습니다.\n",
+    "mail.md": "# 메일\n\n이메일 마이그레이션이 끝났습니다.\n",
+    "mail2.md": "# 메일 2\n\n이메일 마이그레이션 후 메일함 3개가 남았습니다.\n",
+}
+
+
+async def _ask(st: Settings, question: str, **kwargs: object) -> object:
+    session = Session(st)
+    try:
+        return await aask(question, sources=kwargs.pop("sources", ["kb"]), session=session, **kwargs)  # type: ignore[arg-type]
+    finally:
+        await session.aclose()
+
+
+async def test_a_reading_the_question_names_is_chosen_without_asking(st: Settings, tmp_path: Path) -> None:
+    _kb(st, tmp_path, MIGRATIONS)
+    answer = await _ask(st, "What are the steps of the database migration?")
+    assert answer.clarification is None  # type: ignore[attr-defined]
+    assert answer.hits[0].hit.title.startswith("Phoenix")  # type: ignore[attr-defined]
+    vague = await _ask(st, "migration 찾아줘")
+    assert vague.clarification is not None  # type: ignore[attr-defined]
+
+
+async def test_reading_labels_are_whole_words(st: Settings, tmp_path: Path) -> None:
+    _kb(st, tmp_path, MIGRATIONS_KO)
+    answer = await _ask(st, "마이그레이션 찾아줘")
+    labels = {r.label for r in answer.readings}  # type: ignore[attr-defined]
+    assert labels == {"데이터베이스 마이그레이션", "클라우드 마이그레이션", "이메일 마이그레이션"}
+
+
+async def test_readings_that_change_the_sources_are_asked_before_searching(
+    st: Settings, tmp_path: Path
+) -> None:
+    _kb(st, tmp_path, {"ai.md": "# AI usage policy\n\nStaff may use approved AI tools for drafts only.\n"})
+    answer = await _ask(st, "What is the AI usage policy?", sources=None)
+    assert answer.clarification is not None  # type: ignore[attr-defined]
+    assert answer.reports == ()  # type: ignore[attr-defined]  # nothing searched yet
+    own, public = (r.label for r in answer.readings)  # type: ignore[attr-defined]
+    assert "private" in own
+    assert "web" in public
+    chosen = await _ask(st, "What is the AI usage policy?", sources=None, reading=own)
+    assert chosen.clarification is None  # type: ignore[attr-defined]
+    assert [r.source for r in chosen.reports] == ["kb"]  # type: ignore[attr-defined]
+    assert chosen.hits[0].hit.title == "AI usage policy"  # type: ignore[attr-defined]
+    web = choose(answer.route, public, "What is the AI usage policy?")  # type: ignore[attr-defined]
+    assert web.action == "search"
+    assert web.query

@@ -22,6 +22,8 @@ from .core.ambiguity import readings
 from .core.analyze import analyze
 from .core.extractive import assemble, pick_sentences, procedural
 from .core.merge import merge_and_rank
+from .core.route import choose
+from .core.text import is_hangul
 from .errors import InvalidOption, InvalidQuery, ModelError
 from .gather import Progress, gather
 from .models import Answer, Plan, RankedHit, Reading, Route, SourceReport
@@ -87,8 +89,8 @@ def _suggest(plan: Plan) -> tuple[str, ...]:
     return tuple(out[:5])
 
 
-def _clarification(found: list[Reading], language_ko: bool) -> str:
-    lines = [f"  {i}. {r.label} ({r.hits} results)" for i, r in enumerate(found, 1)]
+def _clarification(found: list[Reading], language_ko: bool, *, counts: bool = True) -> str:
+    lines = [f"  {i}. {r.label}" + (f" ({r.hits} results)" if counts else "") for i, r in enumerate(found, 1)]
     head = CLARIFY_KO if language_ko else CLARIFY_EN
     return "\n".join([head, *lines])
 
@@ -153,9 +155,18 @@ async def _ask(
     t0 = clock()
     settings = session.settings
     route = routing.route(question, today=today, settings=settings)
+    if route.readings and reading in route.readings:  # the reading decides the sources
+        route, reading = choose(route, reading, question, today=today), None
     chosen, warnings = _choose(session, specs, route)
     kinds = list(dict.fromkeys(s.kind for s in chosen)) or ["knowledge_base"]
     plan = routing.plan(question, kinds, today=today, settings=settings)
+    if route.readings:  # seed 003: ask before searching when the reading changes the sources
+        found = [Reading(label=label, hits=0, share=0.0) for label in route.readings]
+        text = _clarification(found, is_hangul(question), counts=False)
+        return Answer(
+            question=question, text=text, route=route, plan=plan, clarification=text,
+            readings=tuple(found), writer="none", warnings=tuple(warnings),
+        )  # fmt: skip
     t1 = clock()
     gathered = await gather(chosen, plan, deadline=settings.source_timeout, limit=limit, progress=progress)
     # Seed 004: a first pass that is not good enough gets refinement cycles (retrieve.py).
@@ -164,7 +175,7 @@ async def _ask(
     t2 = clock()
     terms = _terms(plan)
     ranked = merge_and_rank(hits, terms=terms, kind=plan.query_type.kind, today=plan.today)
-    verdict, found = readings(ranked, terms) if reading is None else ("none", [])
+    verdict, found = readings(ranked, terms, question=question) if reading is None else ("none", [])
     if reading is not None:
         wanted = " ".join(analyze(reading))
         picked = [h for h in ranked if wanted in " ".join(analyze(f"{h.hit.title} {h.hit.text}"))]

@@ -133,6 +133,11 @@ class Route(_Model):
     signals: dict[str, list[str]] = Field(
         default_factory=dict, description="keywords found, by kind: recency, external, internal"
     )
+    readings: list[str] = Field(
+        default_factory=list,
+        description="readings that would send the question to different sources (private, then the web): "
+        "asked about before searching",
+    )
 
 
 QueryKind = Literal["decision", "status", "document", "person", "fact", "temporal", "exploration"]

@@ -47,7 +47,13 @@ from .keywords import (
 from .text import is_hangul, strip_particle
 from .weburls import find_urls
 
-__all__ = ["build_web_query", "route"]
+__all__ = ["GENERIC_TOPICS", "build_web_query", "choose", "route"]
+
+# External words that name a subject both public and in-house ("AI", "데이터"): beside an internal
+# thing alone they leave open whose it is.
+GENERIC_TOPICS = frozenset(
+    {"ai", "인공지능", "기술", "신기술", "데이터", "통계", "수치", "혁신", "global", "글로벌"}
+)
 
 _YEAR = re.compile(r"(?<![\d.])((?:19|20)\d{2})(?:년|年)?(?![\d.])")
 
@@ -94,6 +100,9 @@ def route(
     if own:
         why = _why("internal", own, question)
         return Route(action="skip", reason=f"{why}: about your own organisation", signals=found)
+    split = _two_readings(question, found)
+    if split is not None:
+        return split
     if found["recency"] or found["external"]:
         why = " and ".join(
             _why(kind, found[kind], question) for kind in ("recency", "external") if found[kind]
@@ -105,6 +114,42 @@ def route(
         why = _why("internal", found["internal"], question)
         return Route(action="skip", reason=f"{why}: answer from private sources", signals=found)
     return Route(action="skip", reason="a general request: no recency, external or URL signal", signals=found)
+
+
+def _two_readings(question: str, found: dict[str, list[str]]) -> Route | None:
+    """An internal thing beside a generic public topic and nothing else ("AI 정책", "the AI usage
+    policy"): the organisation's own or the public one? The reading decides whether the web is
+    searched (seed 003: ask when the ambiguity changes the sources), so it is asked first."""
+    if not found["internal"] or found["recency"] or not found["external"]:
+        return None
+    if any(word not in GENERIC_TOPICS for word in found["external"]):
+        return None  # "경쟁사", "market": the public reading is plain
+    thing = _surface(found["internal"][0], question)
+    topic = _surface(found["external"][0], question)
+    if is_hangul(question):
+        options = [f"사내 {topic} {thing} (내부 자료)", f"공개된 {topic} {thing} (웹)"]
+    else:
+        options = [f"our own {topic} {thing} (private sources)", f"public {topic} {thing} (the web)"]
+    own, public = (_why(kind, found[kind], question) for kind in ("internal", "external"))
+    why = f"{own} beside {public}"
+    return Route(
+        action="skip",
+        reason=f"{why}: your organisation's or the public one? asked before searching",
+        signals=found,
+        readings=options,
+    )
+
+
+def choose(decision: Route, reading: str, question: str, *, today: date | None = None) -> Route:
+    """The route for the reading chosen among ``decision.readings``: the second searches the web."""
+    if reading not in decision.readings:
+        return decision
+    if reading == decision.readings[0]:
+        return decision.model_copy(update={"readings": [], "reason": f"chosen: {reading}"})
+    query = build_web_query(question, today=today)
+    return decision.model_copy(
+        update={"action": "search", "query": query, "readings": [], "reason": f"chosen: {reading}"}
+    )
 
 
 _POSSESSIVE = frozenset({"our", "우리", "저희", "우리의", "저희의"})
