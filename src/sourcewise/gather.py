@@ -10,6 +10,9 @@ Seed 003's fallbacks live here:
    at most ``MAX_BROADEN`` times, all within the same deadline;
 3. a rate-limited source is reported with when to retry, while the others carry on.
 
+A document source's hits get their document class (``core/doctype.py``: meeting notes, status
+update, spec, wiki page, announcement, chat export) for seed 003's authority hierarchies.
+
 A source that raises anything, even a bug, costs only its own results. Cancelling the caller's task
 (Ctrl-C) cancels every source's task and waits for them, so nothing is left running.
 """
@@ -21,6 +24,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
+from .core.doctype import classify_hit
 from .errors import (
     NoProviderAvailable,
     ProviderError,
@@ -71,7 +75,11 @@ async def _search(run: _Run, query: SourceQuery, limit: int) -> list[Hit]:
     run.queries.append(query.query)
     result = await run.source.search(query, limit=limit)
     run.warnings.extend(w for w in result.warnings if w not in run.warnings)
-    return list(result.hits)
+    if run.source.kind != "knowledge_base":
+        return list(result.hits)
+    # a document source's pages by class (meeting notes, status, spec ...) for the hierarchies
+    source = run.source
+    return [classify_hit(hit, source.authority, source.options.classes) for hit in result.hits]
 
 
 async def _round(run: _Run, plan: Plan, limit: int) -> None:

@@ -149,6 +149,7 @@ Authority = Literal[
     "meeting_notes",
     "thread_conclusion",
     "status_doc",
+    "announcement",
     "tracker_task",
     "email",
     "chat",

@@ -394,7 +394,8 @@ def _topic(current: Plan) -> tuple[str | None, str | None]:
     keyword ("API"); with no such keyword, the first keyword or entity."""
     words = [w for w in current.keywords if w.lower() not in ASPECTS]
     if not words:
-        return (current.keywords or current.entities or [None])[0], None
+        first = current.keywords or current.entities
+        return (first[0] if first else None), None
     ordered = _terms([], words, current.question)
     topic = ordered[-1] if len(ordered) <= 2 else ordered[1]
     at = ordered.index(topic)

@@ -40,6 +40,11 @@ class SourceOptions(BaseModel):
 
     path: Path | None = Field(default=None, description="the file, folder or export to read")
     limit: int = Field(default=10, ge=1, le=200, description="hits to return per query by default")
+    classes: dict[str, Authority] = Field(
+        default_factory=dict,
+        description="document classes by glob over path or title, overriding core/doctype.py's rules "
+        '(e.g. {"minutes/*": "meeting_notes"})',
+    )
 
     def require_path(self, source: str) -> Path:
         """``path``, expanded, or ``SourceUnavailable`` saying how to set it."""

@@ -303,7 +303,9 @@ class KnowledgeBase:
             kind="knowledge_base",
             authority="wiki",
             score=round(score, 6),
-            timestamp=_day_start(row.doc_date),
+            # a file without a date of its own is undated: its modification time says when it
+            # was copied or checked out, not when it was written (no recency either way)
+            timestamp=_day_start(row.doc_date) if row.dated else None,
             path=row.path,
             heading_path=row.heading_path,
             start_line=row.start_line,

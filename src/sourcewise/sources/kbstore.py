@@ -78,6 +78,7 @@ class Row:
     start_line: int
     end_line: int
     embed_hash: str
+    dated: bool = True  # the date is the document's own (front matter), not its file's mtime
 
 
 @dataclass
@@ -438,10 +439,14 @@ class SQLiteStore:
         with self._lock:
             found = self.db.execute(
                 "SELECT c.id, f.path, f.title, f.doc_date, c.heading_path, c.text, c.start_line, c.end_line,"
-                f" c.embed_hash FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})",
+                f" c.embed_hash, NOT f.mtime_dated FROM chunks c JOIN files f ON f.id = c.file_id"
+                f" WHERE c.id IN ({marks})",
                 list(chunk_ids),
             ).fetchall()
-        return {r[0]: Row(r[0], r[1], r[2], r[3], _headings(r[4]), r[5], r[6], r[7], r[8]) for r in found}
+        return {
+            r[0]: Row(r[0], r[1], r[2], r[3], _headings(r[4]), r[5], r[6], r[7], r[8], bool(r[9]))
+            for r in found
+        }
 
     def filtered_ids(self, where: StoreFilter) -> set[int] | None:
         """The chunk ids the filter keeps, or ``None`` when there is no filter."""
