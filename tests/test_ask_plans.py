@@ -7,11 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from sourcewise import KnowledgeBase
+from sourcewise import KnowledgeBase, aconditional_web_search
 from sourcewise.ask import aask
 from sourcewise.config import Settings, load_settings
 from sourcewise.core.route import choose
+from sourcewise.errors import SourceRateLimited
+from sourcewise.models import SourceQuery, SourceResult
 from sourcewise.session import Session
+from sourcewise.sources import Source, SourceOptions
+
+from servers import LocalServer, Reply
 
 
 @pytest.fixture
@@ -125,3 +130,48 @@ async def test_readings_that_change_the_sources_are_asked_before_searching(
     web = choose(answer.route, public, "What is the AI usage policy?")  # type: ignore[attr-defined]
     assert web.action == "search"
     assert web.query
+
+
+class Limited(Source):
+    """A source whose API answers 429 with a Retry-After."""
+
+    type = "limited"
+    kind = "chat"
+    authority = "chat"
+
+    def __init__(self) -> None:
+        super().__init__("team-chat", SourceOptions(), Settings())
+
+    async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
+        raise SourceRateLimited(self.name, "429 from the API", retry_after=42)
+
+
+async def test_a_rate_limited_source_says_when_to_try_again(st: Settings, tmp_path: Path) -> None:
+    _kb(st, tmp_path, {"api.md": "# API migration\n\nThe API migration ends in March 2026.\n"})
+    answer = await _ask(st, "API migration timeline", sources=["kb", Limited()])
+    report = {r.source: r for r in answer.reports}["team-chat"]  # type: ignore[attr-defined]
+    assert report.status == "rate_limited"
+    assert report.retry_after == 42
+    assert any("team-chat" in w and "try again in 42 s" in w for w in answer.warnings)  # type: ignore[attr-defined]
+    alone = await _ask(st, "API migration timeline", sources=[Limited()])
+    assert "try again in 42 s" in alone.text  # type: ignore[attr-defined]
+
+
+async def test_a_url_that_cannot_be_read_is_listed(server: LocalServer, tmp_path: Path) -> None:
+    server.route(
+        "/doc",
+        Reply(200, "<html><body><article><h1>Release notes</h1><p>Version 2 adds streaming "
+              "responses and a faster cache for everyone.</p></article></body></html>"),
+    )  # fmt: skip
+    server.route("/gone", Reply(404, "not here"))
+    settings = load_settings(state_dir=tmp_path / "state", allow_private=True, source_timeout=5.0)
+    good, bad = f"{server.url}/doc", f"{server.url}/gone"
+    question = f"{good} 와 {bad} 참고해서 요약"
+    context = await aconditional_web_search(question, settings=settings)
+    assert context.web_urls == [good]
+    assert context.failed_urls == [bad]
+    assert context.context is not None
+    assert f"# {bad}\n[웹 조회 실패]" in context.context
+    answer = await _ask(settings, question, sources=None)
+    assert any(w.startswith(f"[웹 조회 실패] {bad}") for w in answer.warnings)  # type: ignore[attr-defined]
+    assert answer.hits  # type: ignore[attr-defined]  # the page that was read still answers

@@ -180,6 +180,7 @@ async def _ask(
         wanted = " ".join(analyze(reading))
         picked = [h for h in ranked if wanted in " ".join(analyze(f"{h.hit.title} {h.hit.text}"))]
         ranked = picked or ranked
+    warnings += _fallback_notes(gathered.reports, chosen, question)
     answer = Answer(
         question=question,
         text="",
@@ -215,12 +216,37 @@ async def _ask(
     return answer.model_copy(update={"timings": {k: round(v, 1) for k, v in timings.items()}})
 
 
+def _wait(seconds: float | None) -> str:
+    """When to try again: "in 45 s", "in 3 min", or "later" when the source did not say."""
+    if seconds is None:
+        return "later"
+    return f"in {seconds:.0f} s" if seconds < 120 else f"in {seconds / 60:.0f} min"
+
+
+def _fallback_notes(reports: Sequence[SourceReport], sources: Sequence[Source], question: str) -> list[str]:
+    """What the fallbacks did, said in the answer (seed 003's fallback strategy, seed 001's
+    ``[웹 조회 실패]``): a rate-limited source and when to try it again; each URL of the question
+    that could not be read."""
+    notes = [
+        f"{r.source} is rate-limited: its results are missing; try again {_wait(r.retry_after)}"
+        for r in reports
+        if r.status == "rate_limited"
+    ]
+    for source in sources:
+        for url, why in source.unread if isinstance(source, PagesSource) else ():
+            notes.append(
+                f"[웹 조회 실패] {url}: {why}" if is_hangul(question) else f"could not read {url}: {why}"
+            )
+    return notes
+
+
 def _nothing(reports: Sequence[SourceReport]) -> str:
     """No hits: which sources were searched and came back empty, and which failed and why, so a
     failure never reads as "no results"."""
     empty = [r.source for r in reports if r.status in ("ok", "empty")]
     failed = [
         f"{r.source} {r.status.replace('_', ' ')} ({r.error})"
+        + (f"; try again {_wait(r.retry_after)}" if r.status == "rate_limited" else "")
         for r in reports
         if r.status not in ("ok", "empty")
     ]

@@ -105,17 +105,20 @@ class PagesSource(Source):
     def __init__(self, urls: list[str], settings: Settings) -> None:
         super().__init__("pages", SourceOptions(), settings)
         self.urls = urls
+        self.unread: list[tuple[str, str]] = []  # (URL, why) for each page that could not be read
 
     async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
         from ..pages import afetch  # pages pulls in the extractor: load it only when a URL is asked
 
         hits: list[Hit] = []
         warnings: list[str] = []
+        self.unread = []
         for i, url in enumerate(self.urls[: limit or self.options.limit]):
             try:
                 page = await afetch(url, query.query, settings=self.settings)
             except FetchError as exc:
                 warnings.append(f"{url}: {exc.detail}")
+                self.unread.append((url, exc.detail))
                 continue
             text = "\n\n".join(p.text for p in page.passages) or page.content[:2000]
             hits.append(
