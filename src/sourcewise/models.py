@@ -209,14 +209,14 @@ class Plan(_Model):
 
     def broaden(self) -> Plan | None:
         """The next wider plan (seed 003 order), or ``None`` when nothing is left to drop."""
-        from .core.plan import broaden
+        from .core.widen import broaden
 
         return broaden(self)
 
     def alternatives(self) -> list[Plan]:
         """This plan with one term replaced by another name for it (seed 003's variants), each a
         plan of its own: "Kubernetes setup" -> "k8s setup", "container orchestration setup"."""
-        from .core.plan import alternatives
+        from .core.widen import alternatives
 
         return alternatives(self)
 
