@@ -22,6 +22,7 @@ SUITES = {
     "startup": "bench_startup",
     "passages": "bench_passages",
     "calls": "bench_calls",
+    "plans": "bench_plans",
 }
 
 

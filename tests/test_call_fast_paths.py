@@ -130,16 +130,16 @@ def _relative_dates_general(text: str, today: date) -> tuple[date | None, date |
             (date(today.year - 1, 1, 1), date(today.year - 1, 12, 31)),
             (today - timedelta(days=30), today),
         ]
-        for pattern, (after, before) in zip(dates._RULES, spans, strict=True):
-            match = pattern.search(low)
-            if match:
-                return after, before, [match.group(0)]
-        match = dates._LAST_N.search(low)
+        match = dates._LAST_N.search(low)  # first: "최근 30일" is thirty days, not "recently"
         if match:
             count = int(match[1] or match[3])
             unit = match[2] or match[4]
             days = {"day": 1, "일": 1, "week": 7, "주": 7, "month": 30, "개월": 30, "달": 30}[unit] * count
             return today - timedelta(days=days), today, [match.group(0)]
+        for pattern, (after, before) in zip(dates._RULES, spans, strict=True):
+            match = pattern.search(low)
+            if match:
+                return after, before, [match.group(0)]
         match = dates._QUARTER.search(low)
         if match:
             q = int(match[1] or match[4] or match[6])

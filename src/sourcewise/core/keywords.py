@@ -46,6 +46,7 @@ RECENCY: frozenset[str] = frozenset(
         "now",
         # what users also say
         "핫한",
+        "hot",
         "요즘에",
         "새로운",
         "신규",

@@ -88,7 +88,7 @@ def route(
         "internal": find(words_, INTERNAL),
     }
     found["recency"] += _recent_years(question, today) + release_signals(question)
-    own = _own(words_, found["internal"], _extended(OWN, internal))
+    own = _own(words_, found["internal"], _extended(OWN, internal)) + _private_filters(question)
     if own:
         found["internal"] = list(dict.fromkeys([*own, *found["internal"]]))
     if urls:
@@ -103,6 +103,14 @@ def route(
     split = _two_readings(question, found)
     if split is not None:
         return split
+    if found["recency"] and not found["external"] and _about_own_work(question):
+        why = _why("recency", found["recency"], question)
+        return Route(
+            action="skip",
+            reason=f"{why} in a question about the team's own work (a decision, status or owner): "
+            "answer from private sources",
+            signals=found,
+        )
     if found["recency"] or found["external"]:
         why = " and ".join(
             _why(kind, found[kind], question) for kind in ("recency", "external") if found[kind]
@@ -153,6 +161,23 @@ def choose(decision: Route, reading: str, question: str, *, today: date | None =
 
 
 _POSSESSIVE = frozenset({"our", "우리", "저희", "우리의", "저희의"})
+# Chat filters and mentions ("from:sarah", "in:#eng", "#marketing", "@kim"): a question about the
+# team's own conversations. A "#" or "@" counts at the start of a word only ("C#" is no channel).
+_PRIVATE_FILTER = re.compile(r"(?<!\S)(?:from:|in:|#[^\W\d]|@\w)", re.IGNORECASE)
+
+
+def _about_own_work(question: str) -> bool:
+    """Seed 003: decision, status and person questions look in chat, the tracker and meeting
+    notes; "progress on the redesign this week" asks for recent work, not for the web."""
+    from .classify import classify_query  # here: classify imports keywords, as this module does
+
+    return classify_query(question).kind in ("decision", "status", "person")
+
+
+def _private_filters(question: str) -> list[str]:
+    if ":" not in question and "#" not in question and "@" not in question:
+        return []
+    return [m.group(0).rstrip("#@") or m.group(0) for m in _PRIVATE_FILTER.finditer(question)][:3]
 
 
 def _own(toks: list[str], things: list[str], own: frozenset[str]) -> list[str]:
