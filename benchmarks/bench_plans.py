@@ -11,7 +11,9 @@ with what the code printed:
   as "policy" or "spec", quoted phrases); no question, request, recency, date or organisation
   words, nothing excluded; compared as a set of lower-cased words;
 - ``negations``: the excluded phrases, compared as a set;
-- ``queries`` (some questions): the chat keyword query, compared as a multiset of its words.
+- ``queries`` (some questions): the chat keyword query (compared as a multiset of its words) and
+  the web query of a question routed to the web (compared as a set of words, English function
+  words aside: a search engine ignores them).
 
 Agreement is the share of questions whose field matches exactly. The same run measures the
 planner on the main checkout (``/work/main/src``, before this work) as the reference.
@@ -43,6 +45,13 @@ def load() -> dict[str, list[dict[str, Any]]]:
     return out
 
 
+_FUNCTION = frozenset("a an the in of for on to and with about".split())
+
+
+def _web(query: str) -> list[str]:
+    return sorted({w for w in query.lower().split() if w not in _FUNCTION})
+
+
 def _words(items: list[str]) -> list[str]:
     return sorted({w for item in items for w in item.lower().split()})
 
@@ -57,12 +66,13 @@ def predict(question: str) -> dict[str, Any]:
     action = "clarify" if getattr(decision, "readings", None) else decision.action
     p = plan(question, SOURCES, today=TODAY, settings=settings)
     chat = next((q.query for q in p.sources if q.source == "chat" and q.mode == "keyword"), "")
+    web = decision.query if decision.action == "search" and decision.query else ""
     return {
         "route": action,
         "type": p.query_type.kind,
         "keywords": _words([*p.entities, *p.keywords, *p.phrases]),
         "negations": sorted(n.lower() for n in p.negations),
-        "queries": {"chat": sorted(chat.split())},
+        "queries": {"chat": sorted(chat.split()), "web": _web(web)},
     }
 
 
@@ -72,9 +82,12 @@ def _agrees(field: str, label: dict[str, Any], got: dict[str, Any]) -> bool | No
     if field == "negations":
         return sorted(n.lower() for n in label["negations"]) == got["negations"]
     if field == "queries":
-        if "queries" not in label:
+        wanted = label.get("queries", {})
+        if not wanted:
             return None
-        return sorted(label["queries"]["chat"].split()) == got["queries"]["chat"]
+        chat = "chat" not in wanted or sorted(wanted["chat"].split()) == got["queries"]["chat"]
+        web = "web" not in wanted or _web(wanted["web"]) == got["queries"]["web"]
+        return chat and web
     return bool(label[field] == got[field])
 
 
@@ -92,7 +105,7 @@ def evaluate() -> dict[str, Any]:
                 scores[field]["total"] += 1
                 scores[field]["agree"] += ok
                 if not ok:
-                    want = row[field] if field != "queries" else row["queries"]["chat"]
+                    want = row[field]
                     scores[field]["misses"].append([row["q"], want, got[field]])
         result[lang] = scores
     return result

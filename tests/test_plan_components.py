@@ -122,3 +122,11 @@ def test_broadening_generalises_the_topic_and_keeps_the_topic_word_to_the_end() 
         "마이그레이션",
     ]
     assert _broadened("API migration timeline")[-1] == "migration"  # no category: straight to the topic
+
+
+def test_the_web_query_keeps_korean_nouns_and_drops_recency_filler() -> None:
+    # needs the analyzer's whole nouns (issue 22): today "코로나" comes out as "코로"
+    p = plan("코로나 통계 최신 자료", ["web"], today=TODAY)
+    web = p.sources[0].query.split()
+    assert "코로나" in web
+    assert "최신" not in web

@@ -230,6 +230,11 @@ def _why(kind: str, keywords: list[str], question: str) -> str:
     return f"{label} keyword{'s' if len(set(keywords)) > 1 else ''} {said}"
 
 
+# Words that make a question a question: no search engine needs them ("what is", "how do").
+_QUESTION_WORDS = frozenset("what which who whom how why when where is are was were does do did".split())
+_WHATS = frozenset({"what's", "whats", "what’s"})
+
+
 def build_web_query(question: str, *, today: date | None = None, add_year: bool = True) -> str:
     """The question as a web query: filler dropped, a trend word for "hot", the year added
     (unless ``add_year`` is false)."""
@@ -244,6 +249,10 @@ def build_web_query(question: str, *, today: date | None = None, add_year: bool 
             hot = True
             continue
         if low in RECENCY_FILLER or stem in RECENCY_FILLER or low in REQUEST_FILLER or stem in REQUEST_FILLER:
+            continue
+        if low in _QUESTION_WORDS or (low == "new" and kept and kept[-1].lower() in _WHATS):
+            if low == "new":
+                kept.pop()  # "what's new in X": a release question, asked of X
             continue
         year = _YEAR.fullmatch(word)
         kept.append(year.group(1) if year else word)
