@@ -161,12 +161,7 @@ async def _ask(
     kinds = list(dict.fromkeys(s.kind for s in chosen)) or ["knowledge_base"]
     plan = routing.plan(question, kinds, today=today, settings=settings)
     if route.readings:  # seed 003: ask before searching when the reading changes the sources
-        found = [Reading(label=label, hits=0, share=0.0) for label in route.readings]
-        text = _clarification(found, is_hangul(question), counts=False)
-        return Answer(
-            question=question, text=text, route=route, plan=plan, clarification=text,
-            readings=tuple(found), writer="none", warnings=tuple(warnings),
-        )  # fmt: skip
+        return _ask_first(question, route, plan, warnings)
     t1 = clock()
     gathered = await gather(chosen, plan, deadline=settings.source_timeout, limit=limit, progress=progress)
     # Seed 004: a first pass that is not good enough gets refinement cycles (retrieve.py).
@@ -238,6 +233,17 @@ def _fallback_notes(reports: Sequence[SourceReport], sources: Sequence[Source], 
                 f"[웹 조회 실패] {url}: {why}" if is_hangul(question) else f"could not read {url}: {why}"
             )
     return notes
+
+
+def _ask_first(question: str, route: Route, plan: Plan, warnings: list[str]) -> Answer:
+    """The clarifying question, before any source is searched: the readings send the question to
+    different sources (``Route.readings``)."""
+    found = [Reading(label=label, hits=0, share=0.0) for label in route.readings]
+    text = _clarification(found, is_hangul(question), counts=False)
+    return Answer(
+        question=question, text=text, route=route, plan=plan, clarification=text,
+        readings=tuple(found), writer="none", warnings=tuple(warnings),
+    )  # fmt: skip
 
 
 def _nothing(reports: Sequence[SourceReport]) -> str:
