@@ -175,3 +175,22 @@ async def test_a_url_that_cannot_be_read_is_listed(server: LocalServer, tmp_path
     answer = await _ask(settings, question, sources=None)
     assert any(w.startswith(f"[웹 조회 실패] {bad}") for w in answer.warnings)  # type: ignore[attr-defined]
     assert answer.hits  # type: ignore[attr-defined]  # the page that was read still answers
+
+
+async def test_a_rate_limited_web_says_when_to_try_again(server: LocalServer, tmp_path: Path) -> None:
+    server.route(
+        "/sx/search", Reply(429, "slow down", headers={"Retry-After": "90"}, content_type="text/plain")
+    )
+    settings = load_settings(
+        state_dir=tmp_path / "state",
+        searxng_url=f"{server.url}/sx",
+        providers=["searxng"],
+        source_timeout=5.0,
+    )
+    _kb(settings, tmp_path, {"ai.md": "# Notes\n\nNothing about markets here.\n"})
+    answer = await _ask(settings, "latest SaaS market size", sources=["kb", "web"])
+    web = {r.source: r for r in answer.reports}["web"]  # type: ignore[attr-defined]
+    assert web.status == "rate_limited", web
+    assert web.retry_after is not None
+    assert 0 < web.retry_after <= 120  # its own SearXNG: a short hold, at most the Retry-After it asked
+    assert any(w.startswith("web is rate-limited") and "try again in" in w for w in answer.warnings)  # type: ignore[attr-defined]
