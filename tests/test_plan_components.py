@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from sourcewise import plan
 from sourcewise.core.negation import negations
+from sourcewise.errors import SourcewiseError
 
 TODAY = date(2026, 11, 21)
 ALL = ["chat", "email", "knowledge_base", "project_tracker", "web", "code"]
@@ -130,3 +131,21 @@ def test_the_web_query_keeps_korean_nouns_and_drops_recency_filler() -> None:
     web = p.sources[0].query.split()
     assert "코로나" in web
     assert "최신" not in web
+
+
+@given(st.text(min_size=3, max_size=120).filter(lambda t: len(t.strip()) >= 3))
+def test_variant_plans_and_broadening_hold_on_any_question(text: str) -> None:
+    try:
+        p = plan(text, ALL, today=TODAY)
+    except SourcewiseError:  # bad input is a typed error; anything else fails the test
+        return
+    alts = p.alternatives()
+    assert len(alts) <= 3
+    for alt in alts:
+        assert alt.negations == p.negations
+        assert alt.constraints == p.constraints
+    steps = 0
+    current = p
+    while (current := current.broaden()) is not None:  # type: ignore[assignment]
+        steps += 1
+        assert steps <= 6
