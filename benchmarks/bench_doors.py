@@ -1,6 +1,10 @@
-"""The doors under load: N concurrent requests to ``sourcewise serve`` (POST /search) and to
+"""The doors under load: N concurrent requests to ``sourcewise serve`` (POST /web/search) and to
 ``sourcewise mcp --http`` (tools/call web_search), with 1 and 2 workers, against a
 SearXNG-compatible provider served on 127.0.0.1.
+
+``sources`` rounds: N concurrent ``POST /sources/search`` over the knowledge base, against a
+minimal FastAPI endpoint (one process, one worker, the knowledge base opened once) doing the same
+query through ``KnowledgeBase.search_with_warnings``: what the door costs over the bare query.
 
 Reference, measured in the same run: the same N searches through the library in this process
 (``Engine.asearch`` with ``asyncio.gather``), which pays for the provider and the pipeline but for
@@ -32,14 +36,14 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from sourcewise import load_settings  # noqa: E402
-from sourcewise.engine import Engine  # noqa: E402
+from sourcewise import Session, load_settings  # noqa: E402
 
 from doorkit import free_port, wait_for  # noqa: E402
 
 CONCURRENCY = int(os.environ.get("SOURCEWISE_BENCH_CONCURRENCY", "200"))
 ASK_CONCURRENCY = int(os.environ.get("SOURCEWISE_BENCH_ASK_CONCURRENCY", "50"))
 QUESTION = "How do I index my notes?"
+KB_QUERY = "index notes knowledge base"
 WORKERS = (1, 2)
 MCP_SESSIONS = 10  # client sessions the MCP calls are spread over (each sends its share at once)
 
@@ -55,7 +59,17 @@ class Scenario:
 
 
 SCENARIOS = [
-    Scenario("HTTP POST /search", "serve", "/search", {"query": "react server components"}, CONCURRENCY),
+    Scenario(
+        "HTTP POST /sources/search",
+        "serve",
+        "/sources/search",
+        {"query": KB_QUERY, "sources": ["kb"]},
+        CONCURRENCY,
+        "sources",
+    ),
+    Scenario(
+        "HTTP POST /web/search", "serve", "/web/search", {"query": "react server components"}, CONCURRENCY
+    ),
     Scenario("MCP web_search", "mcp", "web_search", {"query": "react server components"}, CONCURRENCY),
     Scenario(
         "HTTP POST /ask",
@@ -116,16 +130,13 @@ async def _library(provider: _Provider, state: Path, n: int) -> Outcome:
     settings = load_settings(
         providers=["searxng"], searxng_url=f"{provider.url}/sx", state_dir=state, timeout=30
     )
-    engine = Engine(settings)
+    async with Session(settings) as session:
 
-    async def call() -> bool:
-        response = await engine.asearch("react server components")
-        return bool(response.results)
+        async def call() -> bool:
+            response = await session.engine.asearch("react server components")
+            return bool(response.results)
 
-    try:
         return await _timed([call] * n)
-    finally:
-        engine.state.close()
 
 
 async def _library_ask(provider: _Provider, state: Path, n: int) -> Outcome:
@@ -146,8 +157,56 @@ async def _library_ask(provider: _Provider, state: Path, n: int) -> Outcome:
 
 
 def _cites(scenario: Scenario, body: Any) -> bool:
-    """A search succeeds with a 200; an ask only when its answer cites something."""
+    """A search succeeds with a 200; an ask only when its answer cites something; a source search
+    only when it found something."""
+    if scenario.reference == "sources":
+        return bool(body and body[0].get("hits"))
     return scenario.reference != "ask" or bool(body.get("citations"))
+
+
+# The reference for /sources/search: the same knowledge-base query behind the least FastAPI can do.
+MINIMAL = """
+import asyncio, sys
+from pathlib import Path
+import uvicorn
+from fastapi import FastAPI
+from pydantic import BaseModel
+from sourcewise import KnowledgeBase
+kb = KnowledgeBase(Path(sys.argv[2]), semantic=False)
+app = FastAPI()
+class Body(BaseModel):
+    query: str
+    sources: list[str] = ["kb"]
+    limit: int = 10
+@app.post("/sources/search")
+async def search(body: Body) -> list[dict]:
+    hits, warnings = await asyncio.to_thread(kb.search_with_warnings, body.query, limit=body.limit, mode="lexical")
+    return [{"source": "kb", "kind": "knowledge_base", "query": body.query,
+             "hits": [h.model_dump(mode="json") for h in hits], "warnings": warnings}]
+@app.get("/health")
+async def health() -> dict:
+    return {"status": "ok"}
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
+"""
+
+
+def _minimal(state: Path, scenario: Scenario) -> Outcome:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", MINIMAL, str(port), str(state / "kb.sqlite3")],
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        wait_for(f"{base}/health", proc=None)
+        asyncio.run(_http(base, scenario))  # warm-up round
+        outcome = asyncio.run(_http(base, scenario))
+        outcome.peak_mb = _peak_mb(proc.pid)
+        return outcome
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(30)
 
 
 async def _http(base: str, scenario: Scenario) -> Outcome:
@@ -252,7 +311,8 @@ def run() -> str:
     lines = [
         f"{CONCURRENCY} concurrent searches and {ASK_CONCURRENCY} concurrent asks per round (one warm-up "
         "round first); provider: SearXNG JSON served on 127.0.0.1; ratio: requests/s against the library "
-        "in-process (`Engine.asearch` for searches, `aask` for asks).",
+        "in-process (`Engine.asearch` for searches, `aask` for asks) and, for /sources/search, against a "
+        "minimal FastAPI endpoint doing the same knowledge-base query.",
         "",
         "| door | errors | p50 | p99 | requests/s | ratio to library | peak memory (server) |",
         "|---|---|---|---|---|---|---|",
@@ -276,29 +336,45 @@ def _rounds(provider: _Provider, lines: list[str]) -> str:
 
         KnowledgeBase(state / "kb.sqlite3", semantic=False).index([ROOT / "docs"])
         references: dict[str, Outcome] = {}
+        only = os.environ.get("SOURCEWISE_BENCH_DOORS_ONLY")  # e.g. "ask" to run only those rounds
+        if not only or only == "sources":
+            kb_scenario = next(s for s in SCENARIOS if s.reference == "sources")
+            references["sources"] = _minimal(state, kb_scenario)
+            lines.append(
+                references["sources"].row(
+                    f"minimal FastAPI endpoint, same knowledge-base query x{CONCURRENCY} (reference for "
+                    "/sources/search)",
+                    None,
+                )
+            )
+        if only == "sources":
+            return _door_rounds(state, provider, references, lines, only)
         asyncio.run(_library(provider, state, CONCURRENCY))  # warm-up
         references["search"] = asyncio.run(_library(provider, state, CONCURRENCY))
         lines.append(references["search"].row(f"library `Engine.asearch` x{CONCURRENCY} (reference)", None))
         asyncio.run(_library_ask(provider, state, ASK_CONCURRENCY))  # warm-up
         references["ask"] = asyncio.run(_library_ask(provider, state, ASK_CONCURRENCY))
         lines.append(references["ask"].row(f"library `aask` x{ASK_CONCURRENCY} (reference for ask)", None))
-        env = dict(os.environ)
-        env.update(
-            SEARXNG_URL=f"{provider.url}/sx",
-            SOURCEWISE_PROVIDERS="searxng",
-            SOURCEWISE_STATE_DIR=str(state),
-            SOURCEWISE_TIMEOUT="30",
-            SOURCEWISE_RATE_LIMIT="0",
-            SOURCEWISE_REQUEST_TIMEOUT="120",
-        )
-        env.pop("SOURCEWISE_API_KEY", None)
-        only = os.environ.get("SOURCEWISE_BENCH_DOORS_ONLY")  # e.g. "ask" to run only those rounds
-        for scenario in SCENARIOS:
-            if only and only != scenario.reference:
-                continue
-            for workers in WORKERS:
-                outcome = _serve(scenario, workers, env)
-                lines.append(
-                    outcome.row(f"{scenario.name}, {workers} worker(s)", references[scenario.reference])
-                )
+        return _door_rounds(state, provider, references, lines, only)
+
+
+def _door_rounds(
+    state: Path, provider: _Provider, references: dict[str, Outcome], lines: list[str], only: str | None
+) -> str:
+    env = dict(os.environ)
+    env.update(
+        SEARXNG_URL=f"{provider.url}/sx",
+        SOURCEWISE_PROVIDERS="searxng",
+        SOURCEWISE_STATE_DIR=str(state),
+        SOURCEWISE_TIMEOUT="30",
+        SOURCEWISE_RATE_LIMIT="0",
+        SOURCEWISE_REQUEST_TIMEOUT="120",
+    )
+    env.pop("SOURCEWISE_API_KEY", None)
+    for scenario in SCENARIOS:
+        if only and only != scenario.reference:
+            continue
+        for workers in WORKERS:
+            outcome = _serve(scenario, workers, env)
+            lines.append(outcome.row(f"{scenario.name}, {workers} worker(s)", references[scenario.reference]))
     return "\n".join(lines)

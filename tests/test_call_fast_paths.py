@@ -22,10 +22,20 @@ from sourcewise.core.classify import SIGNALS, _forms_of, classify_all, classify_
 from sourcewise.core.keywords import _index, find_forms
 from sourcewise.core.negation import _may_negate, negations
 from sourcewise.core.plan import DEFAULT_SOURCES, _assemble, _may_be_mine
-from sourcewise.core.syntax import SOURCES
+from sourcewise.core.syntax import Syntax
 from sourcewise.core.text import strip_particle, words
 from sourcewise.core.tiers import builtin_table, default_table, rate, rate_uncached
 from sourcewise.errors import SourcewiseError
+from sourcewise.registry import discover_sources
+
+# kind -> the syntax of the built-in source of that kind (the sources own their syntaxes)
+_KINDS = {kind: cls.syntax for kind, cls in discover_sources()[1].items()}
+SOURCES = tuple(sorted(_KINDS))
+
+
+def _syntaxes(kinds: Sequence[str]) -> dict[str, Syntax]:
+    return {k: _KINDS[k] for k in sorted(kinds)}
+
 
 _WORDS = """React Next.js FastAPI Flask kubernetes Postgres billing DB deploy policy who when what how
     why our my project 프로젝트 결정했나요 회의에서 지난주 어제 오늘 yesterday today "exact phrase"
@@ -258,11 +268,11 @@ def test_plan_in_one_model_is_the_assembled_plan(sources: Sequence[str]) -> None
     today = date(2026, 11, 23)
     for question in GENERATED[:600]:
         try:
-            fast = plan.plan(question, sources, today=today)
+            fast = plan.plan(question, _syntaxes(sources), today=today)
         except SourcewiseError:
             continue
         draft = fast.model_copy(update={"sources": [], "variants": {}})
-        general = _assemble(draft, list(sources))
+        general = _assemble(draft, _syntaxes(sources))
         assert fast == general, question
         assert fast.model_fields_set == general.model_fields_set
         assert [q.model_fields_set for q in fast.sources] == [q.model_fields_set for q in general.sources]
@@ -272,10 +282,14 @@ def test_plan_in_one_model_is_the_assembled_plan(sources: Sequence[str]) -> None
 
 def test_plan_lists_are_its_own() -> None:
     """Validation copies: changing a plan's lists changes no table and no other plan."""
-    first = plan.plan("Who decided to move the billing DB?", today=date(2026, 11, 23))
+    first = plan.plan(
+        "Who decided to move the billing DB?", _syntaxes(DEFAULT_SOURCES), today=date(2026, 11, 23)
+    )
     first.query_type.source_priority.clear()
     first.sources[0].params.clear()
-    second = plan.plan("Who decided to move the billing DB?", today=date(2026, 11, 23))
+    second = plan.plan(
+        "Who decided to move the billing DB?", _syntaxes(DEFAULT_SOURCES), today=date(2026, 11, 23)
+    )
     assert second.query_type.source_priority
 
 

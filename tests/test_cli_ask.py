@@ -118,16 +118,18 @@ def test_ctrl_c_during_ask_stops_every_source_and_exits_130(server: LocalServer,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A shell's background job starts with SIGINT ignored, and an ignored signal stays ignored
+        # across exec: give the child the default a user's terminal gives it.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
     while not server.hits("/search") and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
     assert server.hits("/search"), "the provider was never asked"
-    began = time.monotonic()
     proc.send_signal(signal.SIGINT)
+    # The provider answers after 30 s: a child that waited for it would outlast this and fail here.
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, (out, err)
-    assert time.monotonic() - began < 10, "Ctrl-C does not wait for the slow source"
     assert "interrupted" in err
     assert "Traceback" not in err
 

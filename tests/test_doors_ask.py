@@ -144,11 +144,11 @@ def test_http_ask_format_and_reading(tmp_path: Path) -> None:
         ("ask", {"question": "how do I deploy", "format": "short"}, "format: Input should be"),
         ("ask", {"question": "how do I deploy", "reading": True}, "reading: Input should be"),
         ("ask", {"question": "how do I deploy", "sources": []}, "give at least one source or leave it out"),
-        ("search", {"query": "deploy", "sources": []}, "give at least one source or leave it out"),
+        ("search_sources", {"query": "deploy", "sources": []}, "give at least one source or leave it out"),
         ("retrieve", {"task": "fix deploys", "sources": []}, "give at least one source or leave it out"),
         ("web_search", {"query": "react\x00\x00 19"}, "control character (U+0000"),
         ("ask", {"question": "deploy\x1b[31m now"}, "control character (U+001B"),
-        ("search", {"query": "deploy\x7f"}, "control character (U+007F"),
+        ("search_sources", {"query": "deploy\x7f"}, "control character (U+007F"),
     ],
 )
 async def test_mcp_arguments_are_strict_and_errors_read_clearly(
@@ -289,14 +289,12 @@ async def test_structured_results_are_kept_within_a_budget_with_a_handle(tmp_pat
 
     from sourcewise.mcp_server import HIT_TEXT_CUT, STRUCTURED_BUDGET
     from sourcewise.service import Service
+    from sourcewise.session import Session
 
     settings = _settings(tmp_path, _long_docs())
     question = "How do I redeploy the previous tag with the rollback plan?"
-    service = Service(settings)
-    try:
-        whole = await service.ask(question, sources=["kb"])
-    finally:
-        await service.aclose()
+    async with Session(settings) as session:
+        whole = await Service(session).ask(question, sources=["kb"])
     before = len(json.dumps(whole.model_dump(mode="json"), ensure_ascii=False))
     assert before > 2 * STRUCTURED_BUDGET  # else this test proves nothing
     async with Client(build_server(settings)) as client:

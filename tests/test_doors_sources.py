@@ -44,12 +44,14 @@ async def test_mcp_ask_search_retrieve_over_the_knowledge_base(tmp_path: Path) -
         assert asked.structured_content is not None
         assert "[1]" in asked.structured_content["text"], asked.structured_content["reports"]
         assert "redeploy the previous tag" in asked.structured_content["text"]
-        found = await client.call_tool("search", {"query": "deployment procedure", "sources": ["notes"]})
+        found = await client.call_tool(
+            "search_sources", {"query": "deployment procedure", "sources": ["notes"]}
+        )
         assert not found.is_error, found
         assert found.structured_content["results"][0]["hits"]
         got = await client.call_tool("retrieve", {"task": "change the rollback steps", "sources": ["kb"]})
         assert not got.is_error, got
-        refused = await client.call_tool("search", {"query": "passwd", "sources": ["code:/etc"]})
+        refused = await client.call_tool("search_sources", {"query": "passwd", "sources": ["code:/etc"]})
         assert refused.is_error
         assert "only configured names" in refused.content[0].text  # type: ignore[union-attr]
 

@@ -26,6 +26,7 @@ from sourcewise import (
 from sourcewise.config import Settings
 from sourcewise.net.fetch import Fetcher
 from sourcewise.pages import build_page
+from sourcewise.session import Session
 
 from conftest import shared
 from pdfgen import make_pdf
@@ -277,7 +278,8 @@ async def test_retry_after_is_honoured(server: LocalServer, tmp_path: Path) -> N
 async def test_concurrent_fetches_make_one_request(server: LocalServer, tmp_path: Path) -> None:
     server.route("/a", Reply(200, ARTICLE, delay=0.3))
     settings = settings_for(tmp_path)
-    pages = await asyncio.gather(*[afetch(server.url + "/a", settings=settings) for _ in range(5)])
+    async with Session(settings) as session:  # one session: one fetcher, one flight per URL
+        pages = await asyncio.gather(*[afetch(server.url + "/a", session=session) for _ in range(5)])
     assert server.hits("/a") == 1
     assert {p.title for p in pages} == {"Caffeine and sleep"}
 

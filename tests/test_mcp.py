@@ -54,7 +54,7 @@ async def connect(server: LocalServer, tmp_path: Path) -> AsyncIterator[Client]:
 async def test_tools_are_listed_with_schemas_and_descriptions(server: LocalServer, tmp_path: Path) -> None:
     async with connect(server, tmp_path) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
-        assert set(tools) == {"web_search", "web_fetch", "route", "search", "ask", "retrieve"}
+        assert set(tools) == {"web_search", "web_fetch", "route", "search_sources", "ask", "retrieve"}
         for tool in tools.values():
             assert tool.description
             assert "\n" not in tool.description
@@ -173,7 +173,7 @@ async def test_stdio_with_the_sdk_client(server: LocalServer, tmp_path: Path) ->
         result = await c.call_tool("web_search", {"query": "react server components"})
         bad = await c.call_tool("web_search", {"query": ""})
         after = await c.call_tool("route", {"question": "what is the latest react version"})
-    assert names == {"web_search", "web_fetch", "route", "search", "ask", "retrieve"}
+    assert names == {"web_search", "web_fetch", "route", "search_sources", "ask", "retrieve"}
     assert not result.is_error
     assert result.structured_content is not None
     assert result.structured_content["results"][0]["tier"] == 1
@@ -248,7 +248,7 @@ def test_mcp_inspector_cli_lists_and_calls(server: LocalServer, tmp_path: Path) 
         "web_search",
         "web_fetch",
         "route",
-        "search",
+        "search_sources",
         "ask",
         "retrieve",
     }

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from sourcewise import plan
 from sourcewise.core.negation import negations
 from sourcewise.errors import SourcewiseError
+from sourcewise.sources.slack import SlackSource
 
 TODAY = date(2026, 11, 21)
 ALL = ["chat", "email", "knowledge_base", "project_tracker", "web", "code"]
@@ -102,10 +103,12 @@ def test_negations_never_fail_and_take_only_what_the_text_holds(text: str) -> No
 
 
 def _broadened(question: str) -> list[str]:
+    """The chat source's keyword query for ``question`` and each broader plan, which carries no
+    queries of its own: the source renders it in its syntax."""
     current = plan(question, ["chat"], today=TODAY)
-    out = [current.sources[-1].query]
+    out = [SlackSource.render(current)[0].query]
     while (current := current.broaden()) is not None:  # type: ignore[assignment]
-        out.append(current.sources[-1].query)
+        out.append(SlackSource.render(current)[0].query)
     return out
 
 

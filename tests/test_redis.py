@@ -101,9 +101,13 @@ def test_http_api_on_redis(redis_url: str, server: LocalServer, tmp_path: Path) 
         Reply(200, "<html><body><article><p>" + "Cached in Redis. " * 50 + "</p></article></body></html>"),
     )
     settings = load_settings(
-        providers=["searxng"], searxng_url=f"{server.url}/sx", state_dir=tmp_path / "s", allow_private=True
+        providers=["searxng"],
+        searxng_url=f"{server.url}/sx",
+        state_dir=tmp_path / "s",
+        allow_private=True,
+        redis_url=redis_url,
     )
-    doors = DoorSettings(redis_url=redis_url)
+    doors = DoorSettings()
     with (
         uvicorn_thread(create_app(settings, doors)) as one,
         uvicorn_thread(create_app(settings, doors)) as two,

@@ -218,6 +218,7 @@ def test_unexpected_failure_is_500_without_internals(
 
 def test_openapi_and_docs(api: str) -> None:
     spec = httpx.get(f"{api}/openapi.json").json()
-    assert {"/search", "/fetch", "/route", "/health"} <= set(spec["paths"])
-    assert "503" in spec["paths"]["/search"]["post"]["responses"]
+    assert {"/web/search", "/web/fetch", "/sources/search", "/route", "/health"} <= set(spec["paths"])
+    assert "/search" not in spec["paths"]  # the old name still answers, but is not advertised
+    assert "503" in spec["paths"]["/web/search"]["post"]["responses"]
     assert httpx.get(f"{api}/docs").status_code == 200

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 import pytest
@@ -10,7 +11,8 @@ from hypothesis import strategies as st
 
 from sourcewise.config import Settings
 from sourcewise.core.filters import MAX_QUERY_CHARS, parse_query
-from sourcewise.errors import ConfigError, InvalidOption
+from sourcewise.core.syntax import chat as chat_syntax
+from sourcewise.errors import ConfigError, InvalidOption, SourceUnavailable
 from sourcewise.models import Hit, SourceQuery, SourceResult
 from sourcewise.routing import plan
 from sourcewise.session import Session
@@ -58,6 +60,7 @@ class EchoSource(Source):
     kind = "chat"
     authority = "chat"
     filters: ClassVar[frozenset[str]] = frozenset({"from"})
+    syntax = staticmethod(chat_syntax)  # the source owns its syntax: here Slack's
     Options = EchoOptions
 
     async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
@@ -84,7 +87,7 @@ async def test_a_source_object_is_used_as_given_and_warns_about_filters_it_canno
     assert result.warnings == ("mine: filter 'in:#x' is not supported by echo sources; ignored",)
 
 
-def test_query_for_takes_the_planners_query_for_the_source_kind() -> None:
+def test_query_for_renders_the_plan_in_the_sources_own_syntax() -> None:
     source = EchoSource("mine", EchoOptions(), Settings())
     p = plan("What did @sarah say about aurora in #engineering?", sources=["chat", "knowledge_base"])
     queries = source.query_for(p)
@@ -140,14 +143,15 @@ def test_analyze_splits_identifiers_and_strips_korean_particles() -> None:
     assert analyze("ＡＢＣ") == ["abc"]  # NFKC folds full-width letters
 
 
-async def test_a_lent_engine_stays_open_after_the_session() -> None:
-    from sourcewise.engine import Engine
-    from sourcewise.net.state import ProviderState
-
-    engine = Engine(Settings(), state=ProviderState(None))
-    async with Session(Settings(), engine=engine) as session:
-        assert session.engine is engine
-    assert engine.state.get("brave") is None  # still usable: the lender closes it
+async def test_a_session_opens_each_source_once_and_closes_it(tmp_path: Path) -> None:
+    settings = Settings(state_dir=tmp_path)
+    async with Session(settings) as session:
+        first = session.source("web")
+        assert session.source("web") is first
+        assert first.engine is session.engine  # the web source searches through the session's engine
+        assert session.engine.state is session.state
+    with pytest.raises(SourceUnavailable, match="Session"):
+        first.session  # noqa: B018 (closed: the source belongs to no session any more)
 
 
 def test_sync_wrappers_have_the_async_signatures() -> None:

@@ -1,37 +1,21 @@
 """The one place synchronous wrappers are made, so that their signatures cannot drift.
 
 ``sync(afunc)`` returns a function with ``afunc``'s parameters (typed through ``ParamSpec``)
-that runs it on a fresh event loop. Resources bound to that loop (shared fetchers) are closed
-by the hooks registered with ``on_loop_exit`` before the loop ends.
+that runs it on a fresh event loop. Nothing outlives the call: the resources it used belong to
+the ``Session`` it opened (or was given), closed before it returns.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar
 
-__all__ = ["on_loop_exit", "run_sync", "sync"]
+__all__ = ["run_sync", "sync"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
-_exit_hooks: list[Callable[[asyncio.AbstractEventLoop], Awaitable[None]]] = []
-
-
-def on_loop_exit(hook: Callable[[asyncio.AbstractEventLoop], Awaitable[None]]) -> None:
-    """Run ``hook(loop)`` at the end of every synchronous call, before its loop closes."""
-    if hook not in _exit_hooks:
-        _exit_hooks.append(hook)
-
-
-async def _main(coro: Coroutine[Any, Any, T]) -> T:
-    try:
-        return await coro
-    finally:
-        loop = asyncio.get_running_loop()
-        for hook in _exit_hooks:
-            await hook(loop)
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
@@ -45,7 +29,7 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     if running:  # decided outside the except block, so errors are not chained to it
         coro.close()
         raise RuntimeError("called the synchronous API inside an event loop: await the a* variant instead")
-    return asyncio.run(_main(coro))
+    return asyncio.run(coro)
 
 
 def sync(afunc: Callable[P, Coroutine[Any, Any, T]], name: str | None = None) -> Callable[P, T]:

@@ -74,13 +74,16 @@ def _content(payload: Any) -> str:
     return content
 
 
-async def _complete(question: str, hits: Sequence[RankedHit], settings: Settings) -> str:
+async def _complete(
+    question: str, hits: Sequence[RankedHit], settings: Settings, client: httpx.AsyncClient
+) -> str:
     user = f"Passages:\n\n{_passages(hits)}\n\nQuestion: {question}"
-    return await complete_chat(PROMPT, user, settings)
+    return await complete_chat(PROMPT, user, settings, client)
 
 
-async def complete_chat(system: str, user: str, settings: Settings) -> str:
-    """The configured model's reply to one system + user exchange; ``ModelError`` when it fails."""
+async def complete_chat(system: str, user: str, settings: Settings, client: httpx.AsyncClient) -> str:
+    """The configured model's reply to one system + user exchange; ``ModelError`` when it fails.
+    ``client``: the session's HTTP client (``Session.client``)."""
     if settings.model_url is None:
         raise ModelError("no model configured (model_url)")
     url = settings.model_url.rstrip("/") + "/chat/completions"
@@ -93,10 +96,9 @@ async def complete_chat(system: str, user: str, settings: Settings) -> str:
         "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
     }
     try:
-        async with (
-            httpx.AsyncClient(timeout=settings.model_timeout, trust_env=False) as client,
-            client.stream("POST", url, json=body, headers=headers) as response,
-        ):
+        async with client.stream(
+            "POST", url, json=body, headers=headers, timeout=settings.model_timeout
+        ) as response:
             raw = bytearray()
             async for chunk in response.aiter_bytes():
                 raw += chunk
@@ -113,13 +115,13 @@ async def complete_chat(system: str, user: str, settings: Settings) -> str:
 
 
 async def write_with_model(
-    question: str, hits: Sequence[RankedHit], settings: Settings
+    question: str, hits: Sequence[RankedHit], settings: Settings, client: httpx.AsyncClient
 ) -> tuple[list[tuple[str, list[int]]], list[str]]:
     """(sentence, hit indexes) parts that survive the support check, and what was dropped."""
     shown = list(hits[:MAX_PASSAGES])
     parts: list[tuple[str, list[int]]] = []
     dropped: list[str] = []
-    for sentence, numbers in parse_cited(await _complete(question, shown, settings)):
+    for sentence, numbers in parse_cited(await _complete(question, shown, settings, client)):
         sentence = strip_controls(sentence)
         kept: list[int] = []
         for n in dict.fromkeys(numbers):

@@ -1,4 +1,8 @@
-"""The public functions behind ``sourcewise.*``: thin, typed, validated."""
+"""The public functions behind ``sourcewise.*``: thin, typed, validated.
+
+Each takes ``session=`` (a long-lived ``Session``: its settings, client, provider state) or
+``settings=``; given neither, it reads the settings and opens a short session for the call.
+"""
 
 from __future__ import annotations
 
@@ -7,31 +11,34 @@ from typing import TYPE_CHECKING
 
 from ._sync import sync
 from .config import Settings, load_settings
-from .core.tiers import SourceTable, rate, table_for
+from .core.tiers import rate, table_for
 from .models import ProviderStatus, SearchResponse, SourceRating
 
-if TYPE_CHECKING:
-    from .engine import Engine
+if TYPE_CHECKING:  # the session (and its HTTP client) loads when a call needs it
+    from .session import Session
 
-__all__ = ["asearch", "provider_status", "rate_source", "reset_providers", "search"]
+__all__ = [
+    "aprovider_status",
+    "areset_providers",
+    "asearch",
+    "provider_status",
+    "rate_source",
+    "reset_providers",
+    "search",
+]
 
 
-def rate_source(url: str, query: str | None = None, *, settings: Settings | None = None) -> SourceRating:
+def rate_source(
+    url: str, query: str | None = None, *, settings: Settings | None = None, session: Session | None = None
+) -> SourceRating:
     """Tier (1-4), reliability score (0-100) and the reason, for ``url`` given ``query``.
 
     Raises ``InvalidURL`` when ``url`` is not an absolute http(s) URL.
     """
-    global _last_table
-    settings = settings or load_settings()
-    last = _last_table
-    if last is None or last[0] is not settings:
-        last = _last_table = (settings, table_for(settings.official, settings.tiers))
-    return rate(url, query, last[1])
-
-
-# The table of the settings last seen (settings are frozen, so the pair stays true): one pair,
-# replaced whole, so that threads never see one part new and the other old.
-_last_table: tuple[Settings, SourceTable] | None = None
+    if session is not None:
+        return rate(url, query, session.table)
+    settings = load_settings() if settings is None else settings
+    return rate(url, query, table_for(settings.official, settings.tiers))
 
 
 async def asearch(
@@ -41,6 +48,7 @@ async def asearch(
     max_results: int | None = None,
     strategy: str = "default",
     providers: Sequence[str] | None = None,
+    session: Session | None = None,
     settings: Settings | None = None,
 ) -> SearchResponse:
     """Search the web through the provider chain; results rated, de-duplicated and ranked.
@@ -50,37 +58,44 @@ async def asearch(
     Raises ``InvalidQuery``/``InvalidOption`` for bad input and ``NoProviderAvailable`` when no
     provider answered; zero results is an empty ``results`` with a warning, never an error.
     """
-    engine = _engine(settings)
-    try:
-        return await engine.asearch(
-            query, tier=tier, max_results=max_results, strategy=strategy, providers=providers
-        )
-    finally:
-        engine.state.close()
+    if session is None:
+        from .session import Session
+
+        async with Session(settings) as own:
+            return await asearch(
+                query, tier=tier, max_results=max_results, strategy=strategy, providers=providers, session=own
+            )
+    return await session.engine.asearch(
+        query, tier=tier, max_results=max_results, strategy=strategy, providers=providers
+    )
 
 
 search = sync(asearch)
 
 
-def _engine(settings: Settings | None) -> Engine:
-    from .engine import Engine  # here: the HTTP client and the providers load when first needed
-
-    return Engine(settings)
-
-
-def provider_status(settings: Settings | None = None) -> list[ProviderStatus]:
+async def aprovider_status(
+    settings: Settings | None = None, *, session: Session | None = None
+) -> list[ProviderStatus]:
     """What ``sourcewise providers`` shows: configured or not, suspended or not."""
-    engine = _engine(settings)
-    try:
-        return engine.status()
-    finally:
-        engine.state.close()
+    if session is None:
+        from .session import Session
+
+        async with Session(settings) as own:
+            return own.engine.status()
+    return session.engine.status()
 
 
-def reset_providers(name: str | None = None, settings: Settings | None = None) -> int:
+async def areset_providers(
+    name: str | None = None, settings: Settings | None = None, *, session: Session | None = None
+) -> int:
     """Lift the suspension of provider ``name`` (of every provider when ``None``): how many."""
-    engine = _engine(settings)
-    try:
-        return engine.reset(name)
-    finally:
-        engine.state.close()
+    if session is None:
+        from .session import Session
+
+        async with Session(settings) as own:
+            return own.engine.reset(name)
+    return session.engine.reset(name)
+
+
+provider_status = sync(aprovider_status)
+reset_providers = sync(areset_providers)

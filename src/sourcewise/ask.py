@@ -30,7 +30,7 @@ from .models import Answer, Plan, RankedHit, Reading, Route, SourceReport
 from .retrieve import refine_gathered
 from .session import Session
 from .sources import Source
-from .sources.web import PagesSource, WebSource
+from .sources.web import PagesSource
 
 __all__ = ["DEFAULT_SOURCES", "MAX_QUESTION", "aask"]
 
@@ -44,7 +44,8 @@ CLARIFY_KO = "몇 가지 뜻으로 읽힙니다. 어느 쪽인가요?"
 
 def _choose(
     session: Session, specs: Sequence[str | Source] | None, route: Route
-) -> tuple[list[Source], list[str]]:
+) -> tuple[list[Source], list[str], PagesSource | None]:
+    """The sources to search, warnings, and the pages the question names (its own source)."""
     warnings: list[str] = []
     if specs is None:
         names = list(session.settings.sources) or list(DEFAULT_SOURCES)
@@ -58,12 +59,11 @@ def _choose(
             raise InvalidOption(f"at most {MAX_SOURCES} sources in one ask, got {len(specs)}")
         chosen = session.sources(specs)
     if route.action == "skip" and route.signals.get("internal"):
-        if any(isinstance(s, WebSource) for s in chosen):
+        if any(s.capabilities.web for s in chosen):
             warnings.append("web left out: an internal question is answered from private sources only")
-        chosen = [s for s in chosen if not isinstance(s, WebSource)]
-    if route.action == "fetch":
-        chosen.append(PagesSource(route.urls, session.settings))
-    return chosen, warnings
+        chosen = [s for s in chosen if not s.capabilities.web]
+    pages = PagesSource(route.urls, session) if route.action == "fetch" else None
+    return [*chosen, *([pages] if pages else [])], warnings, pages
 
 
 def _terms(plan: Plan) -> list[str]:
@@ -157,9 +157,9 @@ async def _ask(
     route = routing.route(question, today=today, settings=settings)
     if route.readings and reading in route.readings:  # the reading decides the sources
         route, reading = choose(route, reading, question, today=today), None
-    chosen, warnings = _choose(session, specs, route)
+    chosen, warnings, pages = _choose(session, specs, route)
     kinds = list(dict.fromkeys(s.kind for s in chosen)) or ["knowledge_base"]
-    plan = routing.plan(question, kinds, today=today, settings=settings)
+    plan = routing.plan(question, kinds, today=today, session=session)
     if route.readings:  # seed 003: ask before searching when the reading changes the sources
         return _ask_first(question, route, plan, warnings)
     t1 = clock()
@@ -169,13 +169,15 @@ async def _ask(
     hits = [[*first, *more] for first, more in zip(gathered.hits, extra, strict=True)]
     t2 = clock()
     terms = _terms(plan)
-    ranked = merge_and_rank(hits, terms=terms, kind=plan.query_type.kind, today=plan.today)
+    levels = {s.authority: s.authority_levels for s in chosen if s.authority_levels}
+    kind = plan.query_type.kind
+    ranked = merge_and_rank(hits, terms=terms, kind=kind, today=plan.today, authorities=levels)
     verdict, found = readings(ranked, terms, question=question) if reading is None else ("none", [])
     if reading is not None:
         wanted = " ".join(analyze(reading))
         picked = [h for h in ranked if wanted in " ".join(analyze(f"{h.hit.title} {h.hit.text}"))]
         ranked = picked or ranked
-    warnings += _fallback_notes(gathered.reports, chosen, question)
+    warnings += _fallback_notes(gathered.reports, pages, question)
     answer = Answer(
         question=question,
         text="",
@@ -218,7 +220,7 @@ def _wait(seconds: float | None) -> str:
     return f"in {seconds:.0f} s" if seconds < 120 else f"in {seconds / 60:.0f} min"
 
 
-def _fallback_notes(reports: Sequence[SourceReport], sources: Sequence[Source], question: str) -> list[str]:
+def _fallback_notes(reports: Sequence[SourceReport], pages: PagesSource | None, question: str) -> list[str]:
     """What the fallbacks did, said in the answer (seed 003's fallback strategy, seed 001's
     ``[웹 조회 실패]``): a rate-limited source and when to try it again; each URL of the question
     that could not be read."""
@@ -227,11 +229,10 @@ def _fallback_notes(reports: Sequence[SourceReport], sources: Sequence[Source], 
         for r in reports
         if r.status == "rate_limited"
     ]
-    for source in sources:
-        for url, why in source.unread if isinstance(source, PagesSource) else ():
-            notes.append(
-                f"[웹 조회 실패] {url}: {why}" if is_hangul(question) else f"could not read {url}: {why}"
-            )
+    for url, why in pages.unread if pages else ():
+        notes.append(
+            f"[웹 조회 실패] {url}: {why}" if is_hangul(question) else f"could not read {url}: {why}"
+        )
     return notes
 
 
@@ -284,7 +285,7 @@ async def _write(
     warnings = list(answer.warnings)
     if settings.model_url and use_model is not False:
         try:
-            parts, dropped = await write_with_model(question, ranked, settings)
+            parts, dropped = await write_with_model(question, ranked, settings, session.client)
             text, citations, cited = assemble(parts, ranked)
             return answer.model_copy(
                 update={

@@ -160,8 +160,9 @@ def search(
         typer.Option(
             "--source",
             "-S",
-            help="Search these sources instead of the web (repeatable): a configured name, kb, web, "
-            "code:PATH, slack:PATH, mail:PATH, github:PATH. The query may use their filters.",
+            help="Search these sources instead of the web (repeatable; the same as `search-sources`): "
+            "a configured name, kb, web, code:PATH, slack:PATH, mail:PATH, github:PATH. The query may "
+            "use their filters.",
         ),
     ] = None,
     config: ConfigOpt = None,

@@ -67,8 +67,8 @@ def add_door_commands(app: typer.Typer, setup: Callable[..., Settings], fail: Ca
         workers: WorkersOpt = 1,
         config: ConfigOpt = None,
     ) -> None:
-        """Serve the tools to MCP clients: ask, search, retrieve, route, web_search, web_fetch
-        (stdio unless --http)."""
+        """Serve the tools to MCP clients: ask, search_sources, retrieve, route, web_search,
+        web_fetch (stdio unless --http)."""
         settings = setup(False, config)
         try:
             _doors(host)
@@ -88,8 +88,8 @@ def add_door_commands(app: typer.Typer, setup: Callable[..., Settings], fail: Ca
         workers: WorkersOpt = 1,
         config: ConfigOpt = None,
     ) -> None:
-        """Serve the HTTP API: /ask, /sources/search, /retrieve, /route, /search, /fetch, /health
-        (OpenAPI at /docs and /openapi.json)."""
+        """Serve the HTTP API: /ask, /sources/search, /retrieve, /route, /web/search, /web/fetch,
+        /health (OpenAPI at /docs and /openapi.json)."""
         setup(False, config)
         try:
             _doors(host)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .config import Settings
     from .core import extractive, present
     from .models import Answer, Cycle, Retrieval, SourceReport
+    from .session import Session
 else:  # imported when a command first needs them: ``--help`` starts without them
     sources_api = lazy_module("sourcewise.sources_api")
     present = lazy_module("sourcewise.core.present")
@@ -52,6 +53,21 @@ def search_sources_cmd(query: str, sources: list[str], fmt: str, limit: int, set
         typer.echo("warning: no results", err=True)
 
 
+@app.command("search-sources")
+def search_sources_command(
+    query: Annotated[str, typer.Argument(help="Words plus the sources' filters (from:, in:, after: ...).")],
+    source: SourceOpt = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="quick, deep, progressive or json.")] = "quick",
+    as_json: Annotated[bool, typer.Option("--json", help="The results as JSON.")] = False,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Results per source, 1-200.")] = 10,
+    config: ConfigOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Search private sources (default: the knowledge base) with a query in their own syntax."""
+    settings = _setup(verbose, config)
+    search_sources_cmd(query, source or ["kb"], "json" if as_json else fmt, limit, settings)
+
+
 def _progress(console: Console):  # type: ignore[no-untyped-def]
     from .models import SourceReport
 
@@ -64,23 +80,38 @@ def _progress(console: Console):  # type: ignore[no-untyped-def]
     return show
 
 
+async def _ask(
+    question: str, sources: list[str] | None, reading: str | None, settings: Settings, live: bool, pick: bool
+) -> Answer:
+    """The command's one session: the answer, and after a clarifying question (``pick``: asked
+    on a terminal) the answer for the reading chosen."""
+    from .session import Session
+
+    async with Session(settings) as session:
+        answer = await _run(session, question, sources, reading, live)
+        if answer.clarification and pick:
+            typer.echo(printable(answer.clarification))  # one reading per line
+            choice = typer.prompt("number", type=int, default=1)
+            if not 1 <= choice <= len(answer.readings):
+                _fail(InvalidOption(f"choose 1-{len(answer.readings)}"), 2)
+            answer = await _run(session, question, sources, answer.readings[choice - 1].label, live)
+        return answer
+
+
 async def _run(
-    question: str, sources: list[str] | None, reading: str | None, settings: Settings, live: bool
+    session: Session, question: str, sources: list[str] | None, reading: str | None, live: bool
 ) -> Answer:
     from rich.console import Console
 
     from .ask import aask
-    from .session import Session
 
     console = Console(stderr=True, highlight=False)
-    progress = _progress(console) if live else None
-    async with Session(settings) as session:
-        if live:
-            with console.status("searching every source at once…"):
-                return await aask(
-                    question, sources=sources, reading=reading, session=session, progress=progress
-                )
-        return await aask(question, sources=sources, reading=reading, session=session)
+    if live:
+        with console.status("searching every source at once…"):
+            return await aask(
+                question, sources=sources, reading=reading, session=session, progress=_progress(console)
+            )
+    return await aask(question, sources=sources, reading=reading, session=session)
 
 
 @app.command("ask")
@@ -100,27 +131,20 @@ def ask_cmd(
     verbose: VerboseOpt = False,
 ) -> None:
     """Answer a question from every source at once, each sentence citing the source behind it."""
+    from ._sync import run_sync
+
     settings = _setup(verbose, config)
     fmt = "json" if as_json else fmt
     if fmt not in present.ANSWER_FORMATS:
         _fail(InvalidOption(f"format must be one of {', '.join(present.ANSWER_FORMATS)}; got {fmt!r}"), 2)
     live = sys.stderr.isatty() and fmt != "json"
-    import asyncio
-
+    pick = sys.stdin.isatty() and fmt != "json"
     with _reported():
         try:
-            answer = asyncio.run(_run(question, source or None, reading, settings, live))
+            answer = run_sync(_ask(question, source or None, reading, settings, live, pick))
         except KeyboardInterrupt:
             typer.echo("interrupted: every source was stopped", err=True)
             raise typer.Exit(130) from None
-        if answer.clarification and sys.stdin.isatty() and fmt != "json":
-            typer.echo(printable(answer.clarification))  # one reading per line
-            choice = typer.prompt("number", type=int, default=1)
-            if not 1 <= choice <= len(answer.readings):
-                _fail(InvalidOption(f"choose 1-{len(answer.readings)}"), 2)
-            answer = asyncio.run(
-                _run(question, source or None, answer.readings[choice - 1].label, settings, live)
-            )
     if fmt == "json":
         _echo_json(answer)
     else:

@@ -11,12 +11,11 @@ from __future__ import annotations
 import os
 import shlex
 import tomllib
-from contextlib import suppress
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, Any
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -28,7 +27,7 @@ from pydantic_settings import (
 from ._version import __version__
 from .errors import ConfigError
 
-__all__ = ["DEFAULT_CHAIN", "Settings", "clear_settings_cache", "config_path", "load_settings"]
+__all__ = ["DEFAULT_CHAIN", "Settings", "config_path", "load_settings"]
 
 # Seed 000's order: Gemini (API key, then an MCP server, then the gemini CLI), then the keyed
 # engines, then the keyless ones (README, "Providers", says why in this order). Providers that are
@@ -71,7 +70,21 @@ class Settings(BaseSettings):
 
     providers: Annotated[list[str], NoDecode] = Field(
         default=list(DEFAULT_CHAIN),
-        description="provider chain in priority order; the first that answers wins",
+        description="provider chain in priority order; the first that answers wins. In the config "
+        "file either a list, or a [providers] table with `chain` and a [providers.NAME] section per "
+        "provider that declares options",
+    )
+    provider_options: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="[providers.NAME] sections, validated by each provider's own options model",
+    )
+    plugins: Annotated[list[str] | None, NoDecode] = Field(
+        default=None,
+        description="allowlist of third-party plug-ins (providers and sources, entry-point names); "
+        "unset: every installed plug-in loads; the built-ins always do",
+    )
+    redis_url: SecretStr | None = Field(
+        default=None, description="redis://host:port/db: page cache and suspensions in Redis, not SQLite"
     )
     timeout: float = Field(default=10.0, gt=0, le=120, description="seconds per request")
     max_results: int = Field(default=10, ge=1, le=50)
@@ -168,6 +181,26 @@ class Settings(BaseSettings):
         default_factory=dict, description="project name -> its official domains (extends the table)"
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _provider_table(cls, data: Any) -> Any:
+        """``[providers]`` as a table: ``chain`` is the list, each sub-table a provider's options."""
+        if isinstance(data, dict) and isinstance(data.get("providers"), dict):
+            data = dict(data)
+            table = dict(data.pop("providers"))
+            if "chain" in table:
+                data["providers"] = table.pop("chain")
+            bad = [k for k, v in table.items() if not isinstance(v, dict)]
+            if bad:
+                raise ValueError(f"[providers]: {bad[0]!r} is neither `chain` nor a [providers.NAME] table")
+            data["provider_options"] = {**table, **data.get("provider_options", {})}
+        return data
+
+    @field_validator("plugins", mode="before")
+    @classmethod
+    def _plugin_names(cls, value: Any) -> Any:
+        return cls._split(value)
+
     @field_validator(
         "providers",
         "allow_hosts",
@@ -231,149 +264,15 @@ class Settings(BaseSettings):
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, config_path()))
 
 
-# Environment variables read besides SOURCEWISE_*: the providers' usual ones and those that
-# place the config file and the state directory.
-_OTHER_ENV = frozenset(
-    {
-        "BRAVE_API_KEY",
-        "GEMINI_API_KEY",
-        "GOOGLE_CSE_ID",
-        "GOOGLE_CSE_KEY",
-        "OPENAI_API_KEY",
-        "SEARXNG_URL",
-        "TAVILY_API_KEY",
-        "XDG_CONFIG_HOME",
-        "XDG_CACHE_HOME",
-        "HOME",
-    }
-)
-_OTHER_ENV_ANY = _OTHER_ENV | {name.encode() for name in _OTHER_ENV}
-_CACHE_MAX = 8
-_cache: dict[tuple[object, ...], Settings] = {}
-_paths: dict[tuple[object, ...], str] = {}
-# (the environment as last seen, its relevant variables): one tuple, replaced whole, so that
-# threads never see one half new and the other old
-_env_state: tuple[dict[object, object], tuple[tuple[object, object], ...]] = ({}, ())
-
-
-def _cache_key(
-    config: str | Path | None, env: tuple[tuple[object, object], ...]
-) -> tuple[str | None, str, tuple[int, ...] | None, tuple[tuple[object, object], ...]]:
-    """What the settings are read from: the config file (path and stat) and the environment
-    (``env``: its relevant variables, from ``_environment()``)."""
-    given = str(config) if config else None
-    path = _paths.get((given, env))
-    if path is None:  # the file's place follows from the argument and the environment
-        token = _config_file.set(Path(config) if config else None)
-        try:
-            path = str(config_path())
-        finally:
-            _config_file.reset(token)
-        if len(_paths) >= _CACHE_MAX:
-            _evict(_paths)
-        _paths[(given, env)] = path
-    return (given, path, _stamp(path), env)
-
-
-def _stamp(path: str) -> tuple[int, ...] | None:
-    """The config file's modification time, change time, size and inode; None when it is absent."""
-    try:
-        # Most people have no config file: os.access says so without raising an exception.
-        if os.access(path, os.F_OK):
-            st = os.stat(path)
-            return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
-    except (OSError, ValueError):
-        pass
-    return None
-
-
-def _environment() -> tuple[dict[object, object], tuple[tuple[object, object], ...]]:
-    """The environment as it is now (a copy of os.environ's store) and the variables settings
-    are read from."""
-    # os.environ's own store (bytes on POSIX): reading it undecoded takes microseconds, where
-    # decoding every variable through the mapping took tens of them.
-    global _env_state
-    data = getattr(os.environ, "_data", None)
-    if not isinstance(data, dict):  # pragma: no cover - another platform's os.environ
-        data = dict(os.environ)
-    state = _env_state
-    if data == state[0]:  # nothing changed since the last look (one comparison, in C)
-        return state
-    snapshot = dict(data)
-    found = []
-    prefix: str | bytes = ""
-    for key, value in snapshot.items():
-        if not prefix:
-            prefix = b"SOURCEWISE_" if isinstance(key, bytes) else "SOURCEWISE_"
-        upper = key.upper()
-        if upper.startswith(prefix) or upper in _OTHER_ENV_ANY:
-            found.append((key, value))
-    found.sort()
-    state = (snapshot, tuple(found))
-    _env_state = state
-    return state
-
-
-def _evict(cache: dict[Any, Any]) -> None:
-    """Drop the oldest entry (another thread may have dropped it already)."""
-    with suppress(StopIteration, RuntimeError):
-        cache.pop(next(iter(cache)), None)
-
-
-def clear_settings_cache() -> None:
-    """Forget the settings read so far (the next ``load_settings()`` reads again)."""
-    global _last
-    _last = None
-    _cache.clear()
-    _paths.clear()
-
-
-class _Last(NamedTuple):
-    """The settings ``load_settings()`` (no argument) returned last, and what they were read from."""
-
-    environ: dict[object, object]  # a copy of os.environ's store as it was then
-    path: str  # the config file's place then
-    stamp: tuple[int, ...] | None  # and its stat
-    settings: Settings
-
-
-# One tuple, replaced whole, so that threads never see one part new and another old.
-_last: _Last | None = None
-
-
 def load_settings(config: str | Path | None = None, **overrides: Any) -> Settings:
     """Read settings from the file, the environment and ``overrides``; ``ConfigError`` if bad.
 
-    Without overrides the result is kept per process, per config file (path, modification time
-    and size) and per relevant environment: unchanged, the same (frozen) object is returned.
+    Settings are read here, at the edge (a door, a CLI command, a ``Session`` opened without
+    settings), and passed down: nothing keeps them between calls. Plug-in options
+    (``[providers.NAME]``, ``[sources.NAME]``) are validated when a session loads its registry.
     """
-    global _last
-    last = _last
-    # The common call, answered without hashing anything: the environment is the one the last
-    # settings were read from (one dict comparison, in C) and the config file's stat is
-    # unchanged (one access call when there is no file).
-    if (
-        config is None
-        and not overrides
-        and last is not None
-        and getattr(os.environ, "_data", None) == last.environ
-        and _stamp(last.path) == last.stamp
-    ):
-        return last.settings
-    clean = {k: v for k, v in overrides.items() if v is not None} if overrides else {}
-    if clean:
-        return _load(config, clean)
-    seen, env = _environment()
-    key = _cache_key(config, env)
-    settings = _cache.get(key)
-    if settings is None:
-        settings = _load(config, clean)
-        if len(_cache) >= _CACHE_MAX:
-            _evict(_cache)
-        _cache[key] = settings
-    if config is None and isinstance(getattr(os.environ, "_data", None), dict):
-        _last = _Last(seen, key[1], key[2], settings)
-    return settings
+    clean = {k: v for k, v in overrides.items() if v is not None}
+    return _load(config, clean)
 
 
 def _load(config: str | Path | None, clean: dict[str, Any]) -> Settings:
@@ -396,17 +295,7 @@ def _load(config: str | Path | None, clean: dict[str, Any]) -> Settings:
         raise ConfigError(f"Invalid settings (from {config_path()} or environment): {problems}") from exc
     finally:
         _config_file.reset(token)
-    _check_providers(settings, path)
+    from .registry import Registry  # local: the registry imports the plug-ins, which import this
+
+    Registry.load(settings)  # unknown providers and bad plug-in options fail here, at the edge
     return settings
-
-
-def _check_providers(settings: Settings, path: Path) -> None:
-    from .providers import load_providers  # local: providers import this module
-
-    known = load_providers()
-    unknown = [name for name in settings.providers if name not in known]
-    if unknown:
-        raise ConfigError(
-            f"unknown provider(s) {', '.join(unknown)} in `providers` (from {path} or "
-            f"SOURCEWISE_PROVIDERS); known: {', '.join(sorted(known))}"
-        )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TypeVar
@@ -13,7 +13,7 @@ from typing import TypeVar
 import httpx
 
 from ._sync import run_sync
-from .config import Settings, load_settings
+from .config import Settings
 from .core.rank import dedup, merge_results, pick_per_tier, rank, widen_by_tier
 from .core.tiers import SourceTable, table_for
 from .core.validate import validate_max_results, validate_query, validate_strategy, validate_tier
@@ -27,6 +27,7 @@ from .errors import (
 )
 from .models import ProviderStatus, RawResult, SearchResponse, SearchResult
 from .net.http import make_client, send
+from .net.redirects import RedirectCache
 from .net.state import MAX_SUSPENSION, OWN_BASE, OWN_MAX, ProviderState
 from .providers import HttpResponse, Provider, load_providers
 from .providers.base import ProviderCall, ProviderOutput
@@ -58,27 +59,56 @@ def _parsed(provider: Provider, response: HttpResponse) -> list[RawResult]:
 
 
 class Engine:
-    """Runs searches. Holds settings, the provider table, suspensions and an injectable clock.
+    """Runs searches over the provider chain: settings, providers, suspensions, a clock, a client.
 
-    ``transport`` is the one seam tests use (``httpx.MockTransport``); ``state`` defaults to the
-    SQLite file in ``settings.state_dir`` so that suspensions survive between runs.
+    A ``Session`` builds the one engine of its life over its own client, provider state and
+    redirect cache (``session.engine``). Built alone (tests, benchmarks), the engine makes its
+    own client on first use from ``transport`` (the seam tests use, ``httpx.MockTransport``) and
+    keeps it until ``aclose()``; ``state`` defaults to the SQLite file in ``settings.state_dir``.
     """
 
     def __init__(
         self,
-        settings: Settings | None = None,
+        settings: Settings,
         *,
+        client: httpx.AsyncClient | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         clock: Callable[[], float] = time.time,
         state: ProviderState | None = None,
         providers: dict[str, Provider] | None = None,
+        options: Mapping[str, object] | None = None,
+        redirects: Callable[[], RedirectCache | None] = lambda: None,
     ) -> None:
-        self.settings = settings or load_settings()
+        self.settings = settings
         self.transport = transport
         self.clock = clock
         self.state = state or ProviderState(self.settings.state_dir / "state.sqlite3")
         self.providers = providers or load_providers()
+        self.options = dict(options or {})
+        self.redirects = redirects
         self.table: SourceTable = table_for(self.settings.official, self.settings.tiers)
+        self._client = client
+        self._owns = (client is None, state is None)  # what it made itself, it closes
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = make_client(self.settings, self.transport)
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close what the engine made itself (a session closes what it lent)."""
+        owns_client, owns_state = self._owns
+        if owns_client and self._client is not None:
+            await self._client.aclose()
+            self._client = None
+        if owns_state:
+            self.state.close()
+
+    def _config(self, name: str) -> object:
+        """What a provider's ``configured``/``build`` read: its own validated options when it
+        declares a model, else the settings (the built-ins)."""
+        return self.options.get(name, self.settings)
 
     # -- the chain ---------------------------------------------------------------------------
     def chain(self, names: Sequence[str] | None = None) -> list[str]:
@@ -105,7 +135,7 @@ class Engine:
         for name in order:
             if name not in self.providers:
                 continue
-            ready, detail = self.providers[name].configured(self.settings)
+            ready, detail = self.providers[name].configured(self._config(name))
             hold = self.state.suspended(name, now)
             out.append(
                 ProviderStatus(
@@ -128,25 +158,25 @@ class Engine:
     async def web(self, query: str, max_results: int, names: Sequence[str] | None = None) -> WebAnswer:
         """Ask each provider in the chain in turn; the first that answers wins (even with [])."""
         attempts: list[tuple[str, str]] = []
-        async with make_client(self.settings, self.transport) as client:
-            for name in self.chain(names):
-                provider = self.providers[name]
-                ready, detail = provider.configured(self.settings)
-                if not ready:
-                    attempts.append((name, f"not configured ({detail})"))
-                    continue
-                hold = self.state.suspended(name, self.clock())
-                if hold:
-                    left = hold.until - self.clock()
-                    attempts.append((name, f"suspended for {left:.0f} s more after: {hold.reason}"))
-                    continue
-                try:
-                    out = await self._ask(client, provider, query, max_results)
-                except ProviderError as exc:
-                    attempts.append((name, self._handle(exc)))
-                    continue
-                self.state.clear(name)
-                return WebAnswer(out.results, name, attempts, out.answer)
+        client = self.client
+        for name in self.chain(names):
+            provider = self.providers[name]
+            ready, detail = provider.configured(self._config(name))
+            if not ready:
+                attempts.append((name, f"not configured ({detail})"))
+                continue
+            hold = self.state.suspended(name, self.clock())
+            if hold:
+                left = hold.until - self.clock()
+                attempts.append((name, f"suspended for {left:.0f} s more after: {hold.reason}"))
+                continue
+            try:
+                out = await self._ask(client, provider, query, max_results)
+            except ProviderError as exc:
+                attempts.append((name, self._handle(exc)))
+                continue
+            self.state.clear(name)
+            return WebAnswer(out.results, name, attempts, out.answer)
         raise NoProviderAvailable(attempts)
 
     async def _ask(
@@ -157,10 +187,12 @@ class Engine:
             try:
                 if provider.run is not None:
                     deadline = self.settings.timeout
-                    return await provider.run(
-                        ProviderCall(query, limit, self.settings, client, deadline, self.clock)
-                    )
-                request = provider.build(query, limit, self.settings)
+                    call = ProviderCall(
+                        query, limit, self.settings, client, deadline, self.clock,
+                        options=self.options.get(provider.name), redirects=self.redirects(),
+                    )  # fmt: skip
+                    return await provider.run(call)
+                request = provider.build(query, limit, self._config(provider.name))
                 response = await send(
                     client,
                     request,

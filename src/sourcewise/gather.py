@@ -75,7 +75,7 @@ async def _search(run: _Run, query: SourceQuery, limit: int) -> list[Hit]:
     run.queries.append(query.query)
     result = await run.source.search(query, limit=limit)
     run.warnings.extend(w for w in result.warnings if w not in run.warnings)
-    if run.source.kind != "knowledge_base":
+    if not run.source.capabilities.documents:
         return list(result.hits)
     # a document source's pages by class (meeting notes, status, spec ...) for the hierarchies
     source = run.source
@@ -86,7 +86,7 @@ async def _round(run: _Run, plan: Plan, limit: int) -> None:
     """The plan's query and, except on the web (each query there costs), its variant queries
     (seed 003: "k8s" for "Kubernetes"), one after another; hits merged, the plan's own first."""
     queries = [run.source.query_for(plan)[0]]
-    if run.source.kind != "web":
+    if not run.source.capabilities.web:
         queries += [run.source.query_for(alt)[0] for alt in plan.alternatives()]
     seen = {hit.location for hit in run.hits}
     for query in queries:

@@ -13,6 +13,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import httpx
+
 from .answer import complete_chat
 from .config import Settings
 from .core.extractive import strip_controls
@@ -71,10 +73,12 @@ def parse_scores(reply: str, count: int) -> dict[int, tuple[float, str]]:
     return out
 
 
-async def model_scores(task: str, hits: Sequence[Hit], settings: Settings) -> dict[int, tuple[float, str]]:
+async def model_scores(
+    task: str, hits: Sequence[Hit], settings: Settings, client: httpx.AsyncClient
+) -> dict[int, tuple[float, str]]:
     """The model's (relevance, reason) for the first ``MAX_SHOWN`` of ``hits``, by index."""
     shown = list(hits[:MAX_SHOWN])
     if not shown:
         return {}
-    reply = await complete_chat(PROMPT, f"Task: {task}\n\nCandidates:\n\n{_shown(shown)}", settings)
+    reply = await complete_chat(PROMPT, f"Task: {task}\n\nCandidates:\n\n{_shown(shown)}", settings, client)
     return parse_scores(reply, len(shown))

@@ -23,11 +23,12 @@ from pydantic import BaseModel, Field, StrictInt, ValidationError
 from starlette.types import ASGIApp
 
 from ._version import __version__
-from .config import Settings, load_settings
+from .config import Settings
 from .core.present import render_answer, render_results
 from .errors import SourcewiseError
 from .models import Answer, Page, Retrieval, Route, SearchResponse, SourceResult
 from .service import DOOR_MAX_CHARS, DoorSettings, Progress, Service, classify, describe_problems
+from .session import Session
 
 __all__ = ["SEARCH_BUDGET", "build_server", "create_http_app", "render_page", "render_search"]
 
@@ -42,8 +43,8 @@ INSTRUCTIONS = """sourcewise answers from the team's private sources (knowledge 
 mail, issues) and the web, and says how far each source can be trusted: web tier 1 official docs,
 2 semi-official, 3 community, 4 blogs and media, with a 0-100 reliability score.
 Use `ask` for a cited answer to a question from every source at once (after a clarifying
-question, call it again with `reading`); `search` for raw hits from private sources in their
-filter syntax; `retrieve` to find the files or passages a task needs; `route` when unsure
+question, call it again with `reading`); `search_sources` for raw hits from private sources in
+their filter syntax; `retrieve` to find the files or passages a task needs; `route` when unsure
 whether a question needs the web; `web_search` to find pages; `web_fetch` to read one page (long
 pages come in slices: pass the `start` it gives you)."""
 
@@ -287,7 +288,7 @@ ReadingArg = Annotated[
 ]
 
 
-async def search(
+async def search_sources(
     query: Annotated[str, Field(max_length=4000, description="words plus filters (from:, in:, after: ...)")],
     ctx: Ctx,
     sources: SourcesArg = None,
@@ -350,7 +351,7 @@ def _budget(text: str, budget: int) -> str:
     return text if len(text) <= budget else text[: budget - 40].rstrip() + cut
 
 
-TOOLS = (web_search, web_fetch, route, search, ask, retrieve)
+TOOLS = (web_search, web_fetch, route, search_sources, ask, retrieve)
 
 
 class _Server(MCPServer[Service]):
@@ -387,11 +388,9 @@ def build_server(settings: Settings | None = None, doors: DoorSettings | None = 
 
     @asynccontextmanager
     async def lifespan(_server: MCPServer[Service]) -> AsyncIterator[Service]:
-        service = Service(settings or load_settings(), doors)
-        try:
-            yield service
-        finally:
-            await service.aclose()
+        # One session per worker process: its client, stores and open sources serve every call.
+        async with Session(settings) as session:
+            yield Service(session, doors)
 
     server = _Server(
         "sourcewise", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING"

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 __all__ = [
     "Answer",
@@ -141,22 +141,15 @@ class Route(_Model):
 
 
 QueryKind = Literal["decision", "status", "document", "person", "fact", "temporal", "exploration"]
-SourceKind = Literal["chat", "code", "email", "knowledge_base", "project_tracker", "web"]
-Authority = Literal[
-    "official_doc",
-    "wiki",
-    "shared_doc",
-    "meeting_notes",
-    "thread_conclusion",
-    "status_doc",
-    "announcement",
-    "tracker_task",
-    "email",
-    "chat",
-    "code",
-    "web",
-]
-"""Seed 003's authority classes: what kind of record a hit is, for the per-query-type hierarchies."""
+KIND_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
+SourceKind = Annotated[str, StringConstraints(pattern=KIND_PATTERN)]
+"""Which kind of place a source is: the built-ins are ``chat``, ``code``, ``email``,
+``knowledge_base``, ``project_tracker`` and ``web``; a plug-in may declare its own."""
+Authority = Annotated[str, StringConstraints(pattern=KIND_PATTERN)]
+"""Seed 003's authority classes: what kind of record a hit is, for the per-query-type hierarchies
+(``official_doc``, ``wiki``, ``shared_doc``, ``meeting_notes``, ``thread_conclusion``,
+``status_doc``, ``announcement``, ``tracker_task``, ``email``, ``chat``, ``code``, ``web``; a
+plug-in may declare its own, see docs/adding-a-source.md)."""
 
 
 class QueryType(_Model):
@@ -202,7 +195,10 @@ class Plan(_Model):
     variants: dict[str, list[str]]
     mode: Literal["semantic", "keyword"]
     mode_reason: str
-    sources: list[SourceQuery]
+    sources: list[SourceQuery] = Field(
+        description="the question as each source kind asked for writes it, in its own syntax (a "
+        "broadened plan has none: each source renders it)"
+    )
     today: date
     level: int = Field(default=0, description="how many broadening steps produced this plan")
     dropped: list[str] = Field(default_factory=list, description="what broadening removed, in order")

@@ -2,39 +2,25 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import weakref
 from datetime import UTC, datetime
-from typing import Literal, overload
+from typing import TYPE_CHECKING, Literal, overload
 
-from ._sync import on_loop_exit, sync
-from .config import Settings, load_settings
+from ._sync import sync
+from .config import Settings
 from .core.passages import top_passages
-from .core.tiers import builtin_table, rate, table_for
+from .core.tiers import SourceTable, builtin_table, rate
 from .core.urls import canonical_url, redact
 from .errors import FetchError, InvalidOption
 from .models import Page
 from .net.cache import CachedDocument
-from .net.fetch import Fetcher
 
-__all__ = ["afetch", "fetch", "shared_fetcher"]
+if TYPE_CHECKING:
+    from .session import Session
+
+__all__ = ["afetch", "build_page", "fetch"]
 
 log = logging.getLogger("sourcewise")
-_shared: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Fetcher]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def shared_fetcher(settings: Settings) -> Fetcher:
-    """The fetcher shared by every ``afetch`` on this event loop with these settings, so that
-    concurrent fetches of one URL make one request."""
-    loop = asyncio.get_running_loop()
-    per_loop = _shared.setdefault(loop, {})
-    key = settings.model_dump_json()
-    if key not in per_loop:
-        per_loop[key] = Fetcher(settings)
-    return per_loop[key]
 
 
 def build_page(
@@ -45,11 +31,10 @@ def build_page(
     start: int,
     max_chars: int,
     from_cache: bool,
-    settings: Settings | None = None,
+    table: SourceTable | None = None,
 ) -> Page:
     text = doc.extracted.text
-    table = table_for(settings.official, settings.tiers) if settings else builtin_table()
-    rating = rate(doc.url, prompt, table)
+    rating = rate(doc.url, prompt, table or builtin_table())
     end = start + max_chars
     return Page(
         url=doc.url,
@@ -83,6 +68,7 @@ async def afetch(
     max_chars: int | None = ...,
     start: int = ...,
     best_effort: Literal[False] = ...,
+    session: Session | None = ...,
     settings: Settings | None = ...,
 ) -> Page: ...
 @overload
@@ -95,6 +81,7 @@ async def afetch(
     max_chars: int | None = ...,
     start: int = ...,
     best_effort: Literal[True],
+    session: Session | None = ...,
     settings: Settings | None = ...,
 ) -> Page | None: ...
 async def afetch(
@@ -106,16 +93,36 @@ async def afetch(
     max_chars: int | None = None,
     start: int = 0,
     best_effort: bool = False,
+    session: Session | None = None,
     settings: Settings | None = None,
 ) -> Page | None:
     """Fetch ``url``: main content as Markdown, title, tier and score, passages for ``prompt``.
 
     Long pages come in slices of ``max_chars`` from ``start`` (``next_start`` says where the next
     one begins). Errors are typed ``FetchError``s; ``best_effort=True`` turns them into ``None``
-    plus a logged reason (seed 001's graceful degradation).
+    plus a logged reason (seed 001's graceful degradation). ``session``: the one to fetch
+    through (its fetcher, page cache and settings); otherwise a short one on ``settings``.
     """
-    settings = settings or load_settings()
     canonical_url(url)  # InvalidURL before anything else
+    if session is None:
+        from .session import Session
+
+        async with Session(settings) as own:
+            return await _afetch(own, url, prompt, allow_private, use_cache, max_chars, start, best_effort)
+    return await _afetch(session, url, prompt, allow_private, use_cache, max_chars, start, best_effort)
+
+
+async def _afetch(
+    session: Session,
+    url: str,
+    prompt: str | None,
+    allow_private: bool | None,
+    use_cache: bool,
+    max_chars: int | None,
+    start: int,
+    best_effort: bool,
+) -> Page | None:
+    settings = session.settings
     if not isinstance(start, int) or start < 0:
         raise InvalidOption(f"start must be 0 or more, got {start!r}")
     size = settings.max_chars if max_chars is None else max_chars
@@ -123,21 +130,15 @@ async def afetch(
         raise InvalidOption(f"max_chars must be at least 1, got {max_chars!r}")
     private = settings.allow_private if allow_private is None else allow_private
     try:
-        doc, cached = await shared_fetcher(settings).document(url, allow_private=private, use_cache=use_cache)
+        doc, cached = await session.fetcher.document(url, allow_private=private, use_cache=use_cache)
     except FetchError as exc:
         if best_effort:
             log.warning("⚠️ could not read %s: %s", redact(url), exc.detail)
             return None
         raise
     return build_page(
-        doc, url, prompt=prompt, start=start, max_chars=size, from_cache=cached, settings=settings
+        doc, url, prompt=prompt, start=start, max_chars=size, from_cache=cached, table=session.table
     )
 
 
-async def _close_shared(loop: asyncio.AbstractEventLoop) -> None:
-    for fetcher in _shared.pop(loop, {}).values():
-        await fetcher.aclose()
-
-
-on_loop_exit(_close_shared)
 fetch = sync(afetch)

@@ -32,6 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+import httpx
+
 from . import routing
 from .config import Settings
 from .core.plan import replan
@@ -63,8 +65,6 @@ from .models import Candidate, Cycle, Hit, Learned, Plan, Retrieval, SourceKind
 from .session import Session
 from .sources import Source
 from .sources.cochange import History, Neighbour, neighbours, read_history
-from .sources.code import CodeSource
-from .sources.web import PagesSource, WebSource
 
 __all__ = ["DEFAULT_EXCLUDE", "MAX_CYCLES", "MAX_TASK", "aretrieve", "refine_gathered"]
 
@@ -96,6 +96,7 @@ class _Loop:
     max_cycles: int = 3
     enough: int = ENOUGH
     use_feedback: bool = True  # RM3 words in the next query (``ask`` goes without: it needs speed)
+    client: httpx.AsyncClient | None = None  # the session's, for the model's scores (use_model)
     pool: dict[str, Hit] = field(default_factory=dict)
     first_seen: dict[str, int] = field(default_factory=dict)
     facts: dict[str, Facts] = field(default_factory=dict)
@@ -178,7 +179,9 @@ async def _score(loop: _Loop) -> list[Scored]:
         return _with_cochange(loop, scored)
     hits = [loop.pool[s.facts.location] for s in scored]
     try:
-        rated = await model_scores(loop.task, hits, loop.settings)
+        if loop.client is None:
+            raise ModelError("no HTTP client for the model (retrieve runs in a Session)")
+        rated = await model_scores(loop.task, hits, loop.settings, loop.client)
     except ModelError as exc:
         loop.use_model = False
         loop.warnings.append(f"model scoring unavailable, rule-based relevance instead: {exc}")
@@ -271,7 +274,7 @@ def _history(loop: _Loop, source: Source) -> History | None:
     """The git history of a code source's folder, read once per retrieval; ``None`` for other sources
     (a source with no index of its own to check co-changed files against)."""
     root = source.options.path
-    if not isinstance(source, CodeSource) or root is None:
+    if not source.capabilities.history or root is None:
         return None
     if source.name not in loop.histories:
         try:
@@ -318,7 +321,7 @@ def _indexed(source: Source, path: str) -> bool:
     """Whether the code source's own index holds ``path``: history names every file ever committed,
     including those the source leaves out (``.gitignore``d secrets, its include/exclude globs,
     binary, minified or oversized files); co-change brings in only what a search could find."""
-    return isinstance(source, CodeSource) and source.holds(path)
+    return source.holds(path)
 
 
 def _admit_cochanged(loop: _Loop, cycle: int) -> list[str]:
@@ -496,12 +499,12 @@ async def aretrieve(
         settings = session.settings
         chosen = session.sources(sources)
         kinds: list[SourceKind] = list(dict.fromkeys(s.kind for s in chosen))
-        plan = routing.plan(task, kinds, today=today, settings=settings)
+        plan = routing.plan(task, kinds, today=today, session=session)
         loop = _Loop(
             task=task, sources=chosen, settings=settings, include=tuple(include),
             exclude=_excludes(task, exclude), use_model=bool(settings.model_url) and use_model is not False,
             vocab=vocabulary([*plan.phrases, *plan.entities, *plan.keywords], plan.variants),
-            max_cycles=max_cycles,
+            max_cycles=max_cycles, client=session.client,
         )  # fmt: skip
         await _run(loop, plan)
         return _result(loop, limit)
@@ -521,7 +524,7 @@ async def refine_gathered(
     private = [
         i
         for i, s in enumerate(sources)
-        if not isinstance(s, WebSource | PagesSource) and first.reports[i].status in ("ok", "empty")
+        if not s.capabilities.web and first.reports[i].status in ("ok", "empty")
     ]  # the web costs queries; a source that failed or timed out would only fail again
     if not private or not any(first.hits[i] for i in private):
         return [[] for _ in sources], []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from datetime import date
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
@@ -15,8 +16,12 @@ from .core import route as _route
 from .core.classify import classify_query
 from .core.text import is_hangul
 from .core.validate import validate_question, validate_today
-from .errors import NoProviderAvailable, SourcewiseError
+from .errors import InvalidOption, NoProviderAvailable, SourcewiseError
 from .models import Page, Plan, Route, SearchResult, _Model
+from .registry import source_kinds
+
+if TYPE_CHECKING:
+    from .session import Session
 
 __all__ = [
     "WebContext",
@@ -38,7 +43,7 @@ def route(question: str, *, today: date | None = None, settings: Settings | None
     """
     question = validate_question(question)
     today = validate_today(today)
-    settings = settings or load_settings()
+    settings = load_settings() if settings is None else settings  # the edge, for this call
     return _route.route(
         question,
         today=today,
@@ -54,10 +59,26 @@ def plan(
     *,
     today: date | None = None,
     settings: Settings | None = None,
+    session: Session | None = None,
 ) -> Plan:
-    """Query type, keywords, entities, filters, variants and one query per source (seed 003)."""
-    settings = settings or load_settings()
-    return _plan.plan(question, sources or _plan.DEFAULT_SOURCES, today=today, variants=settings.variants)
+    """Query type, keywords, entities, filters, variants and one query per source kind (seed 003),
+    each written by the sources of that kind in their own syntax.
+
+    ``sources``: source kinds (``chat``, ``email``, ``knowledge_base`` ... or a plug-in's own);
+    default: chat, knowledge base and project tracker."""
+    if session is not None:
+        settings, known = session.settings, session.registry.kinds()
+    else:
+        settings = load_settings() if settings is None else settings
+        known = source_kinds(settings)
+    kinds = _plan.DEFAULT_SOURCES if sources is None else sources
+    if isinstance(kinds, str) or not isinstance(kinds, Sequence):
+        raise InvalidOption(f"sources must be a list of source kinds, e.g. [{kinds!r}], not a string")
+    unknown = [k for k in kinds if not isinstance(k, str) or k not in known]
+    if unknown or not kinds:
+        raise InvalidOption(f"sources must be some of {', '.join(sorted(known))}; got {list(kinds)!r}")
+    syntaxes = {kind: known[kind].syntax for kind in sorted(set(kinds))}
+    return _plan.plan(question, syntaxes, today=today, variants=settings.variants)
 
 
 class WebContext(_Model):
@@ -98,7 +119,7 @@ def _say(question: str, korean: str, english: str) -> str:
 
 
 async def _read_pages(
-    question: str, urls: Sequence[str], settings: Settings
+    question: str, urls: Sequence[str], session: Session
 ) -> tuple[list[Page], list[tuple[str, str]]]:
     from .pages import afetch  # here: the HTTP client loads when a page is first read
 
@@ -106,7 +127,7 @@ async def _read_pages(
     problems: list[tuple[str, str]] = []
     for url in urls:
         try:
-            page = await afetch(url, question, settings=settings)
+            page = await afetch(url, question, session=session)
         except SourcewiseError as exc:  # a bad or unreachable URL is a web failure, never raised
             log.warning(_say(question, "⚠️ URL 조회 실패: %s", "⚠️ could not read the URL: %s"), exc)
             problems.append((url, str(exc)))
@@ -121,13 +142,23 @@ async def aconditional_web_search(
     *,
     today: date | None = None,
     settings: Settings | None = None,
+    session: Session | None = None,
 ) -> WebContext:
     """Search or fetch only when the question needs the web. Never raises for a web failure
     (a provider down, a URL refused or unreadable): ``context`` is then ``None`` and ``error``
     says why. Bad input still raises ``InvalidQuery`` / ``InvalidOption``."""
-    from .api import asearch
+    if session is None:
+        from .session import Session
 
-    settings = settings or load_settings()
+        async with Session(settings) as own:
+            return await _conditional(question, rag_context, today, own)
+    return await _conditional(question, rag_context, today, session)
+
+
+async def _conditional(
+    question: str, rag_context: str | None, today: date | None, session: Session
+) -> WebContext:
+    settings = session.settings
     decision = route(question, today=today, settings=settings)
     if decision.action == "skip":
         where = "the private context given" if rag_context else "private sources"
@@ -140,7 +171,7 @@ async def aconditional_web_search(
             _say(question, "🔗 URL 직접 참조: %d개", "🔗 reading %d URL(s) from the question"),
             len(decision.urls),
         )
-        pages, problems = await _read_pages(question, decision.urls, settings)
+        pages, problems = await _read_pages(question, decision.urls, session)
         error = None if pages else "none of the URLs could be read: " + "; ".join(why for _, why in problems)
         return WebContext(
             searched=True,
@@ -155,7 +186,7 @@ async def aconditional_web_search(
         )
     log.info(_say(question, "🔍 웹 검색 수행: %s", "🔍 searching the web: %s"), decision.reason)
     try:
-        response = await asearch(decision.query or question, settings=settings)
+        response = await session.engine.asearch(decision.query or question)
     except SourcewiseError as exc:
         log.warning(_say(question, "⚠️ 웹 검색 실패: %s", "⚠️ the web search failed: %s"), exc)
         return WebContext(

@@ -25,12 +25,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp
 
 from ._version import __version__
-from .config import Settings, load_settings
+from .config import Settings
 from .core.present import render_answer
 from .errors import SourcewiseError
 from .guards import guarded
 from .models import Answer, Page, Retrieval, Route, SearchResponse, SourceResult
 from .service import DOOR_MAX_CHARS, DoorSettings, Health, Service, classify, describe_problems
+from .session import Session
 
 __all__ = [
     "AskRequest",
@@ -165,25 +166,26 @@ def build_api(settings: Settings | None = None, doors: DoorSettings | None = Non
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        app.state.service = Service(settings or load_settings(), doors)
-        try:
+        # One session per worker process: its client, stores and open sources serve every request.
+        async with Session(settings) as session:
+            app.state.service = Service(session, doors)
             yield
-        finally:
-            await app.state.service.aclose()
 
     api = FastAPI(
         title="sourcewise",
         version=__version__,
         description="Cited answers from the team's private sources and the web (`/ask`), search of "
         "the private sources (`/sources/search`), iterative retrieval for a task (`/retrieve`), web "
-        "search with source tiers (`/search`), page fetching in slices (`/fetch`), routing (`/route`) "
-        "and `/health`. Send the API key as `Authorization: Bearer KEY` when the server has one.",
+        "search with source tiers (`/web/search`), page fetching in slices (`/web/fetch`), routing "
+        "(`/route`) and `/health`. The names match the CLI and the MCP tools (docs/doors.md). Send "
+        "the API key as `Authorization: Bearer KEY` when the server has one.",
         lifespan=lifespan,
     )
     _handlers(api)
 
-    @api.post("/search", response_model=SearchResponse, responses=ERRORS)
-    async def search(body: SearchRequest, service: ServiceDep) -> SearchResponse:
+    @api.post("/web/search", response_model=SearchResponse, responses=ERRORS)
+    @api.post("/search", response_model=SearchResponse, responses=ERRORS, include_in_schema=False)
+    async def web_search(body: SearchRequest, service: ServiceDep) -> SearchResponse:
         """Search the web: results rated by tier (1 official ... 4 blogs), de-duplicated, ranked."""
         return await _limited(
             service,
@@ -192,8 +194,9 @@ def build_api(settings: Settings | None = None, doors: DoorSettings | None = Non
             ),
         )
 
-    @api.post("/fetch", response_model=Page, responses={**ERRORS, 403: {"model": ErrorBody}})
-    async def fetch(body: FetchRequest, service: ServiceDep) -> Page:
+    @api.post("/web/fetch", response_model=Page, responses={**ERRORS, 403: {"model": ErrorBody}})
+    @api.post("/fetch", response_model=Page, responses=ERRORS, include_in_schema=False)
+    async def web_fetch(body: FetchRequest, service: ServiceDep) -> Page:
         """Read one page: main content as Markdown, rated; long pages in slices (``next_start``)."""
         return await _limited(
             service,

@@ -1,10 +1,12 @@
-"""What the doors serve: one long-lived ``Service`` per process, one async method per capability.
+"""What the doors serve: the door-facing layer over one ``Session`` per worker process.
 
 The MCP server (``mcp_server.py``) and the HTTP API (``server.py``) are thin: each tool or
-endpoint validates its arguments, calls one method here and renders the result. Long-lived
-resources (the provider state, the page fetcher and its cache) live here so that concurrent
-requests share them, and so that several worker processes share them through the state files
-(SQLite) or Redis (``SOURCEWISE_REDIS_URL``).
+endpoint validates its arguments, calls one method here and renders the result. ``Service`` owns
+nothing: argument checks for callers over a network, and the mapping of library errors to door
+statuses (``classify``). Every long-lived resource (the provider state, the HTTP client, the page
+fetcher and its cache, the open sources) belongs to the one ``Session`` it is given, so that
+concurrent requests share them, and several worker processes share the state through the SQLite
+files or Redis (``redis_url``, ``SOURCEWISE_REDIS_URL``).
 
 Adding a capability (``search``, ``ask``, ``retrieve`` as they land): one method on ``Service``
 in the section marked below, then one tool in ``mcp_server.py`` and one endpoint in ``server.py``.
@@ -24,10 +26,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ._version import __version__
 from .ask import aask
-from .config import Settings
 from .core.urls import canonical_url
 from .core.validate import validate_query
-from .engine import Engine
 from .errors import (
     AddressNotAllowed,
     ConfigError,
@@ -46,9 +46,6 @@ from .errors import (
     SourcewiseError,
 )
 from .models import Answer, Page, Retrieval, Route, SearchResponse, SourceReport, SourceResult, _Model
-from .net.cache import PageCache
-from .net.fetch import Fetcher
-from .net.state import ProviderState
 from .pages import build_page
 from .retrieve import aretrieve
 from .routing import route as _route
@@ -132,9 +129,6 @@ class DoorSettings(BaseSettings):
     rate_burst: int = Field(default=30, ge=1, description="requests a client may send at once")
     max_body_bytes: int = Field(default=65_536, ge=1024, description="largest request body accepted")
     request_timeout: float = Field(default=60.0, gt=0, le=600, description="seconds one request may take")
-    redis_url: SecretStr | None = Field(
-        default=None, description="redis://host:port/db: page cache and suspensions in Redis, not SQLite"
-    )
 
 
 class Health(_Model):
@@ -192,37 +186,20 @@ def classify(exc: SourcewiseError) -> Failure:
     return Failure(500, kind, message)
 
 
-def open_stores(settings: Settings, redis_url: str | None) -> tuple[PageCache, ProviderState, str]:
-    """The page cache and provider state: Redis when configured, else the SQLite files."""
-    if redis_url:
-        from .net.redis_store import RedisPageCache, RedisProviderState
-
-        return RedisPageCache(redis_url, settings.cache_ttl), RedisProviderState(redis_url), "redis"
-    cache = PageCache(settings.state_dir / "pages.sqlite3", settings.cache_ttl)
-    return cache, ProviderState(settings.state_dir / "state.sqlite3"), "sqlite"
-
-
 class Service:
-    """The library's capabilities over long-lived resources. ``aclose()`` when done."""
+    """The library's capabilities for the doors, over one ``Session`` (the caller closes it)."""
 
-    def __init__(self, settings: Settings, doors: DoorSettings | None = None) -> None:
-        self.settings = settings
+    def __init__(self, session: Session, doors: DoorSettings | None = None) -> None:
+        self.session = session
+        self.settings = session.settings
         self.doors = doors or DoorSettings()
-        url = self.doors.redis_url.get_secret_value() if self.doors.redis_url else None
-        cache, self.state, self.store = open_stores(settings, url)
-        self.engine = Engine(settings, state=self.state)
-        self.fetcher = Fetcher(settings, cache=cache)
-
-    async def aclose(self) -> None:
-        await self.fetcher.aclose()
-        self.state.close()
 
     def health(self) -> Health:
-        rows = self.engine.status()
+        rows = self.session.engine.status()
         return Health(
             providers_ready=[r.name for r in rows if r.in_chain and r.configured and not r.suspended_until],
             providers_suspended=[r.name for r in rows if r.suspended_until],
-            store=self.store,
+            store=self.session.store,
         )
 
     async def web_search(
@@ -237,7 +214,9 @@ class Service:
         """The provider chain; results rated, de-duplicated and ranked (``sourcewise.asearch``)."""
         door_text(query, "the query")
         await progress(0, 1, f"searching the web for {validate_query(query)!r}")
-        response = await self.engine.asearch(query, tier=tier, max_results=max_results, strategy=strategy)
+        response = await self.session.engine.asearch(
+            query, tier=tier, max_results=max_results, strategy=strategy
+        )
         await progress(1, 1, f"{len(response.results)} results from {response.provider}")
         return response
 
@@ -260,10 +239,10 @@ class Service:
         if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= DOOR_MAX_CHARS:
             raise InvalidOption(f"max_chars must be from 1 to {DOOR_MAX_CHARS}, got {max_chars!r}")
         await progress(0, 2, "fetching the page")
-        doc, cached = await self.fetcher.document(url, allow_private=self.settings.allow_private)
+        doc, cached = await self.session.fetcher.document(url, allow_private=self.settings.allow_private)
         await progress(1, 2, "read from the cache" if cached else "fetched and extracted")
         page = build_page(
-            doc, url, prompt=prompt, start=start, max_chars=size, from_cache=cached, settings=self.settings
+            doc, url, prompt=prompt, start=start, max_chars=size, from_cache=cached, table=self.session.table
         )
         await progress(2, 2, f"{page.total_chars} characters")
         return page
@@ -296,7 +275,7 @@ class Service:
         """Search private sources with a query in their own syntax (``sourcewise.search_sources``)."""
         door_text(query, "the query")
         chosen = self.door_sources(sources) or ["kb"]
-        return await asearch_sources(query, chosen, limit=limit, settings=self.settings)
+        return await asearch_sources(query, chosen, limit=limit, session=self.session)
 
     async def ask(
         self,
@@ -324,17 +303,17 @@ class Service:
             )
             await progress(done, done + 1, text)
 
-        async with Session(self.settings, engine=self.engine) as session:
-            if isinstance(reading, bool):
-                raise InvalidOption("reading is a number (from 1) or a label, not true or false")
-            label = reading
-            if isinstance(reading, int) or (isinstance(reading, str) and _NUMBER.fullmatch(reading.strip())):
-                # A number picks from the readings a first pass finds, as the CLI's prompt does.
-                first = _answered(await aask(question, sources=chosen, session=session, progress=report))
-                label = _pick_reading(first, int(reading))
-            if label is not None and not isinstance(label, str):
-                raise InvalidOption(f"reading is a number or a label, got {type(label).__name__}")
-            answer = await aask(question, sources=chosen, reading=label, session=session, progress=report)
+        session = self.session
+        if isinstance(reading, bool):
+            raise InvalidOption("reading is a number (from 1) or a label, not true or false")
+        label = reading
+        if isinstance(reading, int) or (isinstance(reading, str) and _NUMBER.fullmatch(reading.strip())):
+            # A number picks from the readings a first pass finds, as the CLI's prompt does.
+            first = _answered(await aask(question, sources=chosen, session=session, progress=report))
+            label = _pick_reading(first, int(reading))
+        if label is not None and not isinstance(label, str):
+            raise InvalidOption(f"reading is a number or a label, got {type(label).__name__}")
+        answer = await aask(question, sources=chosen, reading=label, session=session, progress=report)
         return _answered(answer)
 
     async def retrieve(
@@ -349,8 +328,7 @@ class Service:
         door_text(task, "the task")
         chosen = self.door_sources(sources) or ["kb"]
         await progress(0, max_cycles, f"retrieving for {task[:80]!r}")
-        async with Session(self.settings) as session:
-            result = await aretrieve(task, sources=chosen, max_cycles=max_cycles, session=session)
+        result = await aretrieve(task, sources=chosen, max_cycles=max_cycles, session=self.session)
         await progress(max_cycles, max_cycles, f"{len(result.candidates)} candidates")
         return result
 

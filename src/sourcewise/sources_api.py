@@ -15,7 +15,7 @@ from .errors import InvalidOption, InvalidQuery
 from .models import SourceInfo, SourceQuery, SourceResult
 from .retrieve import aretrieve
 from .session import Session
-from .sources import Source, load_source_types
+from .sources import Source
 
 __all__ = ["asearch_sources", "ask", "asource_info", "retrieve", "search_sources", "source_info"]
 
@@ -25,13 +25,15 @@ async def asearch_sources(
     sources: Sequence[str | Source] | str | Source,
     *,
     limit: int = 10,
+    session: Session | None = None,
     settings: Settings | None = None,
 ) -> list[SourceResult]:
     """Search ``sources`` at once with ``query`` written in their own syntax (``from:``, ``in:`` ...).
 
     ``sources``: configured names, specs (``kb``, ``code:PATH``, ``slack:PATH``, ``mail:PATH``,
     ``github:PATH``, ``web``) or ``Source`` objects. A source that fails raises its ``SourceError``
-    (``ask`` is the call that carries on without it).
+    (``ask`` is the call that carries on without it). ``session``: a long-lived one whose open
+    sources answer (a door's); otherwise one is opened on ``settings`` for the call.
     """
     # Lone surrogates and control characters cannot be stored or matched: they are replaced or
     # dropped here, once, for every source (``core.text.printable``).
@@ -40,29 +42,37 @@ async def asearch_sources(
         raise InvalidQuery(f"a source query is at most {MAX_QUERY_CHARS} characters, got {len(text)}")
     if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 200:
         raise InvalidOption(f"limit must be 1-200, got {limit!r}")
-    async with Session(settings) as session:
-        chosen = session.sources(sources)
-        return list(
-            await asyncio.gather(
-                *(
-                    s.search(SourceQuery(source=s.kind, mode="keyword", query=text), limit=limit)
-                    for s in chosen
-                )
-            )
-        )
+    if session is None:
+        async with Session(settings) as own:
+            return await _search(own, text, sources, limit)
+    return await _search(session, text, sources, limit)
+
+
+async def _search(
+    session: Session, text: str, sources: Sequence[str | Source] | str | Source, limit: int
+) -> list[SourceResult]:
+    chosen = session.sources(sources)
+    queries = [SourceQuery(source=s.kind, mode="keyword", query=text) for s in chosen]
+    found = await asyncio.gather(*(s.search(q, limit=limit) for s, q in zip(chosen, queries, strict=True)))
+    return list(found)
 
 
 search_sources = sync(asearch_sources)
 
 
 async def asource_info(
-    sources: Sequence[str | Source] | None = None, *, settings: Settings | None = None
+    sources: Sequence[str | Source] | None = None,
+    *,
+    session: Session | None = None,
+    settings: Settings | None = None,
 ) -> list[SourceInfo]:
     """What ``sourcewise sources`` shows: each configured source (default: also kb and web)."""
-    async with Session(settings) as session:
-        built_in = [n for n in ("kb", "web") if n in load_source_types()]
-        names = list(sources) if sources is not None else [*session.settings.sources, *built_in]
-        return [await s.info() for s in session.sources(list(dict.fromkeys(names)))]
+    if session is None:
+        async with Session(settings) as own:
+            return await asource_info(sources, session=own)
+    built_in = [n for n in ("kb", "web") if n in session.registry.source_types]
+    names = list(sources) if sources is not None else [*session.settings.sources, *built_in]
+    return [await s.info() for s in session.sources(list(dict.fromkeys(names)))]
 
 
 source_info = sync(asource_info)

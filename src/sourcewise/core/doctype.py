@@ -91,10 +91,10 @@ def document_class(
     """The class the document's own words give it, or ``None`` when none of ``RULES`` matches."""
     declared = (meta or {}).get("type", "").strip().lower().replace("-", "_").replace(" ", "_")
     if declared in _KNOWN:
-        return declared  # type: ignore[return-value]
+        return declared
     for stem, cls in _META.items():
         if declared.startswith(stem):
-            return cls  # type: ignore[return-value]
+            return cls
     # the file's folders and name, its title and its first heading: what a reader sees first
     places = [" ".join((path or "").split("/")[-3:]), title, *headings[:1]]
     for cls, english, korean in RULES:

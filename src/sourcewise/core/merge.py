@@ -8,7 +8,7 @@ entry keeps the best-scoring hit and lists every source that returned it. Rankin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 
 from ..errors import InvalidURL
@@ -30,14 +30,22 @@ def hit_key(hit: Hit) -> str:
 
 
 def merge_and_rank(
-    per_source: Sequence[Sequence[Hit]], *, terms: Sequence[str], kind: QueryKind, today: date
+    per_source: Sequence[Sequence[Hit]],
+    *,
+    terms: Sequence[str],
+    kind: QueryKind,
+    today: date,
+    authorities: Mapping[str, Mapping[str, int]] | None = None,
 ) -> list[RankedHit]:
-    """Score every hit, merge duplicates across sources, best first."""
+    """Score every hit, merge duplicates across sources, best first. ``authorities``: the levels
+    plug-in sources declare for their own authority classes (``Source.authority_levels``)."""
     best: dict[str, RankedHit] = {}
     seen_in: dict[str, list[str]] = {}
     for hits in per_source:
         for rank, hit in enumerate(hits):
-            relevance, factors = score_hit(hit, terms=terms, kind=kind, today=today, rank=rank)
+            relevance, factors = score_hit(
+                hit, terms=terms, kind=kind, today=today, rank=rank, authorities=authorities
+            )
             key = hit_key(hit)
             names = seen_in.setdefault(key, [])
             if hit.source not in names:

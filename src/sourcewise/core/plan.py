@@ -6,27 +6,27 @@ Pure: ``today`` is passed in, nothing is read from the clock, the network or the
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from functools import lru_cache
 from typing import Literal
 
 from ..errors import InvalidOption
-from ..models import Constraints, Plan, SourceKind, SourceQuery
+from ..models import Constraints, Plan, SourceQuery
 from .analyze import hangul_stem
 from .classify import SIGNALS, classify_fields
 from .dates import parse_date, relative_dates
 from .keywords import INTERNAL_THINGS, RECENCY
 from .negation import negations as negated
-from .syntax import SOURCES, render_specs
+from .syntax import QueryParts, Syntax
 from .text import is_hangul, strip_particle, words
 from .tiers import builtin_table
 from .validate import validate_question, validate_today
 from .variants import variants_for
 
-__all__ = ["DEFAULT_SOURCES", "plan", "replan"]
+__all__ = ["DEFAULT_SOURCES", "parts", "plan", "render", "replan"]
 
-DEFAULT_SOURCES: tuple[SourceKind, ...] = ("chat", "knowledge_base", "project_tracker")
+DEFAULT_SOURCES: tuple[str, ...] = ("chat", "knowledge_base", "project_tracker")
 _FILTER = re.compile(r"(?<!\S)(from|in|after|before|type):(\"[^\"]+\"|\S+)", re.IGNORECASE)
 # Every pattern here reads outside text, so each runs in linear time: no quantifier can be
 # re-entered from many start positions (a lookbehind anchors runs at their start, and runs are
@@ -321,21 +321,19 @@ def _mode(
 
 def plan(
     question: str,
-    sources: Sequence[str] = DEFAULT_SOURCES,
+    syntaxes: Mapping[str, Syntax],
     *,
     today: date | None = None,
     variants: Sequence[Sequence[str]] = (),
 ) -> Plan:
-    """Decompose ``question`` (seed 003) for ``sources``.
-
-    Sources are kinds: ``chat``, ``email``, ``knowledge_base``, ``project_tracker``, ``web``.
+    """Decompose ``question`` (seed 003), with a query for each source kind in ``syntaxes``
+    (kind -> the syntax its sources render plans in; ``routing.plan`` takes them from the
+    sources themselves). A broader or alternative plan (``core.widen``, ``replan``) carries no
+    queries: each source renders it (``Source.render``).
     """
     question = validate_question(question)
-    if isinstance(sources, str) or not isinstance(sources, Sequence):
-        raise InvalidOption(f"sources must be a list of source kinds, e.g. [{sources!r}], not a string")
-    unknown = [s for s in sources if not isinstance(s, str) or s not in SOURCES]
-    if unknown or not sources:
-        raise InvalidOption(f"sources must be some of {', '.join(SOURCES)}; got {list(sources)!r}")
+    if not isinstance(syntaxes, Mapping) or not syntaxes:
+        raise InvalidOption("a plan needs at least one source kind")
     today = validate_today(today) or date.today()
     toks = words(question)
     query_type = classify_fields(toks)  # validated with the plan
@@ -354,7 +352,7 @@ def plan(
     keywords = [w for w in words_ if w.lower() not in named]
     mode, why = _mode(kind, phrases, entities, constraints, question)
     terms = _terms(entities, keywords, question)
-    kinds = list(sources)
+    found = QueryParts(terms, phrases, negations, constraints, _natural(question, terms, 0), kind, mode)
     return Plan(
         question=question,
         query_type=query_type,  # type: ignore[arg-type]
@@ -368,7 +366,7 @@ def plan(
         mode=mode,
         mode_reason=why,
         # the queries' fields, validated with the plan (one validation, not one per query)
-        sources=_render(kinds, terms, phrases, negations, constraints, question, 0, kind, mode),  # type: ignore[arg-type]
+        sources=_specs(syntaxes, found),  # type: ignore[arg-type]
         today=today,
     )
 
@@ -383,58 +381,49 @@ def _terms(entities: Sequence[str], keywords: Sequence[str], question: str) -> l
     return [terms[i] for i in sorted(range(len(terms)), key=places.__getitem__)]  # stable, as before
 
 
-def _render(
-    sources: Sequence[str],
-    terms: list[str],
-    phrases: list[str],
-    negations: list[str],
-    constraints: Constraints,
-    question: str,
-    level: int,
-    kind: str,
-    mode: str,
-) -> list[dict[str, object]]:
-    """The fields of the per-source queries of a plan with these components."""
+def _natural(question: str, terms: Sequence[str], level: int) -> str:
     if level:
-        natural = " ".join(terms)
-    else:
-        natural = " ".join((_FILTER.sub(" ", question) if ":" in question else question).split())
-    return render_specs(
-        [s for s in SOURCES if s in sources],
-        terms=terms,
-        phrases=phrases,
-        negations=negations,
-        constraints=constraints,
-        natural=natural,
-        kind=kind,
-        mode=mode,
+        return " ".join(terms)
+    return " ".join((_FILTER.sub(" ", question) if ":" in question else question).split())
+
+
+def parts(current: Plan) -> QueryParts:
+    """What a syntax renders from ``current``: its terms, phrases, negations, filters, words."""
+    terms = _terms(current.entities, current.keywords, current.question)
+    return QueryParts(
+        terms,
+        current.phrases,
+        current.negations,
+        current.constraints,
+        _natural(current.question, terms, current.level),
+        current.query_type.kind,
+        current.mode,
     )
+
+
+def _specs(syntaxes: Mapping[str, Syntax], found: QueryParts) -> list[dict[str, object]]:
+    return [{"source": kind, **spec} for kind, syntax in syntaxes.items() for spec in syntax(found)]
+
+
+def render(current: Plan, kind: str, syntax: Syntax) -> list[SourceQuery]:
+    """``current`` in ``syntax`` for a source of ``kind``, the keyword query first."""
+    queries = [SourceQuery(source=kind, **spec) for spec in syntax(parts(current))]  # type: ignore[arg-type]
+    return sorted(queries, key=lambda q: q.mode != "keyword")
 
 
 def _assemble(
     draft: Plan,
-    sources: Sequence[str],
+    syntaxes: Mapping[str, Syntax],
     extra_variants: Sequence[Sequence[str]] = (),
     variants: dict[str, list[str]] | None = None,
 ) -> Plan:
-    """Fill in the per-source queries and variants (``variants`` when given) of a plan whose
-    components are set."""
-    terms = _terms(draft.entities, draft.keywords, draft.question)
-    queries = _render(
-        sources,
-        terms,
-        draft.phrases,
-        draft.negations,
-        draft.constraints,
-        draft.question,
-        draft.level,
-        draft.query_type.kind,
-        draft.mode,
-    )
+    """Fill in the per-source queries (for ``syntaxes``) and variants (``variants`` when given) of
+    a plan whose components are set."""
+    found = parts(draft)
     return draft.model_copy(
         update={
-            "sources": [SourceQuery(**spec) for spec in queries],  # type: ignore[arg-type]
-            "variants": variants_for([*terms, *draft.phrases], extra_variants, draft.question)
+            "sources": [SourceQuery(**spec) for spec in _specs(syntaxes, found)],  # type: ignore[arg-type]
+            "variants": variants_for([*found.terms, *draft.phrases], extra_variants, draft.question)
             if variants is None
             else variants,
         }
@@ -448,6 +437,4 @@ def replan(current: Plan, keywords: Sequence[str]) -> Plan:
         update={"keywords": list(dict.fromkeys(keywords)), "entities": [], "phrases": [], "mode": "keyword"}
     )
     # the caller chose the words (variants folded in already): no variant queries of its own
-    return _assemble(draft, list(dict.fromkeys(q.source for q in current.sources))).model_copy(
-        update={"variants": {}}
-    )
+    return _assemble(draft, {}).model_copy(update={"variants": {}})

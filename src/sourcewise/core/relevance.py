@@ -24,7 +24,7 @@ Everything here is pure: ``today`` is an argument.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 
 from ..models import Authority, Factor, Hit, QueryKind
@@ -67,17 +67,24 @@ UNDATED = 0.3  # an undated hit is neither fresh nor stale
 COMPLETE_CHARS = 400  # a passage this long usually carries a whole answer
 
 
-def authority_value(hit: Hit, kind: QueryKind) -> tuple[float, str]:
-    """Where the hit's class stands in this query type's hierarchy: 1.0 at the top, 0.2 off it."""
+def authority_value(
+    hit: Hit, kind: QueryKind, extra: Mapping[str, Mapping[str, int]] | None = None
+) -> tuple[float, str]:
+    """Where the hit's class stands in this query type's hierarchy: 1.0 at the top, 0.2 off it.
+    ``extra``: a plug-in authority class -> its level (1 = top) per query type, as the source
+    declares it (``Source.authority_levels``); a class in neither is off the hierarchy."""
     cls: Authority = TIER_AUTHORITY.get(hit.tier or 0, hit.authority) if hit.kind == "web" else hit.authority
     if hit.kind == "code":
         return 0.6, "code: the source of truth for how it works"
     levels = AUTHORITY[kind]
-    for i, level in enumerate(levels):
-        if cls in level:
-            value = 1.0 - 0.8 * i / max(1, len(levels) - 1) if len(levels) > 1 else 1.0
-            via = f" (web tier {hit.tier})" if hit.kind == "web" else ""
-            return round(value, 3), f"{cls}{via}: level {i + 1} of {len(levels)} for {kind} questions"
+    found = next((i for i, level in enumerate(levels) if cls in level), None)
+    declared = (extra or {}).get(cls, {}).get(kind)
+    if found is None and declared is not None:
+        found = min(max(1, declared), len(levels)) - 1
+    if found is not None:
+        value = 1.0 - 0.8 * found / max(1, len(levels) - 1) if len(levels) > 1 else 1.0
+        via = f" (web tier {hit.tier})" if hit.kind == "web" else ""
+        return round(value, 3), f"{cls}{via}: level {found + 1} of {len(levels)} for {kind} questions"
     return 0.2, f"{cls}: not in the {kind} hierarchy"
 
 
@@ -98,7 +105,13 @@ def _coverage(terms: Sequence[str], hit: Hit) -> tuple[float, list[str]]:
 
 
 def score_hit(
-    hit: Hit, *, terms: Sequence[str], kind: QueryKind, today: date, rank: int
+    hit: Hit,
+    *,
+    terms: Sequence[str],
+    kind: QueryKind,
+    today: date,
+    rank: int,
+    authorities: Mapping[str, Mapping[str, int]] | None = None,
 ) -> tuple[float, tuple[Factor, ...]]:
     """Relevance 0-1 and its factors. ``terms`` are analyzed query terms; ``rank`` the hit's place
     (from 0) in its own source's list, which carries that source's own judgement of the match."""
@@ -106,7 +119,7 @@ def score_hit(
     covered, missing = _coverage(terms, hit)
     keyword = 0.7 * covered + 0.3 / (1 + rank)
     recency, rnote = _recency(hit.timestamp, today)
-    authority, anote = authority_value(hit, kind)
+    authority, anote = authority_value(hit, kind, authorities)
     length = len(hit.text or hit.snippet)
     completeness = round(0.5 * min(1.0, length / COMPLETE_CHARS) + 0.5 * (1.0 if not missing else covered), 3)
     knote = f"{round(covered * 100)}% of terms" + (f", missing {', '.join(missing[:5])}" if missing else "")

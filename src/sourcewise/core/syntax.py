@@ -1,4 +1,8 @@
-"""Seed 003's per-source query syntax: one plan, rendered for each kind of source.
+"""Seed 003's query syntaxes: pure functions from a plan's parts to queries in one syntax.
+
+Each source owns its syntax: a ``Source`` names the function here that renders a plan for it
+(``Source.syntax``) or overrides ``Source.render``; the planner keeps the language-level work
+and never asks what kind a source is. The built-in syntaxes:
 
 | filter         | chat               | email (Gmail-like)   | project tracker                      |
 |----------------|--------------------|----------------------|--------------------------------------|
@@ -16,21 +20,22 @@ named, Gmail's ``after:`` includes it and ``before:`` excludes it, and the track
 ``modified_on.after``/``.before`` (Asana search) exclude it; so ``after:D`` for chat is the day
 before the first day wanted. The table above shows the shape; these shifts apply to it.
 
-The knowledge base gets a semantic ``descriptive_query`` or exact keyword phrases; the web gets
-plain terms, exact phrases and ``-negations``; so does code.
+The knowledge base gets a semantic ``descriptive_query`` or exact keyword phrases; ``plain`` (the
+web, code, and the default for a kind the core has never heard of) gets plain terms, exact
+phrases and ``-negations``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date, timedelta
+from typing import NamedTuple
 
-from ..models import Constraints, SourceKind, SourceQuery
+from ..models import Constraints
 from .text import is_hangul
 
-__all__ = ["SOURCES", "render_sources", "render_specs"]
+__all__ = ["QueryParts", "Syntax", "chat", "email", "knowledge_base", "plain", "project_tracker"]
 
-SOURCES: tuple[SourceKind, ...] = ("chat", "code", "email", "knowledge_base", "project_tracker", "web")
 INTENT_NOUN = {
     "decision": "decision",
     "status": "status update",
@@ -49,6 +54,22 @@ INTENT_NOUN_KO = {
     "temporal": "날짜",
     "exploration": "",
 }
+
+
+class QueryParts(NamedTuple):
+    """What a syntax renders: the plan's language-level parts (``core.plan.parts``)."""
+
+    terms: Sequence[str]
+    phrases: Sequence[str]
+    negations: Sequence[str]
+    constraints: Constraints
+    natural: str  # the question in words (without typed filters), for semantic queries
+    kind: str  # the query type (decision, status ...)
+    mode: str  # semantic or keyword
+
+
+Syntax = Callable[[QueryParts], list[dict[str, object]]]
+"""A syntax: the fields (``mode``, ``query``, ``params``) of each query, keyword query first."""
 
 
 def _quoted(phrases: Sequence[str]) -> list[str]:
@@ -71,124 +92,83 @@ def _shift(day: date, days: int) -> date:
         return day
 
 
-def render_sources(
-    sources: Sequence[SourceKind],
-    *,
-    terms: Sequence[str],
-    phrases: Sequence[str],
-    negations: Sequence[str],
-    constraints: Constraints,
-    natural: str,
-    kind: str,
-    mode: str,
-) -> list[SourceQuery]:
-    """One or more ``SourceQuery`` per source, in that source's own syntax."""
-    specs = render_specs(
-        sources,
-        terms=terms,
-        phrases=phrases,
-        negations=negations,
-        constraints=constraints,
-        natural=natural,
-        kind=kind,
-        mode=mode,
-    )
-    return [SourceQuery(**spec) for spec in specs]  # type: ignore[arg-type]
+def _filtered(c: Constraints) -> bool:
+    return bool(c.channels or c.authors or c.after or c.before or c.types)
 
 
-def render_specs(
-    sources: Sequence[SourceKind],
-    *,
-    terms: Sequence[str],
-    phrases: Sequence[str],
-    negations: Sequence[str],
-    constraints: Constraints,
-    natural: str,
-    kind: str,
-    mode: str,
-) -> list[dict[str, object]]:
-    """``render_sources`` as the fields of each ``SourceQuery``, for a model that validates them
-    as part of its own (one validation instead of one per query)."""
-    text = " ".join(terms)
-    exact = _quoted(phrases) if phrases else []
-    neg = _neg(negations) if negations else []
-    c = constraints
-    filtered = bool(c.channels or c.authors or c.after or c.before or c.types)
+def plain(p: QueryParts) -> list[dict[str, object]]:
+    """Terms, exact phrases and ``-negations``: the web, code, and any kind without its own."""
+    query = " ".join([*_quoted(p.phrases), " ".join(p.terms), *_neg(p.negations)]).strip()
+    return [{"mode": "keyword", "query": query}]
+
+
+def chat(p: QueryParts) -> list[dict[str, object]]:
+    """Slack's syntax: ``in:#ch from:a after:D before:D is:thread has:file``."""
+    c = p.constraints
+    filters: list[str] = []
+    if _filtered(c):
+        filters = [f"in:#{ch.lstrip('#')}" for ch in c.channels] + [f"from:{a}" for a in c.authors]
+        filters += [f"after:{_shift(c.after, -1).isoformat()}"] if c.after else []
+        filters += [f"before:{_shift(c.before, 1).isoformat()}"] if c.before else []
+        filters += ["is:thread" for t in c.types if t == "thread"]
+        filters += ["has:file" for t in c.types if t == "file"]
+    keyword = " ".join([*_quoted(p.phrases), " ".join(p.terms), *filters, *_neg(p.negations)]).strip()
     out: list[dict[str, object]] = []
-    for source in sources:
-        if source == "chat":
-            filters: list[str] = []
-            if filtered:
-                filters = [f"in:#{ch.lstrip('#')}" for ch in c.channels] + [f"from:{a}" for a in c.authors]
-                filters += [f"after:{_shift(c.after, -1).isoformat()}"] if c.after else []
-                filters += [f"before:{_shift(c.before, 1).isoformat()}"] if c.before else []
-                filters += ["is:thread" for t in c.types if t == "thread"] + [
-                    "has:file" for t in c.types if t == "file"
-                ]
-            keyword = " ".join([*exact, text, *filters, *neg]).strip()
-            if mode == "semantic":
-                said = {"params": {"exclude": list(negations)}} if negations else {}
-                out.append({"source": "chat", "mode": "semantic", "query": natural, **said})
-            out.append({"source": "chat", "mode": "keyword", "query": keyword})
-        elif source == "email":
-            filters = []
-            if filtered:
-                filters = [f"from:{a}" for a in c.authors] + [f"label:{ch.lstrip('#')}" for ch in c.channels]
-                filters += [f"after:{_slash(c.after)}"] if c.after else []
-                filters += [f"before:{_slash(_shift(c.before, 1))}"] if c.before else []
-                filters += ["has:attachment" for t in c.types if t == "file"]
-            out.append(
-                {
-                    "source": "email",
-                    "mode": "keyword",
-                    "query": " ".join([*exact, text, *filters, *neg]).strip(),
-                }
-            )
-        elif source == "knowledge_base":
-            if mode == "semantic":
-                nouns = INTENT_NOUN_KO if is_hangul(natural) else INTENT_NOUN
-                noun = nouns.get(kind, "")
-                if noun and noun.lower() in text.lower().split():
-                    noun = ""  # the question already names it ("expense policy")
-                described = (f"{text} {noun}" if text and noun else text or noun).strip() or natural
-                semantic: dict[str, str | bool | list[str]] = {"descriptive_query": described}
-                if negations:  # a description cannot say "not": the exclusion goes as data
-                    semantic["exclude"] = list(negations)
-                out.append(
-                    {"source": "knowledge_base", "mode": "semantic", "query": described, "params": semantic}
-                )
-            else:
-                query = " ".join([*exact, text, *neg]).strip()
-                out.append(
-                    {
-                        "source": "knowledge_base",
-                        "mode": "keyword",
-                        "query": query,
-                        "params": {"query": query},
-                    }
-                )
-        elif source == "project_tracker":
-            params: dict[str, str | bool | list[str]] = {"text": " ".join([*phrases, text]).strip()}
-            if c.mine:
-                params["assignee_any"] = "me"
-            if c.authors:
-                params["assignee_any" if kind in ("person", "status") else "created_by_any"] = ",".join(
-                    c.authors
-                )
-            if c.after:
-                params["modified_on_after"] = _shift(c.after, -1).isoformat()
-            if c.before:
-                params["modified_on_before"] = _shift(c.before, 1).isoformat()
-            if c.types:
-                subtypes = [t for t in c.types if t not in ("thread", "file")]
-                if subtypes:
-                    params["resource_subtype"] = subtypes[0]
-            if kind == "status":
-                params["completed"] = False
-            if negations:
-                params["exclude"] = list(negations)
-            query = " ".join([f"{k}:{v}" for k, v in params.items()])
-            out.append({"source": "project_tracker", "mode": "keyword", "query": query, "params": params})
-        elif source in ("web", "code"):
-            out.append({"source": source, "mode": "keyword", "query": " ".join([*exact, text, *neg]).strip()})
+    if p.mode == "semantic":  # a semantic query cannot say "not": the exclusion goes as data
+        said = {"params": {"exclude": list(p.negations)}} if p.negations else {}
+        out.append({"mode": "semantic", "query": p.natural, **said})
+    out.append({"mode": "keyword", "query": keyword})
     return out
+
+
+def email(p: QueryParts) -> list[dict[str, object]]:
+    """Gmail's syntax: ``from:a label:l after:YYYY/MM/DD before:YYYY/MM/DD has:attachment``."""
+    c = p.constraints
+    filters: list[str] = []
+    if _filtered(c):
+        filters = [f"from:{a}" for a in c.authors] + [f"label:{ch.lstrip('#')}" for ch in c.channels]
+        filters += [f"after:{_slash(c.after)}"] if c.after else []
+        filters += [f"before:{_slash(_shift(c.before, 1))}"] if c.before else []
+        filters += ["has:attachment" for t in c.types if t == "file"]
+    query = " ".join([*_quoted(p.phrases), " ".join(p.terms), *filters, *_neg(p.negations)]).strip()
+    return [{"mode": "keyword", "query": query}]
+
+
+def knowledge_base(p: QueryParts) -> list[dict[str, object]]:
+    """A semantic ``descriptive_query`` (the terms and the intent's noun) or exact keywords."""
+    text = " ".join(p.terms)
+    if p.mode == "semantic":
+        nouns = INTENT_NOUN_KO if is_hangul(p.natural) else INTENT_NOUN
+        noun = nouns.get(p.kind, "")
+        if noun and noun.lower() in text.lower().split():
+            noun = ""  # the question already names it ("expense policy")
+        described = (f"{text} {noun}" if text and noun else text or noun).strip() or p.natural
+        semantic: dict[str, str | bool | list[str]] = {"descriptive_query": described}
+        if p.negations:  # a description cannot say "not": the exclusion goes as data
+            semantic["exclude"] = list(p.negations)
+        return [{"mode": "semantic", "query": described, "params": semantic}]
+    query = " ".join([*_quoted(p.phrases), text, *_neg(p.negations)]).strip()
+    return [{"mode": "keyword", "query": query, "params": {"query": query}}]
+
+
+def project_tracker(p: QueryParts) -> list[dict[str, object]]:
+    """A tracker's search fields (Asana's): ``assignee_any``, ``modified_on_after`` ..."""
+    c = p.constraints
+    params: dict[str, str | bool | list[str]] = {"text": " ".join([*p.phrases, " ".join(p.terms)]).strip()}
+    if c.mine:
+        params["assignee_any"] = "me"
+    if c.authors:
+        params["assignee_any" if p.kind in ("person", "status") else "created_by_any"] = ",".join(c.authors)
+    if c.after:
+        params["modified_on_after"] = _shift(c.after, -1).isoformat()
+    if c.before:
+        params["modified_on_before"] = _shift(c.before, 1).isoformat()
+    subtypes = [t for t in c.types if t not in ("thread", "file")]
+    if subtypes:
+        params["resource_subtype"] = subtypes[0]
+    if p.kind == "status":
+        params["completed"] = False
+    if p.negations:
+        params["exclude"] = list(p.negations)
+    query = " ".join([f"{k}:{v}" for k, v in params.items()])
+    return [{"mode": "keyword", "query": query, "params": params}]

@@ -1,8 +1,8 @@
 """Seed 003's wider and alternative plans: broadening when a source finds nothing, and the
 variant queries every source gets ("k8s" for "Kubernetes").
 
-Pure, like the planner: every plan here is the given one with some components changed, its
-per-source queries rendered again.
+Pure, like the planner: every plan here is the given one with some components changed. It
+carries no per-source queries: each source renders it in its own syntax (``Source.render``).
 """
 
 from __future__ import annotations
@@ -73,7 +73,6 @@ def alternatives(current: Plan, limit: int = MAX_ALTERNATIVES) -> list[Plan]:
     terms = _terms(current.entities, current.keywords, current.question)
     korean = is_hangul(current.question)
     out: list[Plan] = []
-    sources = list(dict.fromkeys(q.source for q in current.sources))
     choices: list[list[tuple[list[str], str]]] = []
     for name, others in current.variants.items():
         covered = _covers(name, terms, current.phrases)
@@ -91,7 +90,7 @@ def alternatives(current: Plan, limit: int = MAX_ALTERNATIVES) -> list[Plan]:
                 "level": max(1, current.level),  # the semantic text is the terms, not the question
             }
         )
-        out.append(_assemble(draft, sources).model_copy(update={"variants": {}, "level": current.level}))
+        out.append(_assemble(draft, {}).model_copy(update={"variants": {}, "level": current.level}))
     return out
 
 
@@ -134,6 +133,5 @@ def broaden(current: Plan) -> Plan | None:
     else:
         return None
     update |= {"level": current.level + 1, "dropped": [*current.dropped, step]}
-    sources = list(dict.fromkeys(q.source for q in current.sources))
     draft = current.model_copy(update=update)
-    return _assemble(draft, sources, variants=_kept_variants(draft))
+    return _assemble(draft, {}, variants=_kept_variants(draft))

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import httpx
+from pydantic import BaseModel
 
 from ..config import Settings
 from ..core.extract import is_challenge
@@ -66,6 +67,8 @@ class ProviderCall:
     client: httpx.AsyncClient  # for provider APIs: the engine's client (net.http.make_client)
     deadline: float  # seconds this provider may take for this search
     clock: Callable[[], float]
+    options: Any = None  # the provider's validated ``[providers.NAME]`` options, when it declares a model
+    redirects: Any = None  # the session's redirect cache (net.redirects.RedirectCache)
 
 
 @dataclass(frozen=True)
@@ -83,18 +86,25 @@ class Provider:
     A provider that is not one HTTP request and a pure parse (a subprocess, an MCP server, a
     library, or a request followed by more requests) sets ``run``; the engine then calls it
     instead of ``build``/``send``/``parse``. Its ``build`` and ``parse`` stay pure and testable.
+
+    ``options``: the provider's own options model (a pydantic model, keys included), read from
+    ``[providers.NAME]`` and validated once when a session starts. A provider that declares one
+    receives its validated options, instead of the settings, in ``configured`` and ``build``
+    (and as ``ProviderCall.options``). The built-ins declare none yet and read their keys from
+    the settings (``BRAVE_API_KEY`` ...). See docs/adding-a-provider.md.
     """
 
     name: str
     summary: str
     #: (ready, detail): detail says where the key/URL came from, or how to configure it.
-    configured: Callable[[Settings], tuple[bool, str]]
-    build: Callable[[str, int, Settings], HttpRequest]
+    configured: Callable[[Any], tuple[bool, str]]
+    build: Callable[[str, int, Any], HttpRequest]
     parse: Callable[[HttpResponse], list[RawResult]]
     max_per_request: int = 10
     run: Callable[[ProviderCall], Awaitable[ProviderOutput]] | None = None
     #: The user's own instance at a URL they configured (SearXNG): short back-offs after a 429.
     self_hosted: bool = False
+    options: type[BaseModel] | None = None
 
 
 def json_body(provider: str, response: HttpResponse) -> Any:

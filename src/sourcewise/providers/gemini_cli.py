@@ -197,7 +197,7 @@ async def run(call: ProviderCall) -> ProviderOutput:
         raise ProviderError(NAME, f"the CLI exited with status {code}: {said or 'no message'}")
     results, answer = parse_output(stdout)
     links = await resolve_redirects(
-        (r.url for r in results), settings, clock=call.clock, seconds=call.deadline
+        (r.url for r in results), settings, clock=call.clock, seconds=call.deadline, cache=call.redirects
     )
     results = [r.model_copy(update={"url": links.get(r.url, r.url)}) for r in results]
     return ProviderOutput(results[: call.max_results], answer)

@@ -15,7 +15,8 @@ cannot read; at most ``MAX_MESSAGES`` are read; a body is kept to ``MAX_BODY_CHA
 from __future__ import annotations
 
 import mailbox
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email import policy
@@ -23,14 +24,15 @@ from email.header import decode_header, make_header
 from email.message import Message
 from email.parser import BytesParser
 from email.utils import getaddresses, parsedate_to_datetime
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 from lxml import etree
 from lxml import html as lxml_html
 
 from ..core.extract import decode
 from ..errors import SourceFormatError, SourceUnavailable
+from ._files import export_kind, open_regular, read_capped, shown
 from ._messages import clean
 
 __all__ = ["MailRecord", "MailboxData", "read_mailbox", "signature"]
@@ -39,6 +41,10 @@ MAX_MESSAGE_BYTES = 25 * 1024 * 1024
 MAX_MESSAGES = 500_000
 MAX_BODY_CHARS = 100_000
 MAX_HEADER_CHARS = 2_000
+# A header is cut to this before RFC 2047 decoding, which is quadratic in a value's length (a 3 MB
+# subject of encoded words took over 30 s). Decoding never yields more characters than it reads, so
+# the first MAX_HEADER_CHARS of the decoded value are always inside this cut.
+MAX_RAW_HEADER_CHARS = 8 * MAX_HEADER_CHARS
 _KOREAN_LEGACY = {"euc-kr", "euc_kr", "ks_c_5601-1987", "ks_c_5601", "korean", "x-windows-949", "windows-949"}
 _PARSER = BytesParser(policy=policy.compat32)
 _WANTED = frozenset({"from", "to", "cc", "subject", "date", "message-id", "in-reply-to", "references"})
@@ -84,7 +90,8 @@ def _headers(msg: Message) -> dict[str, str]:
     for key, value in msg.raw_items():
         name = key.lower()
         if name in _WANTED and name not in out:
-            out[name] = " ".join(clean(_decoded(value)).split())[:MAX_HEADER_CHARS]
+            raw = value[:MAX_RAW_HEADER_CHARS] if isinstance(value, str) else value
+            out[name] = " ".join(clean(_decoded(raw)).split())[:MAX_HEADER_CHARS]
     return out
 
 
@@ -142,7 +149,7 @@ def _body_and_attachments(msg: Message) -> tuple[str, tuple[str, ...]]:
             continue
         filename = part.get_filename()
         if part.get_content_disposition() == "attachment" or filename:
-            names.append(clean(_decoded(filename or part.get_content_type()))[:200])
+            names.append(clean(_decoded((filename or part.get_content_type())[:MAX_RAW_HEADER_CHARS]))[:200])
             continue
         ctype = part.get_content_type()
         if ctype == "text/plain" and plain is None:
@@ -180,20 +187,38 @@ def parse_message(raw: bytes, folder: str, key: str) -> MailRecord:
     )
 
 
-def _boxes(source: str, path: Path) -> Iterator[tuple[str, mailbox.Mailbox]]:
-    if path.is_dir():
+Reader = Callable[[], "bytes | None"]
+
+
+def _folders(source: str, path: Path) -> Iterator[tuple[str, Iterator[tuple[str, Reader]]]]:
+    """Each folder's name and its messages as (key, read) pairs, nothing read yet."""
+    if export_kind(source, path) == "dir":
         if not ((path / "cur").is_dir() and (path / "new").is_dir()):
             raise SourceFormatError(source, f"{path} is a folder but not a Maildir (no cur/ and new/ inside)")
-        top = mailbox.Maildir(path, factory=None, create=False)
-        yield "inbox", top
-        for name in sorted(top.list_folders()):
-            yield name, top.get_folder(name)
+        yield "inbox", _maildir(path)
+        subfolders = (e for e in os.scandir(path) if len(e.name) > 1 and e.name[0] == "." and e.is_dir())
+        for entry in sorted(subfolders, key=lambda e: e.name):  # Maildir++ folders: .Sent, .Work.Projects
+            yield shown(entry.name[1:]), _maildir(Path(entry.path))
         return
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
         head = handle.read(5)
     if head and head != b"From ":
         raise SourceFormatError(source, f"{path.name} is not an mbox file (it does not start with 'From ')")
-    yield path.stem, mailbox.mbox(path, factory=None, create=False)
+    box = mailbox.mbox(path, factory=None, create=False)
+    yield shown(path.stem), ((str(key), partial(box.get_bytes, key)) for key in box.iterkeys())
+
+
+def _maildir(folder: Path) -> Iterator[tuple[str, Reader]]:
+    """A Maildir folder's messages (new/, then cur/), listed here rather than by ``mailbox.Maildir``,
+    whose ``get_bytes`` opens whatever sits there: a FIFO in cur/ would block forever, a link to
+    /dev/zero fill memory. ``read_capped`` opens only regular files, within the message cap."""
+    for sub in ("new", "cur"):
+        if not (folder / sub).is_dir():
+            continue
+        for entry in sorted(os.scandir(folder / sub), key=lambda e: e.name):
+            if not entry.name.startswith(".") and not entry.is_dir():
+                key = entry.name.split(":", 1)[0]  # the unique part; flags follow the colon
+                yield key, partial(read_capped, Path(entry.path), MAX_MESSAGE_BYTES)
 
 
 def signature(path: Path) -> tuple[int, ...]:
@@ -207,32 +232,30 @@ def signature(path: Path) -> tuple[int, ...]:
 
 def read_mailbox(source: str, path: Path) -> MailboxData:
     """Every readable message of the mbox or Maildir at ``path``; unreadable ones are counted."""
-    if not path.exists():
-        raise SourceUnavailable(source, f"{path} does not exist")
-    data = MailboxData(kind="maildir" if path.is_dir() else "mbox")
+    data = MailboxData(kind="maildir" if export_kind(source, path) == "dir" else "mbox")
     try:
-        for folder, box in _boxes(source, path):
+        for folder, messages in _folders(source, path):
             data.folders.append(folder)
-            for key in box.iterkeys():
+            for key, read in messages:
                 if len(data.records) >= MAX_MESSAGES:
                     break
-                _read_one(box, folder, key, data)
+                _read_one(read, folder, key, data)
     except (OSError, mailbox.Error) as exc:
-        raise SourceUnavailable(source, f"{path} cannot be read ({exc})") from exc
+        raise SourceUnavailable(source, f"{shown(str(path))} cannot be read ({exc})") from exc
     return data
 
 
-def _read_one(box: mailbox.Mailbox, folder: str, key: Any, data: MailboxData) -> None:
+def _read_one(read: Reader, folder: str, key: str, data: MailboxData) -> None:
     try:
-        raw = box.get_bytes(key)
+        raw = read()
     except (OSError, KeyError, mailbox.Error):
         data.skipped += 1
         return
-    data.size += len(raw)
-    if len(raw) > MAX_MESSAGE_BYTES:
+    if raw is None or len(raw) > MAX_MESSAGE_BYTES:
         data.skipped += 1
         return
+    data.size += len(raw)
     try:
-        data.records.append(parse_message(raw, folder, str(key)))
+        data.records.append(parse_message(raw, folder, key))
     except Exception:  # the email package raises assorted errors on hostile input; skip that one message
         data.skipped += 1

@@ -10,7 +10,8 @@ read the same way.
 Limits, because an export comes from outside: a zip member is never written to disk; member names
 with ``..``, a drive or a leading ``/`` are skipped; at most ``MAX_MEMBERS`` files,
 ``MAX_FILE_BYTES`` per file and ``MAX_TOTAL_BYTES`` in all (uncompressed); a member that expands more
-than ``MAX_RATIO`` times is refused as a zip bomb. A file that is not JSON or a message of the wrong
+than ``MAX_RATIO`` times is refused as a zip bomb, and so is an archive whose members together
+do (many small members escape a test per member). A file that is not JSON or a message of the wrong
 shape is skipped and counted; an export without ``channels.json`` is a ``SourceFormatError``.
 """
 
@@ -26,7 +27,8 @@ from html import unescape
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ..errors import SourceFormatError, SourceUnavailable
+from ..errors import SourceFormatError
+from ._files import export_kind, open_regular, read_capped
 from ._messages import clean
 
 __all__ = ["SlackExport", "SlackMessage", "SlackUser", "read_export"]
@@ -35,6 +37,7 @@ MAX_MEMBERS = 200_000
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_TOTAL_BYTES = 2 * 1024 * 1024 * 1024
 MAX_RATIO = 200
+BOMB_FLOOR = 1024 * 1024  # below this expanded size, a ratio is not worth refusing
 MAX_TEXT_CHARS = 40_000
 _DAY_FILE = re.compile(r"\d{4}-\d{2}-\d{2}\.json")
 # One bracketed Slack token (<@U1>, <#C1|eng>, <https://x|label>, <!here>): no nesting, linear time.
@@ -123,10 +126,12 @@ class _FolderTree(_Tree):
 
     def read(self, name: str) -> bytes:
         path = (self.root / name).resolve()
-        if not path.is_relative_to(self.root) or not path.is_file():
-            raise OSError(f"{name} is outside the export or not a file")
-        self._count(path.stat().st_size, name)
-        return path.read_bytes()
+        if not path.is_relative_to(self.root):
+            raise OSError(f"{name} is outside the export")
+        data = read_capped(path, MAX_FILE_BYTES)
+        self._count(MAX_FILE_BYTES + 1 if data is None else len(data), name)
+        assert data is not None  # _count refused anything over the cap
+        return data
 
 
 class _ZipTree(_Tree):
@@ -140,13 +145,13 @@ class _ZipTree(_Tree):
         self.unsafe = len([i for i in infos if not i.is_dir()]) - len(self.infos)
         self._names = sorted(self.infos)
         for info in self.infos.values():
-            ratio = info.file_size / max(info.compress_size, 1)
-            if info.file_size > 1024 * 1024 and ratio > MAX_RATIO:
-                raise SourceFormatError(
-                    source,
-                    f"refused: {info.filename} expands {ratio:.0f} times (limit {MAX_RATIO}); "
-                    "this looks like a zip bomb",
-                )
+            _refuse_bomb(source, info.filename, info.file_size, info.compress_size)
+        # Many small members escape the per-member test (each under its floor): the archive as a
+        # whole is held to the same ratio, and to the total, before anything is expanded.
+        declared = sum(i.file_size for i in self.infos.values())
+        if declared > MAX_TOTAL_BYTES:
+            raise SourceFormatError(source, f"the export expands to more than {MAX_TOTAL_BYTES} bytes")
+        _refuse_bomb(source, "the zip", declared, sum(i.compress_size for i in self.infos.values()))
 
     def names(self) -> list[str]:
         return self._names
@@ -158,6 +163,15 @@ class _ZipTree(_Tree):
             data = member.read(MAX_FILE_BYTES + 1)  # the declared size may lie; this bound does not
         self._count(max(0, len(data) - info.file_size), name)
         return data
+
+
+def _refuse_bomb(source: str, what: str, size: int, compressed: int) -> None:
+    ratio = size / max(compressed, 1)
+    if size > BOMB_FLOOR and ratio > MAX_RATIO:
+        raise SourceFormatError(
+            source,
+            f"refused: {what} expands {ratio:.0f} times (limit {MAX_RATIO}); this looks like a zip bomb",
+        )
 
 
 def _load_json(tree: _Tree, name: str) -> Any:
@@ -319,12 +333,10 @@ def _read(tree: _Tree) -> SlackExport:
 
 def read_export(source: str, path: Path) -> SlackExport:
     """The export at ``path`` (folder or zip), or a typed error saying what is wrong with it."""
-    if not path.exists():
-        raise SourceUnavailable(source, f"{path} does not exist")
-    if path.is_dir():
+    if export_kind(source, path) == "dir":
         return _read(_FolderTree(source, path))
     try:
-        with zipfile.ZipFile(path) as archive:
+        with open_regular(path) as handle, zipfile.ZipFile(handle) as archive:
             return _read(_ZipTree(source, archive))
     except zipfile.BadZipFile as exc:
         raise SourceFormatError(source, f"{path.name} is not a folder nor a readable zip ({exc})") from exc

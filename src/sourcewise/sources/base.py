@@ -4,13 +4,20 @@ A source plug-in is a subclass of ``Source`` registered under the ``sourcewise.s
 group (the built-ins are registered the same way). It declares:
 
 - ``type``: the plug-in name used in config and on the command line (``kb``, ``code:PATH`` ...);
-- ``kind``: which of the planner's syntaxes it reads (``knowledge_base``, ``chat``, ``email``,
-  ``project_tracker``, ``code``, ``web``), so ``query_for(plan)`` hands it the right sub-query;
+- ``kind``: what kind of place it is (``knowledge_base``, ``chat``, ``email``, ``project_tracker``,
+  ``code``, ``web``, or a kind of its own);
+- ``syntax``: how it writes a plan as queries (a function of ``core.syntax``, default ``plain``),
+  or an override of ``render(plan)``: the source owns its query syntax;
 - ``authority``: seed 003's authority class of what it holds, for the per-query-type hierarchies;
 - ``Options``: a pydantic model of its options, validated from ``[sources.NAME]`` in the config
   (unknown keys are an error, so a typo is caught);
 - ``filters``: the filter keys its syntax understands; anything else in a query is reported back
-  as a warning in the ``SourceResult``.
+  as a warning in the ``SourceResult``;
+- ``capabilities``: what the orchestrators may ask of it (``Capabilities``), so that they never
+  ask what class a source is.
+
+A ``Session`` opens a source once, ``bind``s it to itself (the shared engine, fetcher and
+client) and closes it with ``aclose`` at the end of its life. See docs/adding-a-source.md.
 
 ``search`` is async, takes one ``SourceQuery`` and returns a ``SourceResult``. It raises a
 ``SourceError`` subclass when the source cannot answer at all (missing path, corrupt export ...).
@@ -20,17 +27,42 @@ from __future__ import annotations
 
 import builtins
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..config import Settings
+from ..core import syntax as _syntax
 from ..core.filters import ParsedQuery, parse_query
 from ..errors import SourceUnavailable
 from ..models import Authority, Plan, SourceInfo, SourceKind, SourceQuery, SourceResult
 
-__all__ = ["Source", "SourceOptions"]
+if TYPE_CHECKING:
+    from ..session import Session
+
+__all__ = ["Capabilities", "Source", "SourceOptions"]
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a source can do, for the orchestrators (``ask``, ``retrieve``, the doors)."""
+
+    code: bool = False
+    """its hits are source files (a path and lines), so co-change and path globs apply"""
+    whole_item: bool = False
+    """it can say whether it holds an item (``Source.holds``) and read it whole"""
+    history: bool = False
+    """it keeps a version history (a git repository at ``options.path``) for co-change"""
+    web: bool = False
+    """it searches the public web: left out of internal questions, and of refinement cycles
+    and variant queries (every query costs a provider request)"""
+    documents: bool = False
+    """its hits are pages of documents, classed by ``core/doctype.py`` (meeting notes, status
+    update, spec, wiki page, announcement; ``options.classes`` overrides) for the authority
+    hierarchies"""
 
 
 class SourceOptions(BaseModel):
@@ -61,22 +93,50 @@ class Source(ABC):
     authority: ClassVar[Authority]
     filters: ClassVar[frozenset[str]] = frozenset()
     Options: ClassVar[builtins.type[SourceOptions]] = SourceOptions
+    syntax: ClassVar[staticmethod[[_syntax.QueryParts], list[dict[str, object]]]] = staticmethod(
+        _syntax.plain
+    )
+    capabilities: ClassVar[Capabilities] = Capabilities()
+    #: For an authority class of the plug-in's own: its level (1 = top) in each query type's
+    #: hierarchy (``core.relevance.AUTHORITY``), e.g. ``{"fact": 1, "status": 3}``. A query type
+    #: left out, or a class without levels, is off that hierarchy (authority 0.2).
+    authority_levels: ClassVar[Mapping[str, int]] = {}
 
     def __init__(self, name: str, options: SourceOptions, settings: Settings) -> None:
         self.name = name
         self.options = options
         self.settings = settings
+        self._session: Session | None = None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
 
+    def bind(self, session: Session | None) -> None:
+        """Called by the ``Session`` that opened this source (the shared resources it may use),
+        and with ``None`` when that session closes."""
+        self._session = session
+
+    @property
+    def session(self) -> Session:
+        """The session this source belongs to; ``SourceUnavailable`` when it was never opened by one."""
+        if self._session is None:
+            raise SourceUnavailable(self.name, "not opened by a Session: use Session.source(...)")
+        return self._session
+
+    @classmethod
+    def render(cls, plan: Plan) -> list[SourceQuery]:
+        """``plan`` as queries in this source's own syntax, the keyword query first."""
+        from ..core.plan import render
+
+        return render(plan, cls.kind, cls.syntax)
+
     def query_for(self, plan: Plan) -> list[SourceQuery]:
-        """The planner's sub-queries for this source's kind (keyword first), or the plain keywords."""
-        mine = [q for q in plan.sources if q.source == self.kind]
-        if mine:
-            return sorted(mine, key=lambda q: q.mode != "keyword")
-        words = " ".join([*(f'"{p}"' for p in plan.phrases), *plan.keywords]) or plan.question
-        return [SourceQuery(source=self.kind, mode="keyword", query=words)]
+        """The queries this source runs for ``plan`` (``render``; a source may adapt them)."""
+        return self.render(plan)
+
+    def holds(self, path: str) -> bool:
+        """Whether this source holds the item at ``path`` (``capabilities.whole_item``)."""
+        return False
 
     def parse(self, query: SourceQuery) -> tuple[ParsedQuery, list[str]]:
         """The query in this source's syntax, and a warning for each filter it cannot honour."""

@@ -30,7 +30,7 @@ from ..core.sanitize import strip_controls
 from ..errors import ConfigError, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
 from ._fts import fts_match
-from .base import Source, SourceOptions
+from .base import Capabilities, Source, SourceOptions
 from .codeindex import ChunkRow, CodeIndex, Globs, compile_globs, index_path, walk
 
 __all__ = ["CodeIndexReport", "CodeOptions", "CodeSource"]
@@ -179,6 +179,7 @@ class CodeSource(Source):
     type = "code"
     kind = "code"
     authority = "code"
+    capabilities = Capabilities(code=True, whole_item=True, history=True)
     filters: ClassVar[frozenset[str]] = frozenset({"path", "ext", "lang"})
     Options = CodeOptions
 

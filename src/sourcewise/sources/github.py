@@ -21,12 +21,14 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from ..core import syntax as _syntax
 from ..core.analyze import analyze, fts_query
 from ..core.issues import GH_FIELDS, Issue, IssueFilter, build_filter, missing_fields, parse_export
 from ..core.rank import cut_snippet
 from ..core.sanitize import strip_controls
 from ..errors import SourceFormatError, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
+from ._files import export_kind, read_capped
 from ._fts import fts_match
 from .base import Source, SourceOptions
 
@@ -48,7 +50,7 @@ class GitHubOptions(SourceOptions):
 def _files(path: Path, name: str) -> list[Path]:
     if not path.exists():
         raise SourceUnavailable(name, f"{path} does not exist; export with: gh issue list --json {GH_FIELDS}")
-    if path.is_dir():
+    if export_kind(name, path) == "dir":
         found = sorted(p for p in path.glob("*.json") if p.is_file())
         if not found:
             raise SourceUnavailable(name, f"{path} holds no .json export files")
@@ -61,9 +63,10 @@ def _load(files: list[Path], name: str, max_bytes: int) -> tuple[list[Issue], se
     present: set[str] = set()
     for file in files:
         try:
-            if file.stat().st_size > max_bytes:
+            raw = read_capped(file, max_bytes)
+            if raw is None:
                 raise SourceFormatError(name, f"{file.name} is larger than {max_bytes:,} bytes (max_bytes)")
-            data = json.loads(file.read_bytes())
+            data = json.loads(raw)
         except OSError as exc:
             raise SourceUnavailable(name, f"{file} cannot be read: {exc.strerror or exc}") from exc
         except (ValueError, RecursionError) as exc:  # JSONDecodeError and bad UTF-8 are ValueErrors
@@ -152,6 +155,7 @@ class GitHubSource(Source):
     type = "github"
     kind = "project_tracker"
     authority = "tracker_task"
+    syntax = staticmethod(_syntax.project_tracker)
     filters: ClassVar[frozenset[str]] = frozenset(
         {"assignee", "author", "is", "state", "type", "label", "milestone", "updated", "created", "after",
          "before", "text", "assignee_any", "created_by_any", "modified_on_after", "modified_on_before",

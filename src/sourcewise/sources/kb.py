@@ -25,12 +25,13 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from ..config import Settings, load_settings
+from ..core import syntax as _syntax
 from ..core.analyze import ANALYZER_ID, MAX_TERM, analyze, query_terms
 from ..core.filters import ParsedQuery, parse_query
 from ..core.fusion import convex, semantic_reads
 from ..errors import InvalidOption, InvalidQuery, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
-from .base import Source, SourceOptions
+from .base import Capabilities, Source, SourceOptions
 from .kbembed import Embedder, embedder, embedder_within, semantic_available
 from .kbindex import IndexReport, run_index
 from .kbstore import Row, SQLiteStore, Store, StoreFilter
@@ -385,8 +386,10 @@ class KnowledgeBaseSource(Source):
     type = "kb"
     kind = "knowledge_base"
     authority = "wiki"
+    syntax = staticmethod(_syntax.knowledge_base)
     filters: ClassVar[frozenset[str]] = KB_FILTERS
     Options = KnowledgeBaseOptions
+    capabilities = Capabilities(documents=True)
 
     _kb: KnowledgeBase | None = None
 

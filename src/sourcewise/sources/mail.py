@@ -30,6 +30,7 @@ from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
 from ..config import Settings
+from ..core import syntax as _syntax
 from ..core.analyze import analyze
 from ..core.filters import ParsedQuery
 from ..errors import SourceError, SourceUnavailable
@@ -175,6 +176,7 @@ class MailSource(Source):
     type = "mail"
     kind = "email"
     authority = "email"
+    syntax = staticmethod(_syntax.email)
     filters: ClassVar[frozenset[str]] = frozenset(
         {"from", "to", "subject", "after", "before", "has", "label", "in"}
     )
@@ -283,7 +285,9 @@ class MailSource(Source):
         """``mid:<message-id>`` (RFC 2392), or ``mail://FOLDER/KEY`` for mail without a Message-ID."""
         if r.message_id:
             return "mid:" + quote(r.message_id, safe="@!$&'()*+,;=:._~-")
-        return f"mail://{quote(r.folder, safe='')}/{quote(r.key, safe='')}"
+        # A Maildir file name that is not UTF-8 is kept as Python keeps it (surrogate escapes) and
+        # percent-encoded here byte for byte.
+        return f"mail://{quote(r.folder, safe='')}/{quote(r.key, safe='', errors='surrogateescape')}"
 
     def _hit(self, loaded: _Loaded, row: int, score: float, words: list[str]) -> Hit:
         r = loaded.data.records[row]

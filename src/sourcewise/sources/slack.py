@@ -35,6 +35,7 @@ from zoneinfo import ZoneInfo
 from pydantic import Field, field_validator
 
 from ..config import Settings
+from ..core import syntax as _syntax
 from ..core.analyze import analyze
 from ..core.filters import ParsedQuery
 from ..errors import SourceError, SourceUnavailable
@@ -206,6 +207,7 @@ class SlackSource(Source):
     type = "slack"
     kind = "chat"
     authority = "chat"
+    syntax = staticmethod(_syntax.chat)
     filters: ClassVar[frozenset[str]] = frozenset(
         {"from", "in", "after", "before", "on", "during", "is", "has"}
     )

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from ..config import Settings
 from ..core.validate import MAX_QUERY
-from ..engine import Engine
 from ..errors import FetchError, NoProviderAvailable, SourceRateLimited, SourceUnavailable
 from ..models import Hit, Plan, SearchResult, SourceInfo, SourceQuery, SourceResult
-from .base import Source, SourceOptions
+from .base import Capabilities, Source, SourceOptions
+
+if TYPE_CHECKING:
+    from ..engine import Engine
+    from ..session import Session
 
 __all__ = ["GROUNDED", "PagesSource", "WebSource", "hit_from_result"]
 
@@ -36,24 +38,18 @@ def hit_from_result(result: SearchResult, source: str, position: int) -> Hit:
 
 
 class WebSource(Source):
-    """Web search through the configured provider chain (first provider that answers wins)."""
+    """Web search through the session's provider chain (first provider that answers wins)."""
 
     type = "web"
     kind = "web"
     authority = "web"
     filters: ClassVar[frozenset[str]] = frozenset()
-
-    _engine: Engine | None = None
+    capabilities = Capabilities(web=True)
 
     @property
     def engine(self) -> Engine:
-        if self._engine is None:
-            self._engine = Engine(self.settings)
-        return self._engine
-
-    @engine.setter
-    def engine(self, engine: Engine) -> None:
-        self._engine = engine
+        """The session's engine: its client, provider state (SQLite or Redis) and providers."""
+        return self.session.engine
 
     def grounded_first(self) -> bool:
         """The first ready, unsuspended provider of the chain is a grounded one (Gemini)."""
@@ -63,9 +59,9 @@ class WebSource(Source):
         return False
 
     def query_for(self, plan: Plan) -> list[SourceQuery]:
-        """The planner's keyword query; a grounded provider (Gemini) gets the user's question,
+        """The plan's keyword query; a grounded provider (Gemini) gets the user's question,
         which it reads better than keywords."""
-        queries = super().query_for(plan)
+        queries = self.render(plan)
         if len(plan.question.strip()) <= MAX_QUERY and self.grounded_first():
             return [q.model_copy(update={"query": plan.question}) for q in queries[:1]]
         return queries
@@ -103,11 +99,6 @@ class WebSource(Source):
             detail=f"providers: {', '.join(ready) or 'none configured'}",
         )
 
-    async def aclose(self) -> None:
-        if self._engine is not None:
-            self._engine.state.close()
-            self._engine = None
-
 
 class PagesSource(Source):
     """The URLs a question holds (seed 001's "fetch"), read through the guarded fetcher as hits.
@@ -119,11 +110,13 @@ class PagesSource(Source):
     type = "pages"
     kind = "web"
     authority = "web"
+    capabilities = Capabilities(web=True)
 
-    def __init__(self, urls: list[str], settings: Settings) -> None:
-        super().__init__("pages", SourceOptions(), settings)
+    def __init__(self, urls: list[str], session: Session) -> None:
+        super().__init__("pages", SourceOptions(), session.settings)
         self.urls = urls
         self.unread: list[tuple[str, str]] = []  # (URL, why) for each page that could not be read
+        self.bind(session)
 
     async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
         from ..pages import afetch  # pages pulls in the extractor: load it only when a URL is asked
@@ -133,7 +126,7 @@ class PagesSource(Source):
         self.unread = []
         for i, url in enumerate(self.urls[: limit or self.options.limit]):
             try:
-                page = await afetch(url, query.query, settings=self.settings)
+                page = await afetch(url, query.query, session=self.session)
             except FetchError as exc:
                 warnings.append(f"{url}: {exc.detail}")
                 self.unread.append((url, exc.detail))
