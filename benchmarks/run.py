@@ -24,6 +24,7 @@ SUITES = {
     "calls": "bench_calls",
     "robots": "bench_robots",
     "answers": "bench_answers",
+    "plans": "bench_plans",
 }
 
 

@@ -107,11 +107,15 @@ async def test_a_new_source_kind_and_a_keyed_provider_through_ask(
 
     async with Session(settings) as session:
         answer = await sourcewise.aask(question, sources=["kitchen", "web"], session=session)
+        public = await sourcewise.aask("How do I make kimchi stew", sources=["web"], session=session)
         listed = await sourcewise.asource_info(session=session)
     reports = {r.source: r for r in answer.reports}
     assert reports["kitchen"].status == "ok", reports
     assert reports["kitchen"].queries[0] == "kimchi stew cook=minji"
-    assert reports["web"].status == "ok", reports
+    # a from: filter makes it a question about the asker's own people: the web is left out, said so
+    assert "web" not in reports, reports
+    assert any("web left out" in w for w in answer.warnings), answer.warnings
+    assert [(r.source, r.status) for r in public.reports] == [("web", "ok")], public.reports
     # The provider got its own key from [providers.acme].
     sent = [s for s in server.seen if s.path == "/acme"]
     assert sent

@@ -122,8 +122,11 @@ async def test_one_suspension_holds_at_every_door_and_worker(server: LocalServer
             private = await _fresh(
                 "POST", f"{base}/sources/search", json={"query": "react hooks", "sources": ["web"]}
             )
-            assert private.status_code == 503
+            # every provider of the chain suspended: the web source is rate-limited, with when to retry
+            assert private.status_code == 429, private.text
             assert "suspended" in private.text
+            assert private.json()["error"]["retry_after"] > 0, private.text
+            assert all(a.json()["error"]["reports"][0]["status"] == "rate_limited" for a in asks)
 
             # And the MCP server, another process on the same Redis: each tool that reaches the web.
             async with Client(mcp) as c:

@@ -23,6 +23,8 @@ from .core.analyze import analyze
 from .core.extractive import assemble
 from .core.merge import merge_and_rank
 from .core.pick import pick
+from .core.route import choose
+from .core.text import is_hangul
 from .errors import InvalidOption, InvalidQuery, ModelError
 from .gather import Progress, gather
 from .models import Answer, Plan, RankedHit, Reading, Route, SourceReport
@@ -43,7 +45,8 @@ CLARIFY_KO = "몇 가지 뜻으로 읽힙니다. 어느 쪽인가요?"
 
 def _choose(
     session: Session, specs: Sequence[str | Source] | None, route: Route
-) -> tuple[list[Source], list[str]]:
+) -> tuple[list[Source], list[str], PagesSource | None]:
+    """The sources to search, warnings, and the pages the question names (its own source)."""
     warnings: list[str] = []
     if specs is None:
         names = list(session.settings.sources) or list(DEFAULT_SOURCES)
@@ -60,9 +63,8 @@ def _choose(
         if any(s.capabilities.web for s in chosen):
             warnings.append("web left out: an internal question is answered from private sources only")
         chosen = [s for s in chosen if not s.capabilities.web]
-    if route.action == "fetch":
-        chosen.append(PagesSource(route.urls, session))
-    return chosen, warnings
+    pages = PagesSource(route.urls, session) if route.action == "fetch" else None
+    return [*chosen, *([pages] if pages else [])], warnings, pages
 
 
 def _terms(plan: Plan) -> list[str]:
@@ -83,8 +85,8 @@ def _suggest(plan: Plan) -> tuple[str, ...]:
     return tuple(out[:5])
 
 
-def _clarification(found: list[Reading], language_ko: bool) -> str:
-    lines = [f"  {i}. {r.label} ({r.hits} results)" for i, r in enumerate(found, 1)]
+def _clarification(found: list[Reading], language_ko: bool, *, counts: bool = True) -> str:
+    lines = [f"  {i}. {r.label}" + (f" ({r.hits} results)" if counts else "") for i, r in enumerate(found, 1)]
     head = CLARIFY_KO if language_ko else CLARIFY_EN
     return "\n".join([head, *lines])
 
@@ -149,9 +151,13 @@ async def _ask(
     t0 = clock()
     settings = session.settings
     route = routing.route(question, today=today, settings=settings)
-    chosen, warnings = _choose(session, specs, route)
+    if route.readings and reading in route.readings:  # the reading decides the sources
+        route, reading = choose(route, reading, question, today=today), None
+    chosen, warnings, pages = _choose(session, specs, route)
     kinds = list(dict.fromkeys(s.kind for s in chosen)) or ["knowledge_base"]
     plan = routing.plan(question, kinds, today=today, session=session)
+    if route.readings:  # seed 003: ask before searching when the reading changes the sources
+        return _ask_first(question, route, plan, warnings)
     t1 = clock()
     gathered = await gather(chosen, plan, deadline=settings.source_timeout, limit=limit, progress=progress)
     # Seed 004: a first pass that is not good enough gets refinement cycles (retrieve.py).
@@ -162,11 +168,12 @@ async def _ask(
     levels = {s.authority: s.authority_levels for s in chosen if s.authority_levels}
     kind = plan.query_type.kind
     ranked = merge_and_rank(hits, terms=terms, kind=kind, today=plan.today, authorities=levels)
-    verdict, found = readings(ranked, terms) if reading is None else ("none", [])
+    verdict, found = readings(ranked, terms, question=question) if reading is None else ("none", [])
     if reading is not None:
         wanted = " ".join(analyze(reading))
         picked = [h for h in ranked if wanted in " ".join(analyze(f"{h.hit.title} {h.hit.text}"))]
         ranked = picked or ranked
+    warnings += _fallback_notes(gathered.reports, pages, question)
     answer = Answer(
         question=question,
         text="",
@@ -202,12 +209,47 @@ async def _ask(
     return answer.model_copy(update={"timings": {k: round(v, 1) for k, v in timings.items()}})
 
 
+def _wait(seconds: float | None) -> str:
+    """When to try again: "in 45 s", "in 3 min", or "later" when the source did not say."""
+    if seconds is None:
+        return "later"
+    return f"in {seconds:.0f} s" if seconds < 120 else f"in {seconds / 60:.0f} min"
+
+
+def _fallback_notes(reports: Sequence[SourceReport], pages: PagesSource | None, question: str) -> list[str]:
+    """What the fallbacks did, said in the answer (seed 003's fallback strategy, seed 001's
+    ``[웹 조회 실패]``): a rate-limited source and when to try it again; each URL of the question
+    that could not be read."""
+    notes = [
+        f"{r.source} is rate-limited: its results are missing; try again {_wait(r.retry_after)}"
+        for r in reports
+        if r.status == "rate_limited"
+    ]
+    for url, why in pages.unread if pages else ():
+        notes.append(
+            f"[웹 조회 실패] {url}: {why}" if is_hangul(question) else f"could not read {url}: {why}"
+        )
+    return notes
+
+
+def _ask_first(question: str, route: Route, plan: Plan, warnings: list[str]) -> Answer:
+    """The clarifying question, before any source is searched: the readings send the question to
+    different sources (``Route.readings``)."""
+    found = [Reading(label=label, hits=0, share=0.0) for label in route.readings]
+    text = _clarification(found, is_hangul(question), counts=False)
+    return Answer(
+        question=question, text=text, route=route, plan=plan, clarification=text,
+        readings=tuple(found), writer="none", warnings=tuple(warnings),
+    )  # fmt: skip
+
+
 def _nothing(reports: Sequence[SourceReport]) -> str:
     """No hits: which sources were searched and came back empty, and which failed and why, so a
     failure never reads as "no results"."""
     empty = [r.source for r in reports if r.status in ("ok", "empty")]
     failed = [
         f"{r.source} {r.status.replace('_', ' ')} ({r.error})"
+        + (f"; try again {_wait(r.retry_after)}" if r.status == "rate_limited" else "")
         for r in reports
         if r.status not in ("ok", "empty")
     ]

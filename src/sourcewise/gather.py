@@ -3,10 +3,15 @@
 Seed 003's fallbacks live here:
 
 1. a source that cannot answer (no path, not configured, no provider) is skipped and named;
-2. a source that answers nothing is asked again with the plan's next broader form
-   (``plan.broaden()``: dates, then source filters, then minor keywords), at most ``MAX_BROADEN``
-   times, within the same deadline;
+2. every source but the web also gets the plan's variant queries (``plan.alternatives()``: other
+   names for its terms, "k8s" for "Kubernetes"), its hits merged after the plan's own; a source
+   that answers nothing is asked again with the plan's next broader form (``plan.broaden()``:
+   dates, then source filters, then minor keywords, then the topic generalised) and its variants,
+   at most ``MAX_BROADEN`` times, all within the same deadline;
 3. a rate-limited source is reported with when to retry, while the others carry on.
+
+A document source's hits get their document class (``core/doctype.py``: meeting notes, status
+update, spec, wiki page, announcement, chat export) for seed 003's authority hierarchies.
 
 A source that raises anything, even a bug, costs only its own results. Cancelling the caller's task
 (Ctrl-C) cancels every source's task and waits for them, so nothing is left running.
@@ -19,6 +24,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
+from .core.doctype import classify_hit
 from .errors import (
     NoProviderAvailable,
     ProviderError,
@@ -65,15 +71,35 @@ def _status_for(exc: BaseException) -> tuple[ReportStatus, str, float | None]:
     return "failed", f"unexpected error in the source: {type(exc).__name__}: {exc}", None
 
 
-async def _search(run: _Run, query: SourceQuery, limit: int) -> None:
+async def _search(run: _Run, query: SourceQuery, limit: int) -> list[Hit]:
     run.queries.append(query.query)
     result = await run.source.search(query, limit=limit)
     run.warnings.extend(w for w in result.warnings if w not in run.warnings)
-    run.hits = list(result.hits)
+    if not run.source.capabilities.documents:
+        return list(result.hits)
+    # a document source's pages by class (meeting notes, status, spec ...) for the hierarchies
+    source = run.source
+    return [classify_hit(hit, source.authority, source.options.classes) for hit in result.hits]
+
+
+async def _round(run: _Run, plan: Plan, limit: int) -> None:
+    """The plan's query and, except on the web (each query there costs), its variant queries
+    (seed 003: "k8s" for "Kubernetes"), one after another; hits merged, the plan's own first."""
+    queries = [run.source.query_for(plan)[0]]
+    if not run.source.capabilities.web:
+        queries += [run.source.query_for(alt)[0] for alt in plan.alternatives()]
+    seen = {hit.location for hit in run.hits}
+    for query in queries:
+        if query.query in run.queries:
+            continue
+        for hit in await _search(run, query, limit):
+            if hit.location not in seen:
+                seen.add(hit.location)
+                run.hits.append(hit)
 
 
 async def _one(run: _Run, plan: Plan, limit: int) -> None:
-    await _search(run, run.source.query_for(plan)[0], limit)
+    await _round(run, plan, limit)
     current: Plan | None = plan
     for _ in range(MAX_BROADEN):
         if run.hits or current is None:
@@ -81,10 +107,8 @@ async def _one(run: _Run, plan: Plan, limit: int) -> None:
         current = current.broaden()
         if current is None:
             return
-        query = run.source.query_for(current)[0]
         run.dropped = list(current.dropped)
-        if query.query not in run.queries:
-            await _search(run, query, limit)
+        await _round(run, current, limit)
 
 
 async def _report(

@@ -133,6 +133,11 @@ class Route(_Model):
     signals: dict[str, list[str]] = Field(
         default_factory=dict, description="keywords found, by kind: recency, external, internal"
     )
+    readings: list[str] = Field(
+        default_factory=list,
+        description="readings that would send the question to different sources (private, then the web): "
+        "asked about before searching",
+    )
 
 
 QueryKind = Literal["decision", "status", "document", "person", "fact", "temporal", "exploration"]
@@ -143,8 +148,8 @@ SourceKind = Annotated[str, StringConstraints(pattern=KIND_PATTERN)]
 Authority = Annotated[str, StringConstraints(pattern=KIND_PATTERN)]
 """Seed 003's authority classes: what kind of record a hit is, for the per-query-type hierarchies
 (``official_doc``, ``wiki``, ``shared_doc``, ``meeting_notes``, ``thread_conclusion``,
-``status_doc``, ``tracker_task``, ``email``, ``chat``, ``code``, ``web``; a plug-in may declare its
-own, see docs/adding-a-source.md)."""
+``status_doc``, ``announcement``, ``tracker_task``, ``email``, ``chat``, ``code``, ``web``; a
+plug-in may declare its own, see docs/adding-a-source.md)."""
 
 
 class QueryType(_Model):
@@ -200,9 +205,16 @@ class Plan(_Model):
 
     def broaden(self) -> Plan | None:
         """The next wider plan (seed 003 order), or ``None`` when nothing is left to drop."""
-        from .core.plan import broaden
+        from .core.widen import broaden
 
         return broaden(self)
+
+    def alternatives(self) -> list[Plan]:
+        """This plan with one term replaced by another name for it (seed 003's variants), each a
+        plan of its own: "Kubernetes setup" -> "k8s setup", "container orchestration setup"."""
+        from .core.widen import alternatives
+
+        return alternatives(self)
 
 
 class Passage(_Model):

@@ -92,6 +92,10 @@ class WebContext(_Model):
     pages: list[Page] = Field(default_factory=list)
     error: str | None = None
     no_provider: bool = Field(default=False, description="the search failed because no provider answered")
+    web_urls: list[str] = Field(default_factory=list, description="the URLs of the question that were read")
+    failed_urls: list[str] = Field(
+        default_factory=list, description="the URLs of the question that could not be read ([웹 조회 실패])"
+    )
 
 
 def _search_context(results: Sequence[SearchResult]) -> str:
@@ -101,8 +105,12 @@ def _search_context(results: Sequence[SearchResult]) -> str:
     )
 
 
-def _page_context(pages: Sequence[Page]) -> str:
-    return "\n\n".join(f"# {p.title or p.url}\n{p.url}\n\n{p.content}" for p in pages)
+FAILED = "[웹 조회 실패]"  # seed 001's marker for a URL that could not be read
+
+
+def _page_context(pages: Sequence[Page], failed: Sequence[tuple[str, str]]) -> str:
+    read = [f"# {p.title or p.url}\n{p.url}\n\n{p.content}" for p in pages]
+    return "\n\n".join([*read, *(f"# {url}\n{FAILED} {why}" for url, why in failed)])
 
 
 def _say(question: str, korean: str, english: str) -> str:
@@ -110,17 +118,19 @@ def _say(question: str, korean: str, english: str) -> str:
     return korean if is_hangul(question) else english
 
 
-async def _read_pages(question: str, urls: Sequence[str], session: Session) -> tuple[list[Page], list[str]]:
+async def _read_pages(
+    question: str, urls: Sequence[str], session: Session
+) -> tuple[list[Page], list[tuple[str, str]]]:
     from .pages import afetch  # here: the HTTP client loads when a page is first read
 
     pages: list[Page] = []
-    problems: list[str] = []
+    problems: list[tuple[str, str]] = []
     for url in urls:
         try:
             page = await afetch(url, question, session=session)
         except SourcewiseError as exc:  # a bad or unreachable URL is a web failure, never raised
             log.warning(_say(question, "⚠️ URL 조회 실패: %s", "⚠️ could not read the URL: %s"), exc)
-            problems.append(str(exc))
+            problems.append((url, str(exc)))
             continue
         pages.append(page)
     return pages, problems
@@ -162,14 +172,17 @@ async def _conditional(
             len(decision.urls),
         )
         pages, problems = await _read_pages(question, decision.urls, session)
-        error = None if pages else "none of the URLs could be read: " + "; ".join(problems)
+        error = None if pages else "none of the URLs could be read: " + "; ".join(why for _, why in problems)
         return WebContext(
             searched=True,
             reason=decision.reason,
             route=decision,
-            context=_page_context(pages) or None,
+            # seed 001 5.3: nothing read, no context (the caller answers from private sources)
+            context=_page_context(pages, problems) if pages else None,
             pages=pages,
             error=error,
+            web_urls=[url for url in decision.urls if url not in {u for u, _ in problems}],
+            failed_urls=[url for url, _ in problems],
         )
     log.info(_say(question, "🔍 웹 검색 수행: %s", "🔍 searching the web: %s"), decision.reason)
     try:

@@ -15,6 +15,7 @@ Pure and linear in the text of the hits it reads (the top ``window`` only).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
@@ -25,10 +26,11 @@ from .analyze import analyze
 __all__ = ["DOMINANT_SHARE", "readings"]
 
 DOMINANT_SHARE = 0.6
+_WORD = re.compile(r"\w+")  # one character class: linear in the text
 MIN_HITS = 2
 STOP = frozenset(
     "the a an of for to and or in on our we this that new old our its is are was be by with "
-    "이 그 저 및 또는 우리 새 이번 지난".split()
+    "이 그 저 및 또는 우리 새 이번 지난 what which how when where who why steps step".split()
 )
 
 Verdict = Literal["none", "dominant", "minor", "ambiguous"]
@@ -44,14 +46,30 @@ def _qualifiers(words: list[str], term: str, question: set[str]) -> set[str]:
     return found
 
 
+def _words(text: str) -> list[str]:
+    """The text's words as index terms, one per word (a Korean word's stem, never its character
+    pairs): a reading's label is made of whole words ("클라우드 마이그레이션", not "우드 마이그레이션")."""
+    out: list[str] = []
+    for word in _WORD.findall(text):
+        terms = analyze(word)
+        if terms:
+            out.append(terms[0])
+    return out
+
+
 def readings(
-    hits: Sequence[RankedHit], question_terms: Sequence[str], *, window: int = 20
+    hits: Sequence[RankedHit], question_terms: Sequence[str], *, question: str = "", window: int = 20
 ) -> tuple[Verdict, list[Reading]]:
-    """The verdict and the readings found, most common first."""
+    """The verdict and the readings found, most common first. A term the question itself
+    qualifies ("the *database* migration") has the reading the question names: no other counts."""
     asked = set(question_terms)
+    said = _words(question)
+    named = {said[i] for i in range(1, len(said)) if said[i - 1] not in STOP and len(said[i - 1]) > 1}
     best: tuple[Verdict, list[Reading]] = ("none", [])
-    texts = [analyze(f"{r.hit.title}. {r.hit.text or r.hit.snippet}") for r in hits[:window]]
+    texts = [_words(f"{r.hit.title}. {r.hit.text or r.hit.snippet}") for r in hits[:window]]
     for term in dict.fromkeys(question_terms):
+        if term in named:
+            continue
         # A hit that uses two qualifiers ("sourcewise index", "default index") shows they are one
         # subject, not two readings: only a qualifier seen alone in a hit counts for that hit.
         labels: list[str] = []

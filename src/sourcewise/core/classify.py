@@ -53,7 +53,6 @@ SIGNALS: dict[QueryKind, frozenset[str]] = {
             "progress",
             "update",
             "updates",
-            "state",
             "blocked",
             "blocker",
             "eta",

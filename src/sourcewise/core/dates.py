@@ -139,6 +139,13 @@ def _relative_dates(text: str, today: date) -> tuple[date | None, date | None, l
     if today.year == 1:
         for span in _SPANS:  # near the start of the calendar a span may not exist: then no dates
             span(today)
+    last = "past" in low or "last" in low or "지난" in low or "최근" in low
+    match = _LAST_N.search(low) if last else None
+    if match:  # before the single words: "최근 30일" is thirty days, not "recently"
+        count = int(match[1] or match[3])
+        unit = match[2] or match[4]
+        days = {"day": 1, "일": 1, "week": 7, "주": 7, "month": 30, "개월": 30, "달": 30}[unit] * count
+        return today - timedelta(days=days), today, [match.group(0)]
     for pattern, needs, span in zip(_RULES, _NEEDS, _SPANS, strict=True):
         for word in needs:
             if word in low:
@@ -149,13 +156,6 @@ def _relative_dates(text: str, today: date) -> tuple[date | None, date | None, l
         if match:
             after, before = span(today)
             return after, before, [match.group(0)]
-    last = "past" in low or "last" in low or "지난" in low or "최근" in low
-    match = _LAST_N.search(low) if last else None
-    if match:
-        count = int(match[1] or match[3])
-        unit = match[2] or match[4]
-        days = {"day": 1, "일": 1, "week": 7, "주": 7, "month": 30, "개월": 30, "달": 30}[unit] * count
-        return today - timedelta(days=days), today, [match.group(0)]
     match = _QUARTER.search(low) if "q" in low or "분기" in low else None
     if match:
         q = int(match[1] or match[4] or match[6])

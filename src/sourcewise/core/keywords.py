@@ -13,7 +13,17 @@ from functools import lru_cache
 
 from .text import word_forms, words
 
-__all__ = ["EXTERNAL", "INTERNAL", "RECENCY", "REQUEST_FILLER", "find", "release_signals", "tokens"]
+__all__ = [
+    "EXTERNAL",
+    "INTERNAL",
+    "INTERNAL_THINGS",
+    "OWN",
+    "RECENCY",
+    "REQUEST_FILLER",
+    "find",
+    "release_signals",
+    "tokens",
+]
 
 RECENCY: frozenset[str] = frozenset(
     {
@@ -36,6 +46,7 @@ RECENCY: frozenset[str] = frozenset(
         "now",
         # what users also say
         "핫한",
+        "hot",
         "요즘에",
         "새로운",
         "신규",
@@ -115,6 +126,36 @@ EXTERNAL: frozenset[str] = frozenset(
         "global",
     }
 )
+# Seed 001's internal words, split by what they say. ``OWN`` words name the asker's own
+# organisation ("사내", "우리", "our company", "in-house"): the question is about it. ``INTERNAL``
+# words name things an organisation keeps (policies, manuals, processes, a team): they mark an
+# internal question only with an ``OWN`` word or with nothing public asked; "latest EU AI Act
+# policy news" and "Kubernetes network policy latest version" are public questions.
+OWN: frozenset[str] = frozenset(
+    {
+        # seed 001
+        "내부",
+        "사내",
+        "우리",
+        "당사",
+        # what users also say
+        "저희",
+        "우리회사",
+        "사내망",
+        "our company",
+        "our team",
+        "our org",
+        "our organization",
+        "our organisation",
+        "our wiki",
+        "our docs",
+        "our codebase",
+        "our repo",
+        "internally",
+        "in-house",
+        "intranet",
+    }
+)
 INTERNAL: frozenset[str] = frozenset(
     {
         # seed 001
@@ -122,41 +163,33 @@ INTERNAL: frozenset[str] = frozenset(
         "매뉴얼",
         "절차",
         "프로세스",
-        "내부",
-        "사내",
-        "우리",
-        "당사",
         "회사",
         # what users also say
-        # "our" alone is no signal ("the latest AI trends for our startup" is a web question);
-        # "our" with a word for the organisation or its own documents is.
-        "our company",
-        "our team",
-        "our org",
-        "our organization",
-        "our wiki",
-        "our docs",
-        "our codebase",
-        "our repo",
-        "internal",
-        "internally",
-        "in-house",
-        "intranet",
         "policy",
         "policies",
         "handbook",
         "employee handbook",
         "company policy",
         "onboarding",
-        "우리회사",
+        "process",
+        "procedure",
+        "manual",
+        "guidelines",
         "사규",
         "인사규정",
         "복리후생",
         "팀",
         "부서",
-        "사내망",
         "위키",
+        "정책",
     }
+)
+# "internal" is the asker's own only before what an organisation keeps ("internal wiki", "internal
+# tools"), not in "internal combustion engine" or "internal medicine".
+INTERNAL_THINGS: frozenset[str] = frozenset(
+    "wiki docs documentation doc policy policies tools tool process processes handbook guidelines guide "
+    "memo memos portal systems system team teams meeting meetings dashboard audit release survey "
+    "training rules api apis service services project projects report reports".split()
 )
 # Words that ask for something rather than say what: dropped from a web query.
 REQUEST_FILLER: frozenset[str] = frozenset(

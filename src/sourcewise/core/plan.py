@@ -13,15 +13,18 @@ from typing import Literal
 
 from ..errors import InvalidOption
 from ..models import Constraints, Plan, SourceQuery
+from .analyze import hangul_stem
 from .classify import SIGNALS, classify_fields
 from .dates import parse_date, relative_dates
+from .keywords import INTERNAL_THINGS, RECENCY
+from .negation import negations as negated
 from .syntax import QueryParts, Syntax
 from .text import is_hangul, strip_particle, words
 from .tiers import builtin_table
 from .validate import validate_question, validate_today
 from .variants import variants_for
 
-__all__ = ["DEFAULT_SOURCES", "broaden", "parts", "plan", "render", "replan"]
+__all__ = ["DEFAULT_SOURCES", "parts", "plan", "render", "replan"]
 
 DEFAULT_SOURCES: tuple[str, ...] = ("chat", "knowledge_base", "project_tracker")
 _FILTER = re.compile(r"(?<!\S)(from|in|after|before|type):(\"[^\"]+\"|\S+)", re.IGNORECASE)
@@ -29,11 +32,6 @@ _FILTER = re.compile(r"(?<!\S)(from|in|after|before|type):(\"[^\"]+\"|\S+)", re.
 # re-entered from many start positions (a lookbehind anchors runs at their start, and runs are
 # possessive where a failed match could otherwise retry every shorter length).
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^“”]+)”|「([^「」]+)」")
-_NEGATION = re.compile(
-    r"(?<!\S)-(?!-)([\w.#+-]++)|\b(?:not|without|except|excluding)\s++([\w.#+-]++)"
-    r"|(?<![\w.#+-])([\w.#+-]++)\s*+(?:제외|빼고|말고)",
-    re.IGNORECASE,
-)
 _MINE = re.compile(r"\b(my|mine|assigned to me)\b|내\s?(작업|업무|태스크|일)|나한테", re.IGNORECASE)
 _MENTION = re.compile(r"(?<!\w)([@#])([\w.-]+)")
 _WORD = re.compile(r"[A-Za-z0-9][\w.+#'-]*[\w+#]|[A-Za-z0-9]|[\uac00-\ud7a3]+")
@@ -41,18 +39,28 @@ STOP = frozenset(
     """a an the and or of to in on at for by with from about into over what which who whom whose when
     where why how did do does done is are was were be been being have has had we i you they he she it
     our my your their this that these those there here any some all can could should would will shall
-    may might must please tell me show find search know let us vs via as than then so just also still
+    may might must please me know let us vs via as than then so just also still
     up out get got make made need needs want wants like latest recent current now ever yet only
-    just""".split()
+    just newest recently currently nowadays today's give list explain summarize summarise describe
+    looking anything something everything info information doesn't don't isn't aren't since until
+    not no what's whats hot team team's teams internally handle think cover said says say mentioned
+    discussed talked changed happen happened going""".split()
 ) | frozenset(
     "무엇 무엇을 뭐 뭘 무슨 어떤 어떻게 왜 어디 어디에 언제 누가 누구 대해 대한 관련 관련된 "
-    "그리고 및 좀 것 거 수 등 우리 우리가 저희 제가 내가 해줘 알려줘 찾아줘 검색 "
-    "있나요 있나 했나요 했나 인가요 입니까 어때".split()
+    "그리고 및 좀 것 거 수 등 우리 우리가 저희 제가 내가 해줘 알려줘 찾아줘 채널 "
+    "있나요 있나 했나요 했나 인가요 입니까 어때 뭐야 뭔가요 뭐예요 뭐지 어떤가요 알려 알려주세요 "
+    "회사 당사 사내 우리회사 찾아주세요 보여줘 정리해줘 설명해줘 요약해줘 "
+    "최신 요즘 현재 지금 최근 핫한 좀 혹시 관한 "
+    "다음 정리 요약 설명 확인 어디 어디서 있는지 됐나요 되었나요 무엇인가요 뭔지 "
+    "말한 나온 하고 있어 있는 알고 있 된 막혔 있나 건 중 와 과 부분 내용 상황 참고 분석 조사 "
+    "최신본 최신판".split()
 )
 GENERIC_ACRONYMS = frozenset(
     "api ai db ui ux pr qa id url http https sql ceo cto faq eta kpi okr q1 q2 q3 q4".split()
 )
 _VERB_ENDINGS = (
+    "해줘",
+    "해주세요",
     "나요",
     "했나",
     "는지",
@@ -69,8 +77,25 @@ _VERB_ENDINGS = (
 )
 
 
-# Signal words say what kind of question it is, not what it is about: never content words.
-_SKIP = frozenset({w for vocab in SIGNALS.values() for w in vocab} | {"project", "프로젝트"})
+# Signal words say what kind of question it is, not what it is about: not content words, except
+# the nouns that name what is asked for and so must appear in what answers it ("expense policy",
+# "Z spec", "휴가 규정").
+_NAMED_THINGS = frozenset(
+    "policy policies rule rules limit spec specs specification rfc prd handbook slides deck "
+    "정책 규정 규칙 한도 기준 스펙 명세 명세서 기획서 설계서 사규 슬라이드".split()
+) | {"design doc"}
+# The signals of several words that are no content as a whole ("working on", "how many", "알고 있"):
+# taken out of the text before its words are read.
+_SIGNAL_PHRASES = tuple(
+    sorted(
+        {w for vocab in (*SIGNALS.values(), RECENCY) for w in vocab if " " in w} - _NAMED_THINGS,
+        key=len,
+        reverse=True,
+    )
+)
+_YEAR = re.compile(r"((?:19|20)\d\d)년")
+_URL = re.compile(r"https?://\S+", re.IGNORECASE)  # one run of non-blanks: linear
+_SKIP = frozenset({w for vocab in SIGNALS.values() for w in vocab} - _NAMED_THINGS | {"project", "프로젝트"})
 
 
 @lru_cache(maxsize=8)
@@ -78,11 +103,24 @@ def _hangul_prefixes(skip: frozenset[str]) -> tuple[str, ...]:
     return tuple(s for s in skip if is_hangul(s))
 
 
+def _without_signal_phrases(text: str) -> str:
+    """``text`` without the signals of several words it holds, as whole words."""
+    low = f" {' '.join(text.lower().split())} "
+    found = [p for p in _SIGNAL_PHRASES if f" {p} " in low]
+    if not found:
+        return text
+    for phrase in found:
+        low = low.replace(f" {phrase} ", " ")
+    kept = set(low.split())
+    return " ".join(w for w in text.split() if w.lower() in kept)
+
+
 def _content_words(text: str, skip: frozenset[str]) -> list[str]:
     out: list[str] = []
     seen: set[str] = set()
     known = _CONTENT if skip is _SKIP else {}
-    for raw in _WORD.findall(text):
+    toks = _WORD.findall(text)
+    for i, raw in enumerate(toks):
         content = known.get(raw, _UNKNOWN)
         if content is _UNKNOWN:
             content = _content_word(raw, skip)
@@ -90,9 +128,41 @@ def _content_words(text: str, skip: frozenset[str]) -> list[str]:
                 known.clear()  # bounded: start again
             known[raw] = content
         if content is not None and content[1] not in seen:
+            before = toks[i - 1].lower() if i else ""
+            after = toks[i + 1].lower() if i + 1 < len(toks) else ""
+            if _not_content(content[1], before, after, first=not out):
+                continue
             seen.add(content[1])
             out.append(content[0])
     return out
+
+
+def _not_content(word: str, before: str, after: str, *, first: bool) -> bool:
+    """Words that say who asks or what is asked for by where they stand: "find X", "search for X"
+    (but "search ranking"), "our company", "my tasks", "what's new", "internal wiki"."""
+    if first and word in _REQUEST and (word != "search" or after in _AFTER_REQUEST):
+        return True
+    if word == "internal" and after in INTERNAL_THINGS:
+        return True
+    return (
+        (before in _OWN and word in _ORG)
+        or (before == "my" and word in _MINE_ITEMS)
+        or (before in _WHATS and word == "new")
+    )
+
+
+_AFTER_REQUEST = frozenset("for the a an me us all any about our my through in".split())
+
+
+# Words that ask for something when they open the question ("search for ...", "show me ..."),
+# and name a subject anywhere else ("search ranking"); the asker's own organisation.
+_REQUEST = frozenset(
+    "search find show tell give list explain summarize summarise describe look check read compare".split()
+)
+_OWN = frozenset("our 우리 저희".split())
+_MINE_ITEMS = frozenset("tasks task tickets issues items work".split())
+_WHATS = frozenset({"what's", "whats", "what’s"})
+_ORG = frozenset("company team org organization organisation 회사 팀 조직".split())
 
 
 # _content_word's answers for the plan's own skip set, per raw token (a dict: no key to build).
@@ -104,11 +174,17 @@ _CONTENT_MAX = 8192
 def _content_word(raw: str, skip: frozenset[str]) -> tuple[str, str] | None:
     """The word a raw token says and its lower case, or None for a stop word, a signal word or
     a Korean verb form: per token, kept (questions repeat their words)."""
-    word = strip_particle(raw) if is_hangul(raw) else raw.rstrip(".'-")
+    if is_hangul(raw):
+        year = _YEAR.fullmatch(raw)
+        word = year.group(1) if year else hangul_stem(raw)  # the one analyzer's stem: particle, ending off
+    else:
+        word = raw.rstrip(".'-")
     low = word.lower()
     if not word or low in STOP or low in skip or raw.lower() in STOP:
         return None
-    if is_hangul(word) and (word.endswith(_VERB_ENDINGS) or word.startswith(_hangul_prefixes(skip))):
+    if is_hangul(word) and (
+        word.endswith(_VERB_ENDINGS) or raw.endswith(_VERB_ENDINGS) or word.startswith(_hangul_prefixes(skip))
+    ):
         return None
     return word, low
 
@@ -133,8 +209,9 @@ def _entities(question: str, words: list[str], toks: list[str]) -> list[str]:
             found.append(word)
     if "project" in question.lower() or "프로젝트" in question:  # the pattern needs one ("project" has no i)
         for match in _PROJECT.finditer(question):
-            if match.group(1) not in found:
-                found.append(match.group(1))
+            name = strip_particle(match.group(1)) if is_hangul(match.group(1)) else match.group(1)
+            if name not in found and name.lower() not in _SKIP and name.lower() not in STOP:
+                found.append(name)
     for said in builtin_table().projects_in_words(toks).values():
         surface = next((w for w in words if w.lower() == said), None)
         if surface and surface not in found:
@@ -251,8 +328,8 @@ def plan(
 ) -> Plan:
     """Decompose ``question`` (seed 003), with a query for each source kind in ``syntaxes``
     (kind -> the syntax its sources render plans in; ``routing.plan`` takes them from the
-    sources themselves). A broader plan (``broaden``, ``replan``) carries no queries: each
-    source renders it (``Source.render``).
+    sources themselves). A broader or alternative plan (``core.widen``, ``replan``) carries no
+    queries: each source renders it (``Source.render``).
     """
     question = validate_question(question)
     if not isinstance(syntaxes, Mapping) or not syntaxes:
@@ -266,13 +343,13 @@ def plan(
     if '"' in rest or "“" in rest or "「" in rest:  # a quoted phrase starts with one of these
         phrases = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(rest)]
         rest = _QUOTED.sub(" ", rest)
-    negations: list[str] = []
-    if _may_negate(rest):
-        negations = [next(g for g in m.groups() if g) for m in _NEGATION.finditer(rest)]
-        rest = _NEGATION.sub(" ", rest)
-    words_ = _content_words(rest, _SKIP)
+    if "://" in rest:
+        rest = _URL.sub(" ", rest)  # a URL is read, not searched for (seed 001)
+    negations, rest = negated(rest)
+    words_ = _content_words(_without_signal_phrases(rest), _SKIP)
     entities = _entities(question, words_, toks)
-    keywords = [w for w in words_ if w not in entities]
+    named = {e.lower() for e in entities}
+    keywords = [w for w in words_ if w.lower() not in named]
     mode, why = _mode(kind, phrases, entities, constraints, question)
     terms = _terms(entities, keywords, question)
     found = QueryParts(terms, phrases, negations, constraints, _natural(question, terms, 0), kind, mode)
@@ -285,7 +362,7 @@ def plan(
         intent=list(dict.fromkeys(query_type["signals"])),
         constraints=constraints,
         negations=negations,
-        variants=variants_for([*terms, *phrases], variants),
+        variants=variants_for([*terms, *phrases], variants, question),
         mode=mode,
         mode_reason=why,
         # the queries' fields, validated with the plan (one validation, not one per query)
@@ -294,27 +371,13 @@ def plan(
     )
 
 
-def _may_negate(text: str) -> bool:
-    """False when ``_NEGATION`` cannot match ``text``: no hyphen, none of its Korean words and
-    none of its English ones in any case. (Matching ignores case, and the only letters other
-    than ASCII that then match an ASCII letter are the Turkish dotted and dotless i.)"""
-    if "-" in text:
-        return True
-    if not text.isascii() and (
-        "제외" in text or "빼고" in text or "말고" in text or "İ" in text or "ı" in text
-    ):
-        return True
-    low = text.lower()
-    return "not" in low or "without" in low or "except" in low or "excluding" in low
-
-
 def _terms(entities: Sequence[str], keywords: Sequence[str], question: str) -> list[str]:
     """Entities and keywords in the order the question says them."""
     terms = list(dict.fromkeys([*entities, *keywords]))
     if len(terms) < 2:
         return terms
-    end = len(question)
-    places = [end if (at := question.find(term)) < 0 else at for term in terms]
+    # a word the question does not hold (a category, a codebase's word) goes first, in given order
+    places = [-1 if (at := question.find(term)) < 0 else at for term in terms]
     return [terms[i] for i in sorted(range(len(terms)), key=places.__getitem__)]  # stable, as before
 
 
@@ -349,54 +412,22 @@ def render(current: Plan, kind: str, syntax: Syntax) -> list[SourceQuery]:
 
 
 def _assemble(
-    draft: Plan, syntaxes: Mapping[str, Syntax], extra_variants: Sequence[Sequence[str]] = ()
+    draft: Plan,
+    syntaxes: Mapping[str, Syntax],
+    extra_variants: Sequence[Sequence[str]] = (),
+    variants: dict[str, list[str]] | None = None,
 ) -> Plan:
-    """Fill in the per-source queries (for ``syntaxes``) and variants of a plan whose components
-    are set."""
+    """Fill in the per-source queries (for ``syntaxes``) and variants (``variants`` when given) of
+    a plan whose components are set."""
     found = parts(draft)
     return draft.model_copy(
         update={
             "sources": [SourceQuery(**spec) for spec in _specs(syntaxes, found)],  # type: ignore[arg-type]
-            "variants": variants_for([*found.terms, *draft.phrases], extra_variants),
+            "variants": variants_for([*found.terms, *draft.phrases], extra_variants, draft.question)
+            if variants is None
+            else variants,
         }
     )
-
-
-def broaden(current: Plan) -> Plan | None:
-    """The next wider plan, in seed 003's order: dates, then source filters, then less important
-    keywords, then only the core entity. ``None`` when nothing is left to drop."""
-    c = current.constraints
-    terms = _terms(current.entities, current.keywords, current.question)
-    update: dict[str, object]
-    if c.after or c.before:
-        step = "date filters"
-        update = {"constraints": c.model_copy(update={"after": None, "before": None, "dates_from": []})}
-    elif c.authors or c.channels or c.types or c.mine:
-        step = "source filters"
-        update = {
-            "constraints": c.model_copy(update={"authors": [], "channels": [], "types": [], "mine": False})
-        }
-    elif (len(terms) + len(current.phrases) > 2 or current.negations) and (
-        "less important keywords" not in current.dropped  # once: it may keep three terms
-    ):
-        step = "less important keywords"
-        head = next((k for k in terms if k not in current.entities), None)
-        keep = {*current.entities[:2], *([head] if head else [])}
-        update = {
-            "keywords": [k for k in current.keywords if k in keep],
-            "entities": current.entities[:2],
-            "phrases": [],
-            "negations": [],
-        }
-    elif len(terms) > 1:
-        step = "all but the core entity"
-        core = (current.entities or current.keywords)[0]
-        in_entities = core in current.entities
-        update = {"entities": [core] if in_entities else [], "keywords": [] if in_entities else [core]}
-    else:
-        return None
-    update |= {"level": current.level + 1, "dropped": [*current.dropped, step]}
-    return _assemble(current.model_copy(update=update), {})
 
 
 def replan(current: Plan, keywords: Sequence[str]) -> Plan:
@@ -405,4 +436,5 @@ def replan(current: Plan, keywords: Sequence[str]) -> Plan:
     draft = current.model_copy(
         update={"keywords": list(dict.fromkeys(keywords)), "entities": [], "phrases": [], "mode": "keyword"}
     )
-    return _assemble(draft, {})
+    # the caller chose the words (variants folded in already): no variant queries of its own
+    return _assemble(draft, {}).model_copy(update={"variants": {}})

@@ -44,12 +44,15 @@ WEIGHTS: dict[QueryKind, tuple[float, float, float, float]] = {
 
 AUTHORITY: dict[QueryKind, tuple[tuple[Authority, ...], ...]] = {
     # Each level is a tuple of classes of equal standing, best first.
-    "fact": (("official_doc", "wiki"), ("shared_doc",), ("email",), ("chat", "thread_conclusion")),
-    "document": (
-        ("official_doc", "wiki", "shared_doc"), ("status_doc", "meeting_notes"), ("email",), ("chat",)
+    "fact": (
+        ("official_doc", "wiki"), ("shared_doc",), ("email", "announcement"), ("chat", "thread_conclusion")
     ),
-    "decision": (("meeting_notes",), ("thread_conclusion",), ("email",), ("chat",)),
-    "status": (("tracker_task",), ("chat", "thread_conclusion"), ("status_doc",), ("email",)),
+    "document": (
+        ("official_doc", "wiki", "shared_doc"), ("status_doc", "meeting_notes"), ("email", "announcement"),
+        ("chat",),
+    ),
+    "decision": (("meeting_notes",), ("thread_conclusion",), ("email", "announcement"), ("chat",)),
+    "status": (("tracker_task",), ("chat", "thread_conclusion"), ("status_doc",), ("email", "announcement")),
     "person": (("tracker_task",), ("chat", "thread_conclusion", "email"), ("wiki", "shared_doc")),
     "temporal": (("meeting_notes", "tracker_task"), ("thread_conclusion", "email"), ("chat", "wiki")),
     "exploration": (

@@ -114,8 +114,9 @@ def chat(p: QueryParts) -> list[dict[str, object]]:
         filters += ["has:file" for t in c.types if t == "file"]
     keyword = " ".join([*_quoted(p.phrases), " ".join(p.terms), *filters, *_neg(p.negations)]).strip()
     out: list[dict[str, object]] = []
-    if p.mode == "semantic":
-        out.append({"mode": "semantic", "query": p.natural})
+    if p.mode == "semantic":  # a semantic query cannot say "not": the exclusion goes as data
+        said = {"params": {"exclude": list(p.negations)}} if p.negations else {}
+        out.append({"mode": "semantic", "query": p.natural, **said})
     out.append({"mode": "keyword", "query": keyword})
     return out
 
@@ -139,8 +140,13 @@ def knowledge_base(p: QueryParts) -> list[dict[str, object]]:
     if p.mode == "semantic":
         nouns = INTENT_NOUN_KO if is_hangul(p.natural) else INTENT_NOUN
         noun = nouns.get(p.kind, "")
+        if noun and noun.lower() in text.lower().split():
+            noun = ""  # the question already names it ("expense policy")
         described = (f"{text} {noun}" if text and noun else text or noun).strip() or p.natural
-        return [{"mode": "semantic", "query": described, "params": {"descriptive_query": described}}]
+        semantic: dict[str, str | bool | list[str]] = {"descriptive_query": described}
+        if p.negations:  # a description cannot say "not": the exclusion goes as data
+            semantic["exclude"] = list(p.negations)
+        return [{"mode": "semantic", "query": described, "params": semantic}]
     query = " ".join([*_quoted(p.phrases), text, *_neg(p.negations)]).strip()
     return [{"mode": "keyword", "query": query, "params": {"query": query}}]
 
@@ -162,5 +168,7 @@ def project_tracker(p: QueryParts) -> list[dict[str, object]]:
         params["resource_subtype"] = subtypes[0]
     if p.kind == "status":
         params["completed"] = False
+    if p.negations:
+        params["exclude"] = list(p.negations)
     query = " ".join([f"{k}:{v}" for k, v in params.items()])
     return [{"mode": "keyword", "query": query, "params": params}]

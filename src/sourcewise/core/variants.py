@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-__all__ = ["GROUPS", "variants_for"]
+from .text import words
+
+__all__ = ["CATEGORIES", "GROUPS", "category_of", "variants_for"]
 
 GROUPS: tuple[tuple[str, ...], ...] = (
     ("kubernetes", "k8s", "쿠버네티스", "container orchestration", "cluster"),
@@ -71,12 +73,61 @@ def _index(extra: tuple[tuple[str, ...], ...]) -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in index.items()}
 
 
-def variants_for(terms: Iterable[str], extra: Sequence[Sequence[str]] = ()) -> dict[str, list[str]]:
-    """term -> its other names, for the terms that have any."""
-    index = _index(tuple(tuple(g) for g in extra))
+def variants_for(
+    terms: Iterable[str], extra: Sequence[Sequence[str]] = (), text: str = ""
+) -> dict[str, list[str]]:
+    """term -> its other names, for the terms that have any; with ``text`` (the question), also
+    the names of several words it says ("rate limiting" -> "throttling")."""
+    key = tuple(tuple(g) for g in extra)
+    index = _index(key)
     out: dict[str, list[str]] = {}
+    if text:
+        said = f" {' '.join(words(text))} "
+        for name in _phrases(key):
+            if f" {name} " in said:
+                out[name] = list(index[name])
     for term in terms:
         found = index.get(term.lower())
         if found:
             out[term] = list(found)
     return out
+
+
+@lru_cache(maxsize=8)
+def _phrases(extra: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
+    """The names of several words among the groups, longest first."""
+    return tuple(sorted((n for n in _index(extra) if " " in n), key=len, reverse=True))
+
+
+# What a named thing is an instance of, for seed 003's last broadening steps ("PostgreSQL
+# migration" -> "database migration"): (English, Korean) category names -> the group heads above.
+CATEGORIES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("database", "데이터베이스"): (
+        "postgresql", "mysql", "mongodb", "elasticsearch", "redis", "sqlite", "oracle", "mariadb",
+        "cassandra", "dynamodb",
+    ),
+    ("cloud", "클라우드"): ("amazon web services", "google cloud", "microsoft azure"),
+    ("container", "컨테이너"): ("kubernetes", "docker"),
+    ("frontend", "프론트엔드"): ("react", "next.js", "vue", "angular", "svelte"),
+    ("message queue", "메시지 큐"): ("kafka", "rabbitmq", "sqs", "pulsar"),
+    ("language", "언어"): ("python", "golang", "javascript", "typescript", "java", "rust", "kotlin"),
+    ("chat", "메신저"): ("slack", "teams", "discord"),
+    ("tracker", "이슈 트래커"): ("jira", "asana", "linear"),
+}  # fmt: skip
+
+
+@lru_cache(maxsize=1)
+def _members() -> dict[str, tuple[str, str]]:
+    names = _index(())
+    out: dict[str, tuple[str, str]] = {}
+    for category, heads in CATEGORIES.items():
+        for head in heads:
+            for name in (head, *names.get(head, ())):
+                out.setdefault(name, category)
+    return out
+
+
+def category_of(term: str, *, korean: bool = False) -> str | None:
+    """The category ``term`` names an instance of, in the question's language, or ``None``."""
+    found = _members().get(term.lower())
+    return None if found is None else found[1 if korean else 0]

@@ -58,7 +58,11 @@ class Capabilities:
     """it keeps a version history (a git repository at ``options.path``) for co-change"""
     web: bool = False
     """it searches the public web: left out of internal questions, and of refinement cycles
-    (every query costs a provider request)"""
+    and variant queries (every query costs a provider request)"""
+    documents: bool = False
+    """its hits are pages of documents, classed by ``core/doctype.py`` (meeting notes, status
+    update, spec, wiki page, announcement; ``options.classes`` overrides) for the authority
+    hierarchies"""
 
 
 class SourceOptions(BaseModel):
@@ -68,6 +72,11 @@ class SourceOptions(BaseModel):
 
     path: Path | None = Field(default=None, description="the file, folder or export to read")
     limit: int = Field(default=10, ge=1, le=200, description="hits to return per query by default")
+    classes: dict[str, Authority] = Field(
+        default_factory=dict,
+        description="document classes by glob over path or title, overriding core/doctype.py's rules "
+        '(e.g. {"minutes/*": "meeting_notes"})',
+    )
 
     def require_path(self, source: str) -> Path:
         """``path``, expanded, or ``SourceUnavailable`` saying how to set it."""

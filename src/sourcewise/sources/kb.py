@@ -31,7 +31,7 @@ from ..core.fusion import convex, semantic_reads
 from ..errors import InvalidOption, InvalidQuery, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
 from . import kbterms
-from .base import Source, SourceOptions
+from .base import Capabilities, Source, SourceOptions
 from .kbembed import Embedder, embedder, embedder_within, semantic_available
 from .kbindex import IndexReport, run_index
 from .kbquery import LexQuery, Row, StoreFilter, View
@@ -331,7 +331,9 @@ class KnowledgeBase:
             kind="knowledge_base",
             authority="wiki",
             score=round(score, 6),
-            timestamp=_day_start(row.doc_date),
+            # a file without a date of its own is undated: its modification time says when it
+            # was copied or checked out, not when it was written (no recency either way)
+            timestamp=_day_start(row.doc_date) if row.dated else None,
             path=row.path,
             heading_path=row.heading_path,
             start_line=row.start_line,
@@ -394,6 +396,7 @@ class KnowledgeBaseSource(Source):
     syntax = staticmethod(_syntax.knowledge_base)
     filters: ClassVar[frozenset[str]] = KB_FILTERS
     Options = KnowledgeBaseOptions
+    capabilities = Capabilities(documents=True)
 
     _kb: KnowledgeBase | None = None
 

@@ -27,6 +27,7 @@ class Row:
     start_line: int
     end_line: int
     embed_hash: str
+    dated: bool = True  # the date is the document's own (front matter), not its file's mtime
 
 
 @dataclass
@@ -169,6 +170,7 @@ class View:
         return Row(
             key, d["path"][0], d["title"][0], f"{day[:4]}-{day[4:6]}-{day[6:]}",
             _heading_path(d.get("headings", [])), d["body"][0], start, end, d["hash"][0],
+            bool(d.get("dated", [1])[0]),
         )  # fmt: skip
 
     def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]:

@@ -76,6 +76,7 @@ def _schema() -> tantivy.Schema:
         b.add_text_field(name, stored=True, tokenizer_name=kbterms.TOKENIZER)
     b.add_integer_field("day", stored=True, indexed=True, fast=True)
     b.add_integer_field("lines", stored=True)  # first and last line
+    b.add_integer_field("dated", stored=True)  # 1: the day is the document's own (front matter), 0: its mtime
     return b.build()
 
 
@@ -325,7 +326,7 @@ class Writer:
             self._engine.delete_documents_by_term("path", file.path)
         day = day_number(file.doc_date)
         common = {"path": file.path, "path_lc": file.path.lower(), "ext": file.ext,
-                  "title_lc": file.title.lower(), "day": day}  # fmt: skip
+                  "title_lc": file.title.lower(), "day": day, "dated": int(not file.mtime_dated)}  # fmt: skip
         title = _Value(file.title)
         for c in chunks:
             doc = tantivy.Document(**common, hash=c.embed_hash, lines=[c.start_line, c.end_line])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from ..core.validate import MAX_QUERY
-from ..errors import FetchError, SourceUnavailable
+from ..errors import FetchError, NoProviderAvailable, SourceRateLimited, SourceUnavailable
 from ..models import Hit, Plan, SearchResult, SourceInfo, SourceQuery, SourceResult
 from .base import Capabilities, Source, SourceOptions
 
@@ -67,9 +67,27 @@ class WebSource(Source):
         return queries
 
     async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
-        response = await self.engine.asearch(query.query, max_results=min(limit or self.options.limit, 50))
+        try:
+            response = await self.engine.asearch(
+                query.query, max_results=min(limit or self.options.limit, 50)
+            )
+        except NoProviderAvailable as exc:
+            wait = self._suspended_for()
+            if wait is None:
+                raise
+            # every provider that could answer is held back (a 429, a quota): say when to retry
+            raise SourceRateLimited(self.name, str(exc), retry_after=wait) from exc
         hits = [hit_from_result(r, self.name, i) for i, r in enumerate(response.results)]
         return self.result(query, hits, list(response.warnings))
+
+    def _suspended_for(self) -> float | None:
+        """Seconds until the first configured provider of the chain is asked again, when every one
+        of them is suspended; ``None`` when one is not (then the failure is not a rate limit)."""
+        chain = [s for s in self.engine.status() if s.in_chain and s.configured]
+        holds = [s.suspended_until for s in chain if s.suspended_until is not None]
+        if not chain or len(holds) < len(chain):
+            return None
+        return max(0.0, min(h.timestamp() for h in holds) - self.engine.clock())
 
     async def info(self) -> SourceInfo:
         ready = [s.name for s in self.engine.status() if s.configured and s.in_chain]
@@ -97,6 +115,7 @@ class PagesSource(Source):
     def __init__(self, urls: list[str], session: Session) -> None:
         super().__init__("pages", SourceOptions(), session.settings)
         self.urls = urls
+        self.unread: list[tuple[str, str]] = []  # (URL, why) for each page that could not be read
         self.bind(session)
 
     async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
@@ -104,11 +123,13 @@ class PagesSource(Source):
 
         hits: list[Hit] = []
         warnings: list[str] = []
+        self.unread = []
         for i, url in enumerate(self.urls[: limit or self.options.limit]):
             try:
                 page = await afetch(url, query.query, session=self.session)
             except FetchError as exc:
                 warnings.append(f"{url}: {exc.detail}")
+                self.unread.append((url, exc.detail))
                 continue
             text = "\n\n".join(p.text for p in page.passages) or page.content[:2000]
             hits.append(
