@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sourcewise.core.analyze import analyze, hangul_stem, query_terms, stem, strip_particle
+from sourcewise.core.analyze import analyze, hangul_stem, noun, query_terms, stem, strip_particle
 
 # (written, a term it must give, a term it must not give or None). Real words as notes and docs
 # write them; each row is a case the old rules got wrong or one they must keep right.
@@ -133,3 +133,36 @@ def test_hostile_text_gives_terms_from_the_text(text: str) -> None:
     assert set(asked) <= set(terms)
     assert bool(asked) == bool(terms)
     assert list(dict.fromkeys(asked)) == query_terms(text, stem=True)
+
+
+# (written, the noun a plan or a reading label shows): a last syllable that may be the noun's own
+# keeps the word whole; a case particle the syllable before takes comes off.
+NOUNS = [
+    ("코로나", "코로나"),
+    ("오로라", "오로라"),
+    ("카메라", "카메라"),
+    ("파이프라인", "파이프라인"),
+    ("오로라의", "오로라"),
+    ("고양이가", "고양이"),
+    ("데이터가", "데이터"),
+    ("마이그레이션이", "마이그레이션"),
+    ("이메일과", "이메일"),
+    ("서울로", "서울"),
+    ("사람들이", "사람"),
+    ("책을", "책"),
+    ("휴가", "휴가"),
+    ("진행하는", "진행"),
+    ("API", "API"),
+]
+
+
+@pytest.mark.parametrize(("written", "shown"), NOUNS)
+def test_the_noun_a_plan_shows(written: str, shown: str) -> None:
+    assert noun(written) == shown
+
+
+@given(st.text(max_size=40))
+def test_a_noun_is_a_start_of_the_word(text: str) -> None:
+    word = noun(text)
+    assert text.startswith(word)
+    assert word in analyze(text) or not word.strip() or word == text

@@ -21,12 +21,13 @@ from collections.abc import Sequence
 from typing import Literal
 
 from ..models import RankedHit, Reading
-from .analyze import analyze
+from .analyze import analyze, noun
 
 __all__ = ["DOMINANT_SHARE", "readings"]
 
 DOMINANT_SHARE = 0.6
 _WORD = re.compile(r"\w+")  # one character class: linear in the text
+_HANGUL_WORD = re.compile("[\uac00-\ud7a3]+")
 MIN_HITS = 2
 STOP = frozenset(
     "the a an of for to and or in on our we this that new old our its is are was be by with "
@@ -47,13 +48,14 @@ def _qualifiers(words: list[str], term: str, question: set[str]) -> set[str]:
 
 
 def _words(text: str) -> list[str]:
-    """The text's words as index terms, one per word (a Korean word's stem, never its character
-    pairs): a reading's label is made of whole words ("클라우드 마이그레이션", not "우드 마이그레이션")."""
+    """The text's words as index terms, one per word (a Korean word as the analyzer's noun, never
+    its character pairs): a reading's label is made of whole words ("클라우드 마이그레이션", not
+    "우드 마이그레이션"), and "마이그레이션이" is the word "마이그레이션"."""
     out: list[str] = []
     for word in _WORD.findall(text):
         terms = analyze(word)
         if terms:
-            out.append(terms[0])
+            out.append(noun(word) if _HANGUL_WORD.fullmatch(word) else terms[0])
     return out
 
 

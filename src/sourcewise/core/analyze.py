@@ -44,6 +44,7 @@ __all__ = [
     "hangul_stem",
     "identifier_parts",
     "is_hangul",
+    "noun",
     "query_terms",
     "question_word",
     "stem",
@@ -201,6 +202,40 @@ def hangul_stem(word: str) -> str:
     """``"시장을"`` -> ``"시장"``, ``"진행하는"`` -> ``"진행"``, ``"휴가"`` -> ``"휴가"``: the stem a Korean
     word is indexed under (a verb's stem, or a noun less its particles)."""
     return _korean_forms(word)[-1]
+
+
+# Case particles that follow a syllable by its last sound: 이/과 after a consonant, 가/와/로 after a
+# vowel (로 after ㄹ too), 의 after any. After such a syllable the particle is the likelier reading
+# of the word (the cost: "민주주의" reads as "민주주"; a noun ending so is rarer than the particle).
+_AFTER_CONSONANT = frozenset("이 과".split())
+_AFTER_VOWEL = frozenset("가 와 로".split())
+_RIEUL = 8  # the index of a final ㄹ among a syllable's 28 endings
+
+
+def _takes(syllable: str, particle: str) -> bool:
+    """Whether ``particle`` is a case particle grammatically written after ``syllable``."""
+    final = (ord(syllable) - 0xAC00) % 28 if "\uac00" <= syllable <= "\ud7a3" else -1
+    if particle == "의":
+        return True
+    if particle in _AFTER_CONSONANT:
+        return final > 0
+    return particle in _AFTER_VOWEL and (final == 0 or (particle == "로" and final == _RIEUL))
+
+
+def noun(word: str) -> str:
+    """The word to show for a Korean word (a plan's keyword, a reading's label): a verb's stem, a
+    noun less its particles, but the noun whole when its last syllable may be its own and not a
+    particle ("코로나", "오로라", "과일도") unless it is a case particle the syllable before takes
+    ("고양이가" -> "고양이", "오로라의" -> "오로라"). Words that are not Hangul come back as they are."""
+    if not is_hangul(word):
+        return word
+    forms = _korean_forms(word)
+    first = _strip_once(word, None) if len(forms) > 1 else None
+    if first is not None and first[1] and len(first[0]) >= 2:
+        rest, particle = first[0], word[len(first[0]) :]
+        if not _takes(rest[-1], particle):
+            return word
+    return forms[-1]
 
 
 def strip_particle(word: str) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from .analyze import noun
 from .text import is_hangul, strip_particle
 
 __all__ = ["negations"]
@@ -125,12 +126,12 @@ def _korean_phrase(toks: list[str], drop: list[bool], i: int, at: int) -> tuple[
     """The word(s) a Korean exclusion word at ``toks[i]`` (cue at ``at``) governs, and the tokens
     to take out (the cue's included)."""
     if at > 0:  # glued: "모바일제외", "모바일을제외한"
-        return strip_particle(toks[i][:at]), [i]
+        return noun(toks[i][:at]), [i]
     k = i - 1
     if k < 0 or drop[k] or not _word(toks[k]):
         return "", []
     head = toks[k]
-    word = strip_particle(head) if is_hangul(head) else head
+    word = noun(head)
     spans = [k, i]
     particle = head[len(word) :]
     if particle in _KO_JOIN and k > 0 and not drop[k - 1]:

@@ -13,7 +13,7 @@ from typing import Literal
 
 from ..errors import InvalidOption
 from ..models import Constraints, Plan, SourceQuery
-from .analyze import hangul_stem
+from .analyze import noun
 from .classify import SIGNALS, classify_fields
 from .dates import parse_date, relative_dates
 from .keywords import INTERNAL_THINGS, RECENCY
@@ -176,7 +176,7 @@ def _content_word(raw: str, skip: frozenset[str]) -> tuple[str, str] | None:
     a Korean verb form: per token, kept (questions repeat their words)."""
     if is_hangul(raw):
         year = _YEAR.fullmatch(raw)
-        word = year.group(1) if year else hangul_stem(raw)  # the one analyzer's stem: particle, ending off
+        word = year.group(1) if year else noun(raw)  # the one analyzer's noun: particle, ending off
     else:
         word = raw.rstrip(".'-")
     low = word.lower()
