@@ -24,6 +24,8 @@ from typing import Any
 
 import re2  # type: ignore[import-untyped]
 
+from .sanitize import utf8
+
 __all__ = ["clean", "dehyphenate", "directive"]
 
 _ESCAPE = re2.compile(r"\\([\\`*_{}\[\]()#+.!<>|~-])")
@@ -51,7 +53,7 @@ _COMMENT = re2.compile(r"<!--[^>]{0,500}-->")
 def directive(line: str) -> str | None:
     """For an admonition or directive line, its title (``!!! note "Read this"`` -> ``Read this``,
     possibly ``""``); ``None`` for any other line."""
-    match = _DIRECTIVE.match(line)
+    match = _DIRECTIVE.match(utf8(line))
     if match is None:
         return None
     rest = match.group(1).strip()
@@ -69,7 +71,7 @@ def clean(text: str) -> str:
     """``text`` as a reader should see it: markup out, ligatures folded, spaces single."""
     if not text:
         return text
-    text = unicodedata.normalize("NFKC", text)
+    text = unicodedata.normalize("NFKC", utf8(text))
     text = _HYPHEN.sub(r"\1\2", text)
     text = _IMAGE.sub("", text)
     text = _LINK.sub(r"\1", text)
@@ -83,4 +85,4 @@ def clean(text: str) -> str:
 
 def dehyphenate(text: str) -> str:
     """Words a PDF hyphenated across lines joined (``distri-\\nbuted`` -> ``distributed``)."""
-    return str(_HYPHEN.sub(r"\1\2", text))
+    return str(_HYPHEN.sub(r"\1\2", utf8(text)))

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["strip_controls"]
+__all__ = ["strip_controls", "utf8"]
+
+
+def utf8(text: str) -> str:
+    """``text`` as UTF-8 can hold it: a lone surrogate becomes ``?``. RE2 and SQLite read UTF-8,
+    and outside text (a file name, a hostile snippet) can carry one."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
 
 
 def strip_controls(text: str, keep: str = "") -> str:

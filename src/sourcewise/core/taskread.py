@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import re2  # type: ignore[import-untyped]
 
+from .sanitize import utf8
+
 __all__ = ["MAX_TEXT", "Reading", "read_task"]
 
 MAX_TEXT = 20_000
@@ -96,8 +98,7 @@ def _keep_line(line: str) -> bool:
 
 def read_task(text: str) -> Reading:
     """Pull out what ``text`` names (exact pointers) and its prose (see the module docstring)."""
-    # a lone surrogate cannot be UTF-8 (RE2 and SQLite read UTF-8): it becomes "?"
-    text = text[:MAX_TEXT].encode("utf-8", "replace").decode("utf-8")
+    text = utf8(text[:MAX_TEXT])
     frames: list[tuple[str, str]] = [(m.group(1), m.group(2)) for m in _FRAME.finditer(text)]
     kept: list[str] = []
     dropped = 0
