@@ -1,9 +1,10 @@
 """Settings: defaults < TOML file < ``SOURCEWISE_*`` environment < arguments.
 
 The TOML file is ``$SOURCEWISE_CONFIG`` if set, else ``$XDG_CONFIG_HOME/sourcewise/config.toml``
-(``~/.config/sourcewise/config.toml``). Provider keys are also read from their usual variables
-(``BRAVE_API_KEY``, ``TAVILY_API_KEY``, ``GOOGLE_CSE_KEY``, ``GOOGLE_CSE_ID``, ``SEARXNG_URL``).
-Keys are ``SecretStr``: they never appear in a repr, a log line or an error message.
+(``~/.config/sourcewise/config.toml``). Each provider's options (its key, URL ...) are not
+settings: they are ``[providers.NAME]`` sections, validated by the provider's own options model,
+which also reads the usual variables (``BRAVE_API_KEY``, ``TAVILY_API_KEY``, ``GOOGLE_CSE_KEY``,
+``GOOGLE_CSE_ID``, ``SEARXNG_URL``). Keys are ``SecretStr``: they never appear in a repr, a log line or an error message.
 """
 
 from __future__ import annotations
@@ -94,24 +95,8 @@ class Settings(BaseSettings):
     state_dir: Path = Field(default_factory=lambda: _xdg("XDG_CACHE_HOME", ".cache") / "sourcewise")
     user_agent: str = f"sourcewise/{__version__} (+https://pypi.org/project/sourcewise/)"
 
-    searxng_url: str | None = Field(default=None, validation_alias=_aliases("searxng_url", "SEARXNG_URL"))
-    brave_api_key: SecretStr | None = Field(
-        default=None, validation_alias=_aliases("brave_api_key", "BRAVE_API_KEY")
-    )
-    tavily_api_key: SecretStr | None = Field(
-        default=None, validation_alias=_aliases("tavily_api_key", "TAVILY_API_KEY")
-    )
-    google_cse_key: SecretStr | None = Field(
-        default=None, validation_alias=_aliases("google_cse_key", "GOOGLE_CSE_KEY")
-    )
-    google_cse_id: str | None = Field(
-        default=None, validation_alias=_aliases("google_cse_id", "GOOGLE_CSE_ID")
-    )
     # Endpoints, overridable for proxies, self-hosted gateways and tests.
     duckduckgo_url: str = "https://html.duckduckgo.com/html/"
-    brave_url: str = "https://api.search.brave.com/res/v1/web/search"
-    tavily_url: str = "https://api.tavily.com/search"
-    google_url: str = "https://www.googleapis.com/customsearch/v1"
 
     # Gemini grounded search (seed 002), the gemini CLI and MCP search servers (seed 000).
     gemini_api_key: SecretStr | None = Field(
