@@ -536,10 +536,10 @@ async def test_a_release_question_asks_gemini_the_question_itself(st: Settings, 
     gemini = load_settings(
         state_dir=st.state_dir,
         providers=["gemini", "searxng"],
-        gemini_api_key="k",
-        gemini_url=f"{server.url}/models",
-        gemini_model="gm",
-        provider_options={"searxng": {"url": f"{server.url}/sx"}},
+        provider_options={
+            "gemini": {"api_key": "k", "url": f"{server.url}/models", "model": "gm"},
+            "searxng": {"url": f"{server.url}/sx"},
+        },
         source_timeout=5.0,
     )
     question = "What changed in Python 3.14?"

@@ -99,11 +99,6 @@ class Settings(BaseSettings):
     duckduckgo_url: str = "https://html.duckduckgo.com/html/"
 
     # Gemini grounded search (seed 002), the gemini CLI and MCP search servers (seed 000).
-    gemini_api_key: SecretStr | None = Field(
-        default=None, validation_alias=_aliases("gemini_api_key", "GEMINI_API_KEY")
-    )
-    gemini_model: str = Field(default="gemini-2.5-flash", min_length=1, pattern=r"^[A-Za-z0-9._-]+$")
-    gemini_url: str = "https://generativelanguage.googleapis.com/v1beta/models"
     gemini_redirect_hosts: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: ["vertexaisearch.cloud.google.com"],
         description="hosts whose grounding links are redirects to resolve to the real page",
