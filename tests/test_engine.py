@@ -47,8 +47,8 @@ def make(
         providers=chain,
         timeout=extra.pop("timeout", 0.5),
         state_dir=tmp_path / "state",
-        duckduckgo_url=f"{server.url}/ddg",
         provider_options={
+            "duckduckgo": {"url": f"{server.url}/ddg"},
             "searxng": {"url": f"{server.url}/sx"},
             "brave": {"url": f"{server.url}/brave", "api_key": "k"},
             "tavily": {"url": f"{server.url}/tavily", "api_key": "t"},

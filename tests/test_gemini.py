@@ -190,6 +190,7 @@ def gemini_settings(server: LocalServer, tmp_path: Path, **extra: Any) -> Settin
         "state_dir": tmp_path / "state",
         "timeout": 2.0,
     }
+    options["provider_options"] = {**options["provider_options"], **extra.pop("provider_options", {})}
     return load_settings(**{**options, **extra})
 
 
@@ -292,7 +293,7 @@ async def test_refused_key_moves_the_chain_on(server: LocalServer, tmp_path: Pat
         server,
         tmp_path,
         providers=["gemini", "duckduckgo_instant"],
-        duckduckgo_instant_url=f"{server.url}/ddi",
+        provider_options={"duckduckgo_instant": {"url": f"{server.url}/ddi"}},
     )
     response = await Engine(s).asearch("weather in San Francisco")
     assert response.provider == "duckduckgo_instant"

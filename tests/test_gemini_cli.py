@@ -252,7 +252,7 @@ async def test_failure_moves_the_chain_on(on_path: Path, tmp_path: Path) -> None
         s = cli_settings(
             tmp_path,
             providers=["gemini-cli", "duckduckgo_instant"],
-            duckduckgo_instant_url=f"{server.url}/ddi",
+            provider_options={"duckduckgo_instant": {"url": f"{server.url}/ddi"}},
         )
         response = await Engine(s).asearch("React Server Components")
     assert response.provider == "duckduckgo_instant"

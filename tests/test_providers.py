@@ -85,7 +85,7 @@ def test_ddg_skips_ads_and_handles_direct_links() -> None:
 
 
 def test_ddg_build_is_a_form_post() -> None:
-    request = duckduckgo.build("react hooks", 10, load_settings())
+    request = duckduckgo.build("react hooks", 10, duckduckgo.DuckDuckGoOptions())
     assert request.method == "POST"
     assert request.data is not None
     assert request.data["q"] == "react hooks"

@@ -95,9 +95,6 @@ class Settings(BaseSettings):
     state_dir: Path = Field(default_factory=lambda: _xdg("XDG_CACHE_HOME", ".cache") / "sourcewise")
     user_agent: str = f"sourcewise/{__version__} (+https://pypi.org/project/sourcewise/)"
 
-    # Endpoints, overridable for proxies, self-hosted gateways and tests.
-    duckduckgo_url: str = "https://html.duckduckgo.com/html/"
-
     # Gemini grounded search (seed 002), the gemini CLI and MCP search servers (seed 000).
     gemini_redirect_hosts: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: ["vertexaisearch.cloud.google.com"],
@@ -116,7 +113,6 @@ class Settings(BaseSettings):
     )
     ddgs_backend: str = Field(default="auto", description="ddgs backends, comma-separated, or auto")
     ddgs_region: str = "us-en"
-    duckduckgo_instant_url: str = "https://api.duckduckgo.com/"
 
     # Page fetching (seed 000: 15-minute cache, 10 s timeout).
     cache_ttl: float = Field(default=900.0, ge=0, description="seconds a fetched page stays cached")
