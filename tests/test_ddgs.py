@@ -45,10 +45,11 @@ def ddg_backend(server: LocalServer, monkeypatch: pytest.MonkeyPatch) -> LocalSe
 def ddgs_settings(tmp_path: Path, **extra: Any) -> Settings:
     options: dict[str, Any] = {
         "providers": ["ddgs"],
-        "ddgs_backend": "duckduckgo",
+        "provider_options": {"ddgs": {"backend": "duckduckgo"}},
         "state_dir": tmp_path / "state",
         "timeout": 3.0,
     }
+    options["provider_options"] = {**options["provider_options"], **extra.pop("provider_options", {})}
     return load_settings(**{**options, **extra})
 
 

@@ -100,8 +100,6 @@ class Settings(BaseSettings):
         default_factory=lambda: ["vertexaisearch.cloud.google.com"],
         description="hosts whose grounding links are redirects to resolve to the real page",
     )
-    gemini_cli_command: str = Field(default="gemini", min_length=1, description="the gemini CLI executable")
-    gemini_cli_timeout: float = Field(default=60.0, gt=0, le=600, description="seconds for one CLI run")
     mcp_command: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="MCP search server to start (stdio): command and arguments"
     )
@@ -111,8 +109,6 @@ class Settings(BaseSettings):
         default_factory=lambda: {"query": "{query}"},
         description="tool argument -> value; {query} and {max_results} are filled in",
     )
-    ddgs_backend: str = Field(default="auto", description="ddgs backends, comma-separated, or auto")
-    ddgs_region: str = "us-en"
 
     # Page fetching (seed 000: 15-minute cache, 10 s timeout).
     cache_ttl: float = Field(default=900.0, ge=0, description="seconds a fetched page stays cached")
