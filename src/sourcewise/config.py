@@ -10,7 +10,6 @@ which also reads the usual variables (``BRAVE_API_KEY``, ``TAVILY_API_KEY``, ``G
 from __future__ import annotations
 
 import os
-import shlex
 import tomllib
 from contextvars import ContextVar
 from pathlib import Path
@@ -95,19 +94,10 @@ class Settings(BaseSettings):
     state_dir: Path = Field(default_factory=lambda: _xdg("XDG_CACHE_HOME", ".cache") / "sourcewise")
     user_agent: str = f"sourcewise/{__version__} (+https://pypi.org/project/sourcewise/)"
 
-    # Gemini grounded search (seed 002), the gemini CLI and MCP search servers (seed 000).
+    # Grounding links of Gemini, the gemini CLI and MCP agents (seeds 000, 002) resolved on these hosts.
     gemini_redirect_hosts: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: ["vertexaisearch.cloud.google.com"],
         description="hosts whose grounding links are redirects to resolve to the real page",
-    )
-    mcp_command: Annotated[list[str], NoDecode] = Field(
-        default_factory=list, description="MCP search server to start (stdio): command and arguments"
-    )
-    mcp_url: str | None = Field(default=None, description="MCP search server URL (Streamable HTTP)")
-    mcp_tool: str = Field(default="search", min_length=1, description="the server's search tool")
-    mcp_arguments: dict[str, str] = Field(
-        default_factory=lambda: {"query": "{query}"},
-        description="tool argument -> value; {query} and {max_results} are filled in",
     )
 
     # Page fetching (seed 000: 15-minute cache, 10 s timeout).
@@ -191,16 +181,6 @@ class Settings(BaseSettings):
     @classmethod
     def _hosts(cls, value: Any) -> Any:
         return cls._split(value)
-
-    @field_validator("mcp_command", mode="before")
-    @classmethod
-    def _command(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            try:
-                return shlex.split(value)
-            except ValueError as exc:
-                raise ValueError(f"cannot split the command {value!r}: {exc}") from exc
-        return value
 
     @field_validator("sources", mode="before")
     @classmethod
