@@ -41,7 +41,8 @@ def test_keys_from_their_usual_variables(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv("SEARXNG_URL", "http://127.0.0.1:9/")
     registry = Registry.load(load_settings())
     brave = registry.options_for("brave")
-    assert isinstance(brave, BraveOptions) and brave.api_key is not None
+    assert isinstance(brave, BraveOptions)
+    assert brave.api_key is not None
     assert brave.api_key.get_secret_value() == "b-key"
     assert getattr(registry.options_for("searxng"), "url", None) == "http://127.0.0.1:9/"
     assert "b-key" not in repr(registry)
@@ -58,7 +59,8 @@ def test_provider_keys_from_their_own_sections(tmp_path: Path, monkeypatch: pyte
     )
     registry = Registry.load(load_settings(path))
     brave = registry.options_for("brave")
-    assert isinstance(brave, BraveOptions) and brave.api_key is not None
+    assert isinstance(brave, BraveOptions)
+    assert brave.api_key is not None
     assert brave.api_key.get_secret_value() == "from-file"  # the section beats the variable
     assert brave.url == "http://127.0.0.1:9/b"
     assert "engine cx" in google.configured(registry.options_for("google"))[1]

@@ -76,7 +76,9 @@ async def test_ddgs_refusal_moves_the_chain_on_to_instant_answers(
     }
     ddg_backend.route("/ddi", Reply(200, json.dumps(instant), content_type=JSON))
     s = ddgs_settings(
-        tmp_path, providers=["ddgs", "duckduckgo_instant"], provider_options={"duckduckgo_instant": {"url": f"{ddg_backend.url}/ddi"}}
+        tmp_path,
+        providers=["ddgs", "duckduckgo_instant"],
+        provider_options={"duckduckgo_instant": {"url": f"{ddg_backend.url}/ddi"}},
     )
     response = await Engine(s).asearch("caffeine and sleep")
     assert response.provider == "duckduckgo_instant"

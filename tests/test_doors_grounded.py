@@ -30,7 +30,11 @@ def grounded_settings(tmp_path: Path) -> Settings:
     options: dict[str, Any] = {
         "providers": ["mcp"],
         "provider_options": {
-            "mcp": {"command": [sys.executable, str(SERVER)], "tool": "gemini_prose", "arguments": {"q": "{query}"}}
+            "mcp": {
+                "command": [sys.executable, str(SERVER)],
+                "tool": "gemini_prose",
+                "arguments": {"q": "{query}"},
+            }
         },
         "gemini_redirect_hosts": [],  # no resolving: no test reaches the internet
         "state_dir": tmp_path / "state",

@@ -84,7 +84,9 @@ def test_thoughts_are_not_part_of_the_answer() -> None:
 
 
 def test_request_puts_the_key_in_a_header_and_asks_for_google_search() -> None:
-    request = gemini.build("what is new in python", 5, gemini.GeminiOptions(api_key="sekrit", model="gemini-x"))
+    request = gemini.build(
+        "what is new in python", 5, gemini.GeminiOptions(api_key="sekrit", model="gemini-x")
+    )
     assert request.url.endswith("/models/gemini-x:generateContent")
     assert "sekrit" not in request.url
     assert request.headers["x-goog-api-key"] == "sekrit"
@@ -307,7 +309,8 @@ def test_gemini_is_first_in_the_default_chain_and_ready_with_a_key(monkeypatch: 
     assert DEFAULT_CHAIN[0] == "gemini"
     ready, detail = gemini.configured(gemini.GeminiOptions())
     assert ready is False
-    assert "GEMINI_API_KEY" in detail and "[providers.gemini]" in detail
+    assert "GEMINI_API_KEY" in detail
+    assert "[providers.gemini]" in detail
     monkeypatch.setenv("GEMINI_API_KEY", "from-env")
     options = Registry.load(load_settings()).options_for("gemini")
     assert isinstance(options, gemini.GeminiOptions)

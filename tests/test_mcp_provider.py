@@ -146,9 +146,7 @@ async def test_unreachable_server_is_transient(tmp_path: Path) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    s = stdio_settings(
-        tmp_path, mcp={"command": [], "url": f"http://127.0.0.1:{port}/mcp"}, timeout=3.0
-    )
+    s = stdio_settings(tmp_path, mcp={"command": [], "url": f"http://127.0.0.1:{port}/mcp"}, timeout=3.0)
     with pytest.raises(NoProviderAvailable, match="could not reach the MCP server"):
         await Engine(s).asearch("React Server Components")
 
@@ -156,7 +154,8 @@ async def test_unreachable_server_is_transient(tmp_path: Path) -> None:
 def test_configuration_and_arguments(tmp_path: Path) -> None:
     ready, detail = mcp_tool.configured(mcp_tool.McpOptions())
     assert ready is False
-    assert "SOURCEWISE_MCP_COMMAND" in detail and "[providers.mcp]" in detail
+    assert "SOURCEWISE_MCP_COMMAND" in detail
+    assert "[providers.mcp]" in detail
     assert mcp_tool.configured(Registry.load(stdio_settings(tmp_path)).options_for("mcp"))[0] is True
     options = mcp_tool.McpOptions(command="npx -y '@brave/brave-search-mcp-server'")
     assert options.command == ["npx", "-y", "@brave/brave-search-mcp-server"]

@@ -19,7 +19,6 @@ from sourcewise import (
     RateLimited,
     TransientError,
 )
-from sourcewise.config import load_settings
 from sourcewise.providers import brave, duckduckgo, google, load_providers, searxng, tavily
 from sourcewise.providers.base import HttpResponse
 

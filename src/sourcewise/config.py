@@ -4,7 +4,8 @@ The TOML file is ``$SOURCEWISE_CONFIG`` if set, else ``$XDG_CONFIG_HOME/sourcewi
 (``~/.config/sourcewise/config.toml``). Each provider's options (its key, URL ...) are not
 settings: they are ``[providers.NAME]`` sections, validated by the provider's own options model,
 which also reads the usual variables (``BRAVE_API_KEY``, ``TAVILY_API_KEY``, ``GOOGLE_CSE_KEY``,
-``GOOGLE_CSE_ID``, ``SEARXNG_URL``). Keys are ``SecretStr``: they never appear in a repr, a log line or an error message.
+``GOOGLE_CSE_ID``, ``SEARXNG_URL``). Keys are ``SecretStr``: they never appear in a repr, a log
+line or an error message.
 """
 
 from __future__ import annotations

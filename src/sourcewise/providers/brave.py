@@ -30,7 +30,9 @@ class BraveOptions(BaseSettings):
 
     model_config = options_config(NAME)
 
-    api_key: SecretStr | None = Field(default=None, validation_alias=option_aliases(NAME, "api_key", "BRAVE_API_KEY"))
+    api_key: SecretStr | None = Field(
+        default=None, validation_alias=option_aliases(NAME, "api_key", "BRAVE_API_KEY")
+    )
     url: str = "https://api.search.brave.com/res/v1/web/search"
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 import lxml.html
-
 from pydantic_settings import BaseSettings
 
 from ..core.rank import published_from

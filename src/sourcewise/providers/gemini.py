@@ -96,7 +96,11 @@ def _check(response: HttpResponse) -> None:
     if response.status == 400 and ("API key" in message or status == "UNAUTHENTICATED"):
         raise AuthError(NAME, f"the key was refused ({message}): check GEMINI_API_KEY")
     if response.status == 404:
-        raise ProviderError(NAME, f"model not found ({message}); set `model` under [providers.gemini] (SOURCEWISE_GEMINI_MODEL)")
+        raise ProviderError(
+            NAME,
+            f"model not found ({message}); set `model` under [providers.gemini] "
+            "(SOURCEWISE_GEMINI_MODEL)",
+        )
     check_status(NAME, response, message)
 
 

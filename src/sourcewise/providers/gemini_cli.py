@@ -216,7 +216,7 @@ async def _execute(argv: list[str], seconds: float) -> tuple[int, bytes, bytes]:
 async def run(call: ProviderCall) -> ProviderOutput:
     options = call.options
     if not isinstance(options, GeminiCliOptions):
-        raise ProviderError(NAME, "called without its [providers.gemini-cli] options (the engine passes them)")
+        raise ProviderError(NAME, "called without its [providers.gemini-cli] options (the engine gives them)")
     if not shutil.which(options.command):
         raise ProviderNotConfigured(NAME, configured(options)[1])
     argv = command(call.query, call.max_results, options)
