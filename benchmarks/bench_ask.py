@@ -201,7 +201,9 @@ def _with_web(settings: Settings, state: object) -> float:
     }  # fmt: skip
     with local_server() as server:
         server.route("/search", Reply(200, json.dumps(body), content_type="application/json"))
-        web = settings.model_copy(update={"searxng_url": server.url, "providers": ["searxng"]})
+        web = settings.model_copy(
+            update={"provider_options": {"searxng": {"url": server.url}}, "providers": ["searxng"]}
+        )
 
         async def one(question: str) -> float:
             started = time.perf_counter()

@@ -128,7 +128,10 @@ async def _timed(calls: list[Callable[[], Awaitable[bool]]]) -> Outcome:
 
 async def _library(provider: _Provider, state: Path, n: int) -> Outcome:
     settings = load_settings(
-        providers=["searxng"], searxng_url=f"{provider.url}/sx", state_dir=state, timeout=30
+        providers=["searxng"],
+        provider_options={"searxng": {"url": f"{provider.url}/sx"}},
+        state_dir=state,
+        timeout=30,
     )
     async with Session(settings) as session:
 
@@ -144,7 +147,10 @@ async def _library_ask(provider: _Provider, state: Path, n: int) -> Outcome:
     from sourcewise.session import Session
 
     settings = load_settings(
-        providers=["searxng"], searxng_url=f"{provider.url}/sx", state_dir=state, timeout=30
+        providers=["searxng"],
+        provider_options={"searxng": {"url": f"{provider.url}/sx"}},
+        state_dir=state,
+        timeout=30,
     )
 
     async with Session(settings) as session:

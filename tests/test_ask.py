@@ -263,7 +263,11 @@ async def test_one_dominant_reading_asks_nothing(st: Settings) -> None:
 
 
 async def test_internal_questions_never_reach_the_web(st: Settings, server: LocalServer) -> None:
-    st = load_settings(state_dir=st.state_dir, searxng_url=f"{server.url}/sx", providers=["searxng"])
+    st = load_settings(
+        state_dir=st.state_dir,
+        provider_options={"searxng": {"url": f"{server.url}/sx"}},
+        providers=["searxng"],
+    )
     answer = await aask(
         "우리 회사 휴가 규정 알려줘", sources=["web", MemorySource("wiki", WIKI)], session=Session(st)
     )
@@ -281,7 +285,11 @@ async def test_the_web_joins_through_the_provider_chain(st: Settings, server: Lo
         "unresponsive_engines": [],
     }  # fmt: skip
     server.route("/sx/search", Reply(body=json.dumps(body), content_type="application/json"))
-    st = load_settings(state_dir=st.state_dir, searxng_url=f"{server.url}/sx", providers=["searxng"])
+    st = load_settings(
+        state_dir=st.state_dir,
+        provider_options={"searxng": {"url": f"{server.url}/sx"}},
+        providers=["searxng"],
+    )
     answer = await aask(
         "React Server Components latest changes",
         sources=["web", MemorySource("wiki", WIKI)],
@@ -536,10 +544,10 @@ async def test_a_release_question_asks_gemini_the_question_itself(st: Settings, 
     gemini = load_settings(
         state_dir=st.state_dir,
         providers=["gemini", "searxng"],
-        gemini_api_key="k",
-        gemini_url=f"{server.url}/models",
-        gemini_model="gm",
-        searxng_url=f"{server.url}/sx",
+        provider_options={
+            "gemini": {"api_key": "k", "url": f"{server.url}/models", "model": "gm"},
+            "searxng": {"url": f"{server.url}/sx"},
+        },
         source_timeout=5.0,
     )
     question = "What changed in Python 3.14?"
@@ -551,7 +559,11 @@ async def test_a_release_question_asks_gemini_the_question_itself(st: Settings, 
     assert sent[0]["contents"][0]["parts"][0]["text"] == question
     assert server.hits("/sx/search") == 0
     assert "template strings" in answer.text
-    keywords = load_settings(state_dir=st.state_dir, providers=["searxng"], searxng_url=f"{server.url}/sx")
+    keywords = load_settings(
+        state_dir=st.state_dir,
+        providers=["searxng"],
+        provider_options={"searxng": {"url": f"{server.url}/sx"}},
+    )
     async with Session(keywords) as session:
         web = session.source("web")
         assert web.query_for(answer.plan)[0].query != question, "a keyword engine keeps the keyword query"

@@ -183,7 +183,7 @@ async def test_a_rate_limited_web_says_when_to_try_again(server: LocalServer, tm
     )
     settings = load_settings(
         state_dir=tmp_path / "state",
-        searxng_url=f"{server.url}/sx",
+        provider_options={"searxng": {"url": f"{server.url}/sx"}},
         providers=["searxng"],
         source_timeout=5.0,
     )

@@ -40,14 +40,12 @@ def engine_for(server: LocalServer, tmp_path: Path, chain: list[str]) -> Engine:
         providers=chain,
         timeout=1.0,
         state_dir=tmp_path / "state",
-        searxng_url=f"{server.url}/sx",
-        brave_url=f"{server.url}/brave",
-        brave_api_key="k",
-        tavily_url=f"{server.url}/tavily",
-        tavily_api_key="t",
-        google_url=f"{server.url}/google",
-        google_cse_key="k",
-        google_cse_id="cx",
+        provider_options={
+            "searxng": {"url": f"{server.url}/sx"},
+            "brave": {"url": f"{server.url}/brave", "api_key": "k"},
+            "tavily": {"url": f"{server.url}/tavily", "api_key": "t"},
+            "google": {"url": f"{server.url}/google", "api_key": "k", "cse_id": "cx"},
+        },
     )
     return Engine(settings)
 

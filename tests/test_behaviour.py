@@ -126,7 +126,7 @@ async def test_provider_results_get_loose_dates(server: LocalServer, tmp_path: P
     body["results"][0]["publishedDate"] = "Jul 16, 2025"
     server.route("/search", Reply(200, json.dumps(body), content_type="application/json"))
     settings = sourcewise.load_settings(
-        providers=["searxng"], searxng_url=server.url, state_dir=tmp_path / "s"
+        providers=["searxng"], provider_options={"searxng": {"url": server.url}}, state_dir=tmp_path / "s"
     )
     response = await sourcewise.asearch("react server components", settings=settings)
     first_url = body["results"][0]["url"]

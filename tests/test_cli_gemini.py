@@ -38,5 +38,5 @@ def test_providers_lists_every_provider_with_what_it_needs(tmp_path: Path) -> No
     assert {"gemini", "gemini-cli", "mcp", "ddgs", "duckduckgo_instant"} <= set(rows)
     text = run(["providers"], tmp_path, PATH="/nonexistent").stdout
     assert "GEMINI_API_KEY" in text
-    assert "mcp_command" in text
+    assert "SOURCEWISE_MCP_COMMAND" in text
     assert "PATH" in text

@@ -26,7 +26,9 @@ async def test_search_path(server: LocalServer, tmp_path: Path, caplog: pytest.L
     server.route(
         "/search", Reply(200, (FIXTURES / "searxng_small.json").read_text(), content_type="application/json")
     )
-    settings = load_settings(state_dir=tmp_path, providers=["searxng"], searxng_url=server.url)
+    settings = load_settings(
+        state_dir=tmp_path, providers=["searxng"], provider_options={"searxng": {"url": server.url}}
+    )
     with caplog.at_level(logging.INFO, logger="sourcewise"):
         out = await aconditional_web_search(
             "React Server Components 최신 동향", today=TODAY, settings=settings
@@ -44,7 +46,12 @@ async def test_web_failure_degrades_to_none(
     server: LocalServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     server.route("/search", Reply(500, "down"))
-    settings = load_settings(state_dir=tmp_path, providers=["searxng"], searxng_url=server.url, timeout=1)
+    settings = load_settings(
+        state_dir=tmp_path,
+        providers=["searxng"],
+        provider_options={"searxng": {"url": server.url}},
+        timeout=1,
+    )
     with caplog.at_level(logging.WARNING, logger="sourcewise"):
         out = await aconditional_web_search("AI 시장 규모", today=TODAY, settings=settings)
     assert out.searched is True

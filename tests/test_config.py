@@ -7,6 +7,9 @@ from pathlib import Path
 import pytest
 
 from sourcewise import ConfigError, load_settings
+from sourcewise.providers import google
+from sourcewise.providers.brave import BraveOptions
+from sourcewise.registry import Registry
 
 
 def test_order_of_strength(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -36,12 +39,41 @@ def test_default_file_location(tmp_path: Path) -> None:
 def test_keys_from_their_usual_variables(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BRAVE_API_KEY", "b-key")
     monkeypatch.setenv("SEARXNG_URL", "http://127.0.0.1:9/")
-    settings = load_settings()
-    assert settings.brave_api_key is not None
-    assert settings.brave_api_key.get_secret_value() == "b-key"
-    assert settings.searxng_url == "http://127.0.0.1:9/"
-    assert "b-key" not in repr(settings)
-    assert "b-key" not in str(settings.model_dump())
+    registry = Registry.load(load_settings())
+    brave = registry.options_for("brave")
+    assert isinstance(brave, BraveOptions)
+    assert brave.api_key is not None
+    assert brave.api_key.get_secret_value() == "b-key"
+    assert getattr(registry.options_for("searxng"), "url", None) == "http://127.0.0.1:9/"
+    assert "b-key" not in repr(registry)
+    assert "b-key" not in str(brave.model_dump())
+
+
+def test_provider_keys_from_their_own_sections(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BRAVE_API_KEY", "from-env")
+    path = tmp_path / "c.toml"
+    path.write_text(
+        '[providers.brave]\napi_key = "from-file"\nurl = "http://127.0.0.1:9/b"\n'
+        '[providers.google]\napi_key = "g"\ncse_id = "cx"\n',
+        "utf-8",
+    )
+    registry = Registry.load(load_settings(path))
+    brave = registry.options_for("brave")
+    assert isinstance(brave, BraveOptions)
+    assert brave.api_key is not None
+    assert brave.api_key.get_secret_value() == "from-file"  # the section beats the variable
+    assert brave.url == "http://127.0.0.1:9/b"
+    assert "engine cx" in google.configured(registry.options_for("google"))[1]
+    assert not hasattr(load_settings(path), "brave_api_key")  # one place for a key
+
+
+def test_a_bad_provider_option_names_the_provider_and_the_field(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text('[providers.tavily]\napi_kee = "t"\n', "utf-8")
+    with pytest.raises(ConfigError, match=r"provider 'tavily' \(\[providers.tavily\]\): api_kee"):
+        load_settings(path)
+    with pytest.raises(ConfigError, match="brave_api_key"):
+        load_settings(brave_api_key="k")  # the old top-level key is gone, not silently ignored
 
 
 @pytest.mark.parametrize(

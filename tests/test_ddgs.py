@@ -45,10 +45,11 @@ def ddg_backend(server: LocalServer, monkeypatch: pytest.MonkeyPatch) -> LocalSe
 def ddgs_settings(tmp_path: Path, **extra: Any) -> Settings:
     options: dict[str, Any] = {
         "providers": ["ddgs"],
-        "ddgs_backend": "duckduckgo",
+        "provider_options": {"ddgs": {"backend": "duckduckgo"}},
         "state_dir": tmp_path / "state",
         "timeout": 3.0,
     }
+    options["provider_options"] = {**options["provider_options"], **extra.pop("provider_options", {})}
     return load_settings(**{**options, **extra})
 
 
@@ -75,7 +76,9 @@ async def test_ddgs_refusal_moves_the_chain_on_to_instant_answers(
     }
     ddg_backend.route("/ddi", Reply(200, json.dumps(instant), content_type=JSON))
     s = ddgs_settings(
-        tmp_path, providers=["ddgs", "duckduckgo_instant"], duckduckgo_instant_url=f"{ddg_backend.url}/ddi"
+        tmp_path,
+        providers=["ddgs", "duckduckgo_instant"],
+        provider_options={"duckduckgo_instant": {"url": f"{ddg_backend.url}/ddi"}},
     )
     response = await Engine(s).asearch("caffeine and sleep")
     assert response.provider == "duckduckgo_instant"
@@ -208,7 +211,7 @@ def test_instant_answer_abstract_results_and_topics() -> None:
 def test_instant_answer_empty_is_zero_results_and_request_shape() -> None:
     empty = {k: ("" if isinstance(v, str) else []) for k, v in INSTANT.items()}
     assert duckduckgo_instant.parse(HttpResponse(200, json.dumps(empty))) == []
-    request = duckduckgo_instant.build("python", 5, load_settings())
+    request = duckduckgo_instant.build("python", 5, duckduckgo_instant.InstantOptions())
     assert request.params["format"] == "json"
     assert request.url == "https://api.duckduckgo.com/"
 

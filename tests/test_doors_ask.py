@@ -155,7 +155,9 @@ async def test_mcp_arguments_are_strict_and_errors_read_clearly(
     tmp_path: Path, tool: str, args: dict[str, Any], words: str
 ) -> None:
     # No provider answers: a control character that slipped through would fail differently.
-    settings = _settings(tmp_path, {"deploy.md": DEPLOY}, searxng_url="http://127.0.0.1:9/sx")
+    settings = _settings(
+        tmp_path, {"deploy.md": DEPLOY}, provider_options={"searxng": {"url": "http://127.0.0.1:9/sx"}}
+    )
     async with Client(build_server(settings)) as client:
         result = await client.call_tool(tool, args)
         assert result.is_error, result
@@ -180,7 +182,9 @@ async def test_mcp_arguments_are_strict_and_errors_read_clearly(
 def test_http_refuses_empty_sources_and_control_characters(
     tmp_path: Path, path: str, body: dict[str, Any], status: int, words: str
 ) -> None:
-    settings = _settings(tmp_path, {"deploy.md": DEPLOY}, searxng_url="http://127.0.0.1:9/sx")
+    settings = _settings(
+        tmp_path, {"deploy.md": DEPLOY}, provider_options={"searxng": {"url": "http://127.0.0.1:9/sx"}}
+    )
     with uvicorn_thread(create_app(settings, DoorSettings())) as url:
         response = httpx.post(f"{url}{path}", json=body, timeout=60)
     assert response.status_code == status, response.text
@@ -190,7 +194,9 @@ def test_http_refuses_empty_sources_and_control_characters(
 
 async def test_every_source_failing_is_a_503_and_a_tool_error_some_failing_is_not(tmp_path: Path) -> None:
     # The web's only provider is down (nothing listens on port 9); the kb answers.
-    settings = _settings(tmp_path, {"deploy.md": DEPLOY}, searxng_url="http://127.0.0.1:9/sx")
+    settings = _settings(
+        tmp_path, {"deploy.md": DEPLOY}, provider_options={"searxng": {"url": "http://127.0.0.1:9/sx"}}
+    )
     question = "How do I roll back a deployment?"
     with uvicorn_thread(create_app(settings, DoorSettings())) as url:
         async with httpx.AsyncClient(timeout=60) as http:

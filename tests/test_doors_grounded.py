@@ -29,9 +29,13 @@ SAID = "React Server Components render on the server and send no JavaScript to t
 def grounded_settings(tmp_path: Path) -> Settings:
     options: dict[str, Any] = {
         "providers": ["mcp"],
-        "mcp_command": [sys.executable, str(SERVER)],
-        "mcp_tool": "gemini_prose",
-        "mcp_arguments": {"q": "{query}"},
+        "provider_options": {
+            "mcp": {
+                "command": [sys.executable, str(SERVER)],
+                "tool": "gemini_prose",
+                "arguments": {"q": "{query}"},
+            }
+        },
         "gemini_redirect_hosts": [],  # no resolving: no test reaches the internet
         "state_dir": tmp_path / "state",
         "timeout": 20.0,

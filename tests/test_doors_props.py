@@ -40,7 +40,7 @@ def test_any_arguments_give_a_result_or_a_tool_error(
     # allow_private stays off: a generated URL may name this machine, never another.
     conf = load_settings(
         providers=["searxng"],
-        searxng_url=f"{server.url}/sx",
+        provider_options={"searxng": {"url": f"{server.url}/sx"}},
         state_dir=tmp_path / "s",
         timeout=2,
         fetch_retries=0,

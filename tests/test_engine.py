@@ -14,6 +14,7 @@ from sourcewise import engine as engine_module
 from sourcewise.config import Settings
 from sourcewise.engine import Engine
 from sourcewise.net.state import ProviderState
+from sourcewise.providers import load_providers
 
 from conftest import FIXTURES
 from servers import LocalServer, Reply, Seen
@@ -46,12 +47,12 @@ def make(
         providers=chain,
         timeout=extra.pop("timeout", 0.5),
         state_dir=tmp_path / "state",
-        duckduckgo_url=f"{server.url}/ddg",
-        searxng_url=f"{server.url}/sx",
-        brave_url=f"{server.url}/brave",
-        brave_api_key="k",
-        tavily_url=f"{server.url}/tavily",
-        tavily_api_key="t",
+        provider_options={
+            "duckduckgo": {"url": f"{server.url}/ddg"},
+            "searxng": {"url": f"{server.url}/sx"},
+            "brave": {"url": f"{server.url}/brave", "api_key": "k"},
+            "tavily": {"url": f"{server.url}/tavily", "api_key": "t"},
+        },
         **extra,
     )
     return Engine(settings, clock=clock or Clock())
@@ -290,11 +291,18 @@ def test_no_provider_hint_names_every_way_to_configure_one(monkeypatch: pytest.M
     hint = str(NoProviderAvailable([("searxng", "down")]))
     for way in ("GEMINI_API_KEY", "MCP", "SOURCEWISE_MCP_COMMAND", "SOURCEWISE_MCP_URL", "`gemini` CLI"):
         assert way in hint
-    # every variable named is one that configures something (the hint cannot drift from config.py)
+    # every variable named is one that configures something (the hint cannot drift from config.py
+    # nor from the providers' own options models)
     names = set(re.findall(r"\b[A-Z][A-Z_]{5,}\b", hint))
     known = {f"SOURCEWISE_{field.upper()}" for field in Settings.model_fields}
-    for info in Settings.model_fields.values():
-        if isinstance(info.validation_alias, AliasChoices):
-            known |= {c for c in info.validation_alias.choices if isinstance(c, str)}
+    models = [(Settings, "SOURCEWISE_")]
+    for provider in load_providers().values():
+        if provider.options is not None:
+            models.append((provider.options, str(provider.options.model_config.get("env_prefix", ""))))
+    for model, prefix in models:
+        known |= {f"{prefix}{field}".upper() for field in model.model_fields}
+        for info in model.model_fields.values():
+            if isinstance(info.validation_alias, AliasChoices):
+                known |= {c for c in info.validation_alias.choices if isinstance(c, str)}
     assert len(names) >= 8
     assert names <= known, names - known

@@ -20,6 +20,7 @@ from sourcewise.engine import Engine
 from sourcewise.net.redirects import resolve_redirects
 from sourcewise.providers import gemini, load_providers
 from sourcewise.providers.base import HttpResponse
+from sourcewise.registry import Registry
 
 from conftest import shared
 from servers import LocalServer, Reply, Seen
@@ -83,8 +84,9 @@ def test_thoughts_are_not_part_of_the_answer() -> None:
 
 
 def test_request_puts_the_key_in_a_header_and_asks_for_google_search() -> None:
-    s = load_settings(gemini_api_key="sekrit", gemini_model="gemini-x")
-    request = gemini.build("what is new in python", 5, s)
+    request = gemini.build(
+        "what is new in python", 5, gemini.GeminiOptions(api_key="sekrit", model="gemini-x")
+    )
     assert request.url.endswith("/models/gemini-x:generateContent")
     assert "sekrit" not in request.url
     assert request.headers["x-goog-api-key"] == "sekrit"
@@ -110,7 +112,7 @@ def test_request_puts_the_key_in_a_header_and_asks_for_google_search() -> None:
             404,
             {"error": {"status": "NOT_FOUND", "message": "models/x is not found"}},
             ProviderError,
-            "gemini_model",
+            r"`model` under \[providers.gemini\]",
         ),
         (200, {"promptFeedback": {"blockReason": "SAFETY"}}, ProviderError, "blocked"),
         (200, {"candidates": []}, ParseError, "no candidates"),
@@ -184,14 +186,13 @@ def serve(server: LocalServer, body: dict[str, Any], broken: set[int] = frozense
 def gemini_settings(server: LocalServer, tmp_path: Path, **extra: Any) -> Settings:
     options: dict[str, Any] = {
         "providers": ["gemini"],
-        "gemini_api_key": "sekrit",
-        "gemini_url": f"{server.url}/models",
-        "gemini_model": MODEL,
+        "provider_options": {"gemini": {"api_key": "sekrit", "url": f"{server.url}/models", "model": MODEL}},
         "gemini_redirect_hosts": ["127.0.0.1"],
         "allow_hosts": ["127.0.0.1"],
         "state_dir": tmp_path / "state",
         "timeout": 2.0,
     }
+    options["provider_options"] = {**options["provider_options"], **extra.pop("provider_options", {})}
     return load_settings(**{**options, **extra})
 
 
@@ -294,7 +295,7 @@ async def test_refused_key_moves_the_chain_on(server: LocalServer, tmp_path: Pat
         server,
         tmp_path,
         providers=["gemini", "duckduckgo_instant"],
-        duckduckgo_instant_url=f"{server.url}/ddi",
+        provider_options={"duckduckgo_instant": {"url": f"{server.url}/ddi"}},
     )
     response = await Engine(s).asearch("weather in San Francisco")
     assert response.provider == "duckduckgo_instant"
@@ -306,14 +307,17 @@ async def test_refused_key_moves_the_chain_on(server: LocalServer, tmp_path: Pat
 # -- configuration -----------------------------------------------------------------------------
 def test_gemini_is_first_in_the_default_chain_and_ready_with_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
     assert DEFAULT_CHAIN[0] == "gemini"
-    assert gemini.configured(load_settings())[0] is False
-    assert "GEMINI_API_KEY" in gemini.configured(load_settings())[1]
+    ready, detail = gemini.configured(gemini.GeminiOptions())
+    assert ready is False
+    assert "GEMINI_API_KEY" in detail
+    assert "[providers.gemini]" in detail
     monkeypatch.setenv("GEMINI_API_KEY", "from-env")
-    s = load_settings()
-    ready, detail = gemini.configured(s)
+    options = Registry.load(load_settings()).options_for("gemini")
+    assert isinstance(options, gemini.GeminiOptions)
+    ready, detail = gemini.configured(options)
     assert ready
     assert "from-env" not in detail
-    assert "from-env" not in repr(s)
+    assert "from-env" not in repr(options)
 
 
 def test_every_new_provider_is_registered() -> None:

@@ -113,7 +113,7 @@ async def test_a_prose_reply_with_its_sources_list_becomes_rated_results(
 
 async def test_timeout_kills_the_cli_and_moves_on(on_path: Path, tmp_path: Path) -> None:
     fake_gemini(on_path, json.dumps(REPLY), sleep=30)
-    engine = Engine(cli_settings(tmp_path, gemini_cli_timeout=0.5))
+    engine = Engine(cli_settings(tmp_path, provider_options={"gemini-cli": {"timeout": 0.5}}))
     start = time.monotonic()
     with pytest.raises(Exception, match="timed out") as info:
         await engine.asearch("React Server Components")
@@ -148,7 +148,9 @@ async def test_failures_are_typed(
     s = cli_settings(tmp_path)
     async with make_client(s) as client:
         with pytest.raises(error, match=match):
-            await gemini_cli.run(ProviderCall("react", 5, s, client, 2.0, time.time))
+            await gemini_cli.run(
+                ProviderCall("react", 5, s, client, 2.0, time.time, options=gemini_cli.GeminiCliOptions())
+            )
 
 
 @pytest.mark.parametrize(
@@ -173,7 +175,9 @@ async def test_only_a_login_message_is_an_auth_error(
     s = cli_settings(tmp_path)
     async with make_client(s) as client:
         with pytest.raises(ProviderError) as info:
-            await gemini_cli.run(ProviderCall("react", 5, s, client, 2.0, time.time))
+            await gemini_cli.run(
+                ProviderCall("react", 5, s, client, 2.0, time.time, options=gemini_cli.GeminiCliOptions())
+            )
     assert isinstance(info.value, AuthError) is login, info.value
 
 
@@ -216,11 +220,13 @@ async def test_endless_output_is_cut_at_the_cap_and_the_cli_and_its_children_are
     from sourcewise.net.http import make_client
     from sourcewise.providers.base import ProviderCall
 
-    s = cli_settings(tmp_path, gemini_cli_timeout=120)
+    s = cli_settings(tmp_path, provider_options={"gemini-cli": {"timeout": 120}})
     start = time.monotonic()
     async with make_client(s) as client:
         with pytest.raises(ParseError, match="more than 2000000 bytes"):
-            await gemini_cli.run(ProviderCall("react", 5, s, client, 2.0, time.time))
+            await gemini_cli.run(
+                ProviderCall("react", 5, s, client, 2.0, time.time, options=gemini_cli.GeminiCliOptions())
+            )
     assert time.monotonic() - start < 60  # refused at the cap, not after the 120 s timeout
     for pid in map(int, pids.read_text().split()):
         assert await asyncio.to_thread(wait_until_gone, pid), f"process {pid} still runs"
@@ -252,7 +258,7 @@ async def test_failure_moves_the_chain_on(on_path: Path, tmp_path: Path) -> None
         s = cli_settings(
             tmp_path,
             providers=["gemini-cli", "duckduckgo_instant"],
-            duckduckgo_instant_url=f"{server.url}/ddi",
+            provider_options={"duckduckgo_instant": {"url": f"{server.url}/ddi"}},
         )
         response = await Engine(s).asearch("React Server Components")
     assert response.provider == "duckduckgo_instant"
@@ -261,8 +267,7 @@ async def test_failure_moves_the_chain_on(on_path: Path, tmp_path: Path) -> None
 
 
 def test_not_on_path_is_not_configured(tmp_path: Path) -> None:
-    s = cli_settings(tmp_path, gemini_cli_command="gemini-that-is-not-installed")
-    ready, detail = gemini_cli.configured(s)
+    ready, detail = gemini_cli.configured(gemini_cli.GeminiCliOptions(command="gemini-that-is-not-installed"))
     assert not ready
     assert "PATH" in detail
 
@@ -271,10 +276,11 @@ async def test_executable_vanishing_is_not_configured(tmp_path: Path) -> None:
     from sourcewise.net.http import make_client
     from sourcewise.providers.base import ProviderCall
 
-    s = cli_settings(tmp_path, gemini_cli_command="gemini-that-is-not-installed")
+    s = cli_settings(tmp_path)
+    options = gemini_cli.GeminiCliOptions(command="gemini-that-is-not-installed")
     async with make_client(s) as client:
         with pytest.raises(ProviderNotConfigured):
-            await gemini_cli.run(ProviderCall("react", 5, s, client, 2.0, time.time))
+            await gemini_cli.run(ProviderCall("react", 5, s, client, 2.0, time.time, options=options))
 
 
 @settings(max_examples=150, deadline=None)

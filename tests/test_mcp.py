@@ -45,7 +45,10 @@ async def connect(server: LocalServer, tmp_path: Path) -> AsyncIterator[Client]:
     provider_env(server, tmp_path)  # routes the SearXNG answer
     server.route("/article", Reply(200, ARTICLE))
     settings = load_settings(
-        providers=["searxng"], searxng_url=f"{server.url}/sx", state_dir=tmp_path / "s", allow_private=True
+        providers=["searxng"],
+        provider_options={"searxng": {"url": f"{server.url}/sx"}},
+        state_dir=tmp_path / "s",
+        allow_private=True,
     )
     async with Client(build_server(settings)) as c:
         yield c
@@ -206,7 +209,11 @@ async def test_streamable_http_with_the_sdk_client(server: LocalServer, tmp_path
 
 async def test_streamable_http_requires_the_key_when_set(server: LocalServer, tmp_path: Path) -> None:
     provider_env(server, tmp_path)
-    settings = load_settings(providers=["searxng"], searxng_url=f"{server.url}/sx", state_dir=tmp_path / "s")
+    settings = load_settings(
+        providers=["searxng"],
+        provider_options={"searxng": {"url": f"{server.url}/sx"}},
+        state_dir=tmp_path / "s",
+    )
     with uvicorn_thread(create_http_app(settings, DoorSettings(api_key="k-123"))) as base:
         with pytest.raises(Exception):  # noqa: B017, PT011 - the SDK's own error for a 401 varies by transport
             async with Client(f"{base}/mcp") as c:

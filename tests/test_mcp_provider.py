@@ -16,10 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sourcewise import NoProviderAvailable, ParseError, load_settings
+from sourcewise import ConfigError, NoProviderAvailable, ParseError, load_settings
 from sourcewise.config import Settings
 from sourcewise.engine import Engine
 from sourcewise.providers import mcp_tool
+from sourcewise.registry import Registry
 
 SERVER = Path(__file__).parent / "mcp_search_server.py"
 
@@ -27,13 +28,16 @@ SERVER = Path(__file__).parent / "mcp_search_server.py"
 def stdio_settings(tmp_path: Path, **extra: Any) -> Settings:
     options: dict[str, Any] = {
         "providers": ["mcp"],
-        "mcp_command": [sys.executable, str(SERVER)],
-        "mcp_tool": "search",
-        "mcp_arguments": {"query": "{query}", "count": "{max_results}"},
         "state_dir": tmp_path / "state",
         "timeout": 20.0,
     }
-    return load_settings(**{**options, **extra})
+    mcp = {
+        "command": [sys.executable, str(SERVER)],
+        "tool": "search",
+        "arguments": {"query": "{query}", "count": "{max_results}"},
+        **extra.pop("mcp", {}),
+    }
+    return load_settings(**{**options, **extra}, provider_options={"mcp": mcp})
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +75,7 @@ async def test_stdio_server_search_tool_gives_rated_results(tmp_path: Path) -> N
 
 async def test_http_server_with_text_results(tmp_path: Path, http_url: str) -> None:
     s = stdio_settings(
-        tmp_path, mcp_command=[], mcp_url=http_url, mcp_tool="text_search", mcp_arguments={"q": "{query}"}
+        tmp_path, mcp={"command": [], "url": http_url, "tool": "text_search", "arguments": {"q": "{query}"}}
     )
     response = await Engine(s).asearch("React Server Components")
     assert response.provider == "mcp"
@@ -85,10 +89,7 @@ async def test_http_server_with_text_results(tmp_path: Path, http_url: str) -> N
 async def test_http_server_with_json_in_text(tmp_path: Path, http_url: str) -> None:
     s = stdio_settings(
         tmp_path,
-        mcp_command=[],
-        mcp_url=http_url,
-        mcp_tool="json_text_search",
-        mcp_arguments={"q": "{query}"},
+        mcp={"command": [], "url": http_url, "tool": "json_text_search", "arguments": {"q": "{query}"}},
     )
     response = await Engine(s).asearch("React Server Components")
     assert len(response.results) == 3
@@ -101,10 +102,7 @@ async def test_a_gemini_prose_answer_gives_rated_results_and_the_answer(
     its links become rated results and its words the answer."""
     s = stdio_settings(
         tmp_path,
-        mcp_command=[],
-        mcp_url=http_url,
-        mcp_tool="gemini_prose",
-        mcp_arguments={"q": "{query}"},
+        mcp={"command": [], "url": http_url, "tool": "gemini_prose", "arguments": {"q": "{query}"}},
         gemini_redirect_hosts=[],  # no resolving: no test reaches the internet
     )
     response = await Engine(s).asearch("React Server Components")
@@ -135,7 +133,7 @@ async def test_a_gemini_prose_answer_gives_rated_results_and_the_answer(
 )
 async def test_tool_failures_move_the_chain_on(tmp_path: Path, http_url: str, tool: str, why: str) -> None:
     s = stdio_settings(
-        tmp_path, mcp_command=[], mcp_url=http_url, mcp_tool=tool, mcp_arguments={"q": "{query}"}
+        tmp_path, mcp={"command": [], "url": http_url, "tool": tool, "arguments": {"q": "{query}"}}
     )
     with pytest.raises(NoProviderAvailable) as info:
         await Engine(s).asearch("React Server Components")
@@ -148,19 +146,21 @@ async def test_unreachable_server_is_transient(tmp_path: Path) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    s = stdio_settings(tmp_path, mcp_command=[], mcp_url=f"http://127.0.0.1:{port}/mcp", timeout=3.0)
+    s = stdio_settings(tmp_path, mcp={"command": [], "url": f"http://127.0.0.1:{port}/mcp"}, timeout=3.0)
     with pytest.raises(NoProviderAvailable, match="could not reach the MCP server"):
         await Engine(s).asearch("React Server Components")
 
 
 def test_configuration_and_arguments(tmp_path: Path) -> None:
-    assert mcp_tool.configured(load_settings())[0] is False
-    assert mcp_tool.configured(stdio_settings(tmp_path))[0] is True
-    assert load_settings(mcp_command="npx -y '@brave/brave-search-mcp-server'").mcp_command == [
-        "npx",
-        "-y",
-        "@brave/brave-search-mcp-server",
-    ]
+    ready, detail = mcp_tool.configured(mcp_tool.McpOptions())
+    assert ready is False
+    assert "SOURCEWISE_MCP_COMMAND" in detail
+    assert "[providers.mcp]" in detail
+    assert mcp_tool.configured(Registry.load(stdio_settings(tmp_path)).options_for("mcp"))[0] is True
+    options = mcp_tool.McpOptions(command="npx -y '@brave/brave-search-mcp-server'")
+    assert options.command == ["npx", "-y", "@brave/brave-search-mcp-server"]
+    with pytest.raises(ConfigError, match=r"provider 'mcp' \(\[providers.mcp\]\): command"):
+        load_settings(provider_options={"mcp": {"command": "npx 'unclosed"}})
     args = mcp_tool.arguments(
         "rsc {x}", 7, {"query": "{query}", "count": "{max_results}", "note": "n={max_results}"}
     )

@@ -165,7 +165,11 @@ def searx() -> Iterator[LocalServer]:
 def config(tmp_path_factory: pytest.TempPathFactory, searx: LocalServer) -> sourcewise.Settings:
     state = tmp_path_factory.mktemp("state")
     return sourcewise.load_settings(
-        state_dir=state, providers=["searxng"], searxng_url=searx.url, timeout=2.0, fetch_retries=0
+        state_dir=state,
+        providers=["searxng"],
+        provider_options={"searxng": {"url": searx.url}},
+        timeout=2.0,
+        fetch_retries=0,
     )
 
 

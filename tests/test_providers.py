@@ -19,7 +19,6 @@ from sourcewise import (
     RateLimited,
     TransientError,
 )
-from sourcewise.config import load_settings
 from sourcewise.providers import brave, duckduckgo, google, load_providers, searxng, tavily
 from sourcewise.providers.base import HttpResponse
 
@@ -85,7 +84,7 @@ def test_ddg_skips_ads_and_handles_direct_links() -> None:
 
 
 def test_ddg_build_is_a_form_post() -> None:
-    request = duckduckgo.build("react hooks", 10, load_settings())
+    request = duckduckgo.build("react hooks", 10, duckduckgo.DuckDuckGoOptions())
     assert request.method == "POST"
     assert request.data is not None
     assert request.data["q"] == "react hooks"
@@ -124,11 +123,11 @@ def test_searxng_not_json() -> None:
 
 
 def test_searxng_needs_a_url() -> None:
-    settings = load_settings()
-    assert searxng.configured(settings)[0] is False
-    with pytest.raises(ProviderNotConfigured, match="SEARXNG_URL"):
-        searxng.build("q", 10, settings)
-    request = searxng.build("q", 10, load_settings(searxng_url="http://127.0.0.1:8888/"))
+    options = searxng.SearxngOptions()
+    assert searxng.configured(options)[0] is False
+    with pytest.raises(ProviderNotConfigured, match=r"SEARXNG_URL .*`url` under \[providers.searxng\]"):
+        searxng.build("q", 10, options)
+    request = searxng.build("q", 10, searxng.SearxngOptions(url="http://127.0.0.1:8888/"))
     assert request.url == "http://127.0.0.1:8888/search"
     assert request.params["format"] == "json"
 
@@ -165,12 +164,26 @@ def test_brave_rate_limit_carries_retry_after() -> None:
 
 
 def test_brave_key_goes_in_the_header_and_never_in_messages() -> None:
-    settings = load_settings(brave_api_key="sekret-123")
-    request = brave.build("q", 50, settings)
+    options = brave.BraveOptions(api_key="sekret-123")
+    request = brave.build("q", 50, options)
     assert request.headers["X-Subscription-Token"] == "sekret-123"
     assert request.params["count"] == 20
-    assert "sekret-123" not in repr(settings)
-    assert "sekret-123" not in brave.configured(settings)[1]
+    assert "sekret-123" not in repr(options)
+    assert "sekret-123" not in brave.configured(options)[1]
+
+
+@pytest.mark.parametrize(
+    ("provider", "variable"),
+    [(brave, "BRAVE_API_KEY"), (tavily, "TAVILY_API_KEY"), (google, "GOOGLE_CSE_KEY")],
+)
+def test_a_missing_key_names_the_providers_own_variable(provider: Any, variable: str) -> None:
+    options = provider.PROVIDER.options()
+    ready, detail = provider.configured(options)
+    assert not ready
+    assert variable in detail
+    assert f"[providers.{provider.NAME}]" in detail
+    with pytest.raises(ProviderNotConfigured, match=variable):
+        provider.build("q", 5, options)
 
 
 # -- Tavily --------------------------------------------------------------------------------------
@@ -202,7 +215,7 @@ def test_tavily_errors() -> None:
 
 
 def test_tavily_build() -> None:
-    request = tavily.build("q", 5, load_settings(tavily_api_key="tvly-x"))
+    request = tavily.build("q", 5, tavily.TavilyOptions(api_key="tvly-x"))
     assert request.method == "POST"
     assert request.json == {"query": "q", "max_results": 5, "search_depth": "basic"}
     assert request.headers["Authorization"] == "Bearer tvly-x"
@@ -243,9 +256,10 @@ def test_google_per_minute_limit_is_rate_limited() -> None:
 
 
 def test_google_needs_key_and_id() -> None:
-    ready, detail = google.configured(load_settings(google_cse_key="k"))
+    ready, detail = google.configured(google.GoogleOptions(api_key="k"))
     assert not ready
     assert "GOOGLE_CSE_ID" in detail
-    request = google.build("q", 25, load_settings(google_cse_key="k", google_cse_id="cx1"))
+    assert "GOOGLE_CSE_KEY" not in detail
+    request = google.build("q", 25, google.GoogleOptions(api_key="k", cse_id="cx1"))
     assert request.params["num"] == 10
     assert request.params["cx"] == "cx1"

@@ -116,7 +116,7 @@ def test_http_api_on_redis(redis_url: str, server: LocalServer, tmp_path: Path) 
     )
     settings = load_settings(
         providers=["searxng"],
-        searxng_url=f"{server.url}/sx",
+        provider_options={"searxng": {"url": f"{server.url}/sx"}},
         state_dir=tmp_path / "s",
         allow_private=True,
         redis_url=redis_url,

@@ -228,7 +228,10 @@ async def test_provider_gzip_bomb_is_refused_and_the_chain_moves_on(
         Reply(200, bomb, headers={"Content-Encoding": "gzip"}, content_type=JSON),
     )
     settings = load_settings(
-        providers=["searxng"], searxng_url=f"{server.url}/sx", state_dir=tmp_path / "s", max_bytes=1_000_000
+        providers=["searxng"],
+        provider_options={"searxng": {"url": f"{server.url}/sx"}},
+        state_dir=tmp_path / "s",
+        max_bytes=1_000_000,
     )
     with pytest.raises(NoProviderAvailable) as info:
         await Engine(settings).asearch("react hooks")
@@ -243,7 +246,11 @@ async def test_searxng_challenge_page_with_200_suspends(server: LocalServer, tmp
         "<html><head><title>Just a moment...</title></head><body><div class='cf-chl-x'></div></body></html>"
     )
     server.route("/sx/search", Reply(200, challenge))
-    settings = load_settings(providers=["searxng"], searxng_url=f"{server.url}/sx", state_dir=tmp_path / "s")
+    settings = load_settings(
+        providers=["searxng"],
+        provider_options={"searxng": {"url": f"{server.url}/sx"}},
+        state_dir=tmp_path / "s",
+    )
     engine = Engine(settings)
     with pytest.raises(NoProviderAvailable) as info:
         await engine.asearch("react hooks")

@@ -27,7 +27,7 @@ def start(server: LocalServer, tmp_path: Path, doors: dict[str, Any] | None = No
     server.route("/article", Reply(200, ARTICLE))
     conf = load_settings(
         providers=["searxng"],
-        searxng_url=f"{server.url}/sx",
+        provider_options={"searxng": {"url": f"{server.url}/sx"}},
         state_dir=tmp_path / "state",
         timeout=5,
         **settings,

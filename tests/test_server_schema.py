@@ -46,7 +46,10 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         )
         KnowledgeBase(state / "kb.sqlite3", semantic=False).index([notes])  # /sources/search, /ask
         conf = load_settings(
-            providers=["searxng"], searxng_url=f"{providers.url}/sx", state_dir=state, timeout=5
+            providers=["searxng"],
+            provider_options={"searxng": {"url": f"{providers.url}/sx"}},
+            state_dir=state,
+            timeout=5,
         )
         with uvicorn_thread(create_app(conf, DoorSettings(rate_limit=0))) as url:
             yield url

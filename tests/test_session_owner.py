@@ -208,7 +208,7 @@ async def test_no_module_global_holds_a_client_connection_fetcher_or_settings(
         Reply(200, "<html><body><article><p>" + "Text of the page. " * 40 + "</p></article></body></html>"),
     )
     settings = _kb_settings(tmp_path).model_copy(
-        update={"searxng_url": f"{server.url}/sx", "allow_private": True}
+        update={"provider_options": {"searxng": {"url": f"{server.url}/sx"}}, "allow_private": True}
     )
     await sourcewise.asearch("react server components", settings=settings)
     await sourcewise.afetch(f"{server.url}/page", settings=settings)

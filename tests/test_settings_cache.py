@@ -7,8 +7,11 @@ import os
 from pathlib import Path
 
 import pytest
+from pydantic import SecretStr
 
 from sourcewise.config import load_settings
+from sourcewise.providers.brave import BraveOptions
+from sourcewise.registry import Registry
 
 
 @pytest.fixture(autouse=True)
@@ -35,11 +38,16 @@ def test_a_changed_environment_variable_is_seen(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_a_provider_key_variable_is_seen(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert load_settings().brave_api_key is None
+    def key() -> SecretStr | None:
+        options = Registry.load(load_settings()).options_for("brave")
+        assert isinstance(options, BraveOptions)
+        return options.api_key
+
+    assert key() is None
     monkeypatch.setenv("BRAVE_API_KEY", "k-1")
-    key = load_settings().brave_api_key
-    assert key is not None
-    assert key.get_secret_value() == "k-1"
+    found = key()
+    assert found is not None
+    assert found.get_secret_value() == "k-1"
 
 
 def test_a_changed_config_file_is_seen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

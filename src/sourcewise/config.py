@@ -1,15 +1,16 @@
 """Settings: defaults < TOML file < ``SOURCEWISE_*`` environment < arguments.
 
 The TOML file is ``$SOURCEWISE_CONFIG`` if set, else ``$XDG_CONFIG_HOME/sourcewise/config.toml``
-(``~/.config/sourcewise/config.toml``). Provider keys are also read from their usual variables
-(``BRAVE_API_KEY``, ``TAVILY_API_KEY``, ``GOOGLE_CSE_KEY``, ``GOOGLE_CSE_ID``, ``SEARXNG_URL``).
-Keys are ``SecretStr``: they never appear in a repr, a log line or an error message.
+(``~/.config/sourcewise/config.toml``). Each provider's options (its key, URL ...) are not
+settings: they are ``[providers.NAME]`` sections, validated by the provider's own options model,
+which also reads the usual variables (``BRAVE_API_KEY``, ``TAVILY_API_KEY``, ``GOOGLE_CSE_KEY``,
+``GOOGLE_CSE_ID``, ``SEARXNG_URL``). Keys are ``SecretStr``: they never appear in a repr, a log
+line or an error message.
 """
 
 from __future__ import annotations
 
 import os
-import shlex
 import tomllib
 from contextvars import ContextVar
 from pathlib import Path
@@ -94,49 +95,11 @@ class Settings(BaseSettings):
     state_dir: Path = Field(default_factory=lambda: _xdg("XDG_CACHE_HOME", ".cache") / "sourcewise")
     user_agent: str = f"sourcewise/{__version__} (+https://pypi.org/project/sourcewise/)"
 
-    searxng_url: str | None = Field(default=None, validation_alias=_aliases("searxng_url", "SEARXNG_URL"))
-    brave_api_key: SecretStr | None = Field(
-        default=None, validation_alias=_aliases("brave_api_key", "BRAVE_API_KEY")
-    )
-    tavily_api_key: SecretStr | None = Field(
-        default=None, validation_alias=_aliases("tavily_api_key", "TAVILY_API_KEY")
-    )
-    google_cse_key: SecretStr | None = Field(
-        default=None, validation_alias=_aliases("google_cse_key", "GOOGLE_CSE_KEY")
-    )
-    google_cse_id: str | None = Field(
-        default=None, validation_alias=_aliases("google_cse_id", "GOOGLE_CSE_ID")
-    )
-    # Endpoints, overridable for proxies, self-hosted gateways and tests.
-    duckduckgo_url: str = "https://html.duckduckgo.com/html/"
-    brave_url: str = "https://api.search.brave.com/res/v1/web/search"
-    tavily_url: str = "https://api.tavily.com/search"
-    google_url: str = "https://www.googleapis.com/customsearch/v1"
-
-    # Gemini grounded search (seed 002), the gemini CLI and MCP search servers (seed 000).
-    gemini_api_key: SecretStr | None = Field(
-        default=None, validation_alias=_aliases("gemini_api_key", "GEMINI_API_KEY")
-    )
-    gemini_model: str = Field(default="gemini-2.5-flash", min_length=1, pattern=r"^[A-Za-z0-9._-]+$")
-    gemini_url: str = "https://generativelanguage.googleapis.com/v1beta/models"
+    # Grounding links of Gemini, the gemini CLI and MCP agents (seeds 000, 002) resolved on these hosts.
     gemini_redirect_hosts: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: ["vertexaisearch.cloud.google.com"],
         description="hosts whose grounding links are redirects to resolve to the real page",
     )
-    gemini_cli_command: str = Field(default="gemini", min_length=1, description="the gemini CLI executable")
-    gemini_cli_timeout: float = Field(default=60.0, gt=0, le=600, description="seconds for one CLI run")
-    mcp_command: Annotated[list[str], NoDecode] = Field(
-        default_factory=list, description="MCP search server to start (stdio): command and arguments"
-    )
-    mcp_url: str | None = Field(default=None, description="MCP search server URL (Streamable HTTP)")
-    mcp_tool: str = Field(default="search", min_length=1, description="the server's search tool")
-    mcp_arguments: dict[str, str] = Field(
-        default_factory=lambda: {"query": "{query}"},
-        description="tool argument -> value; {query} and {max_results} are filled in",
-    )
-    ddgs_backend: str = Field(default="auto", description="ddgs backends, comma-separated, or auto")
-    ddgs_region: str = "us-en"
-    duckduckgo_instant_url: str = "https://api.duckduckgo.com/"
 
     # Page fetching (seed 000: 15-minute cache, 10 s timeout).
     cache_ttl: float = Field(default=900.0, ge=0, description="seconds a fetched page stays cached")
@@ -219,16 +182,6 @@ class Settings(BaseSettings):
     @classmethod
     def _hosts(cls, value: Any) -> Any:
         return cls._split(value)
-
-    @field_validator("mcp_command", mode="before")
-    @classmethod
-    def _command(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            try:
-                return shlex.split(value)
-            except ValueError as exc:
-                raise ValueError(f"cannot split the command {value!r}: {exc}") from exc
-        return value
 
     @field_validator("sources", mode="before")
     @classmethod

@@ -32,6 +32,7 @@ from .net.redirects import RedirectCache
 from .net.state import MAX_SUSPENSION, OWN_BASE, OWN_MAX, ProviderState
 from .providers import HttpResponse, Provider, load_providers
 from .providers.base import ProviderCall, ProviderOutput
+from .registry import provider_options
 
 __all__ = ["Engine", "WebAnswer", "run_sync"]
 
@@ -85,7 +86,8 @@ class Engine:
         self.clock = clock
         self.state = state or ProviderState(self.settings.state_dir / "state.sqlite3")
         self.providers = providers or load_providers()
-        self.options = dict(options or {})
+        # the providers' validated [providers.NAME] options: a session's registry passes its own
+        self.options = dict(options) if options is not None else provider_options(self.providers, settings)
         self.redirects = redirects
         self.table: SourceTable = table_for(self.settings.official, self.settings.tiers)
         self._client = client
@@ -108,7 +110,7 @@ class Engine:
 
     def _config(self, name: str) -> object:
         """What a provider's ``configured``/``build`` read: its own validated options when it
-        declares a model, else the settings (the built-ins)."""
+        declares a model, else the settings."""
         return self.options.get(name, self.settings)
 
     # -- the chain ---------------------------------------------------------------------------

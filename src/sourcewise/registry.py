@@ -39,6 +39,7 @@ __all__ = [
     "discover_providers",
     "discover_sources",
     "forget_plugins",
+    "provider_options",
     "source_kinds",
 ]
 
@@ -156,28 +157,12 @@ class Registry:
                 f"unknown provider(s) {', '.join(unknown)} in `providers` (from the config file or "
                 f"SOURCEWISE_PROVIDERS); known: {', '.join(sorted(providers))}"
             )
-        options: dict[str, BaseModel] = {}
-        for name, provider in providers.items():
-            section = settings.provider_options.get(name, {})
-            if provider.options is None:
-                if section:
-                    raise ConfigError(
-                        f"provider {name!r}: takes no [providers.{name}] options; its settings are "
-                        "top-level keys (see `sourcewise providers`)"
-                    )
-                continue
-            try:
-                # called, not model_validate: an options model may be a BaseSettings that also
-                # reads the provider's usual environment variables (FOO_API_KEY ...)
-                options[name] = provider.options(**section)
-            except ValidationError as exc:
-                raise ConfigError(f"provider {name!r} ([providers.{name}]): {_problems(exc)}") from exc
         extra = sorted(set(settings.provider_options) - set(providers))
         if extra:
             raise ConfigError(
                 f"[providers.{extra[0]}]: no such provider; known: {', '.join(sorted(providers))}"
             )
-        return cls(providers, options, allow)
+        return cls(providers, provider_options(providers, settings), allow)
 
     @property
     def source_types(self) -> dict[str, type[Source]]:
@@ -226,6 +211,28 @@ class Registry:
     def kinds(self) -> dict[str, type[Source]]:
         """One source class per kind (the first type declaring it), for rendering a plan by kind."""
         return discover_sources(self.allow)[1]
+
+
+def provider_options(providers: dict[str, Provider], settings: Settings) -> dict[str, BaseModel]:
+    """Each provider's validated ``[providers.NAME]`` options (for those that declare a model);
+    ``ConfigError`` naming the provider and the field for a bad one."""
+    options: dict[str, BaseModel] = {}
+    for name, provider in providers.items():
+        section = settings.provider_options.get(name, {})
+        if provider.options is None:
+            if section:
+                raise ConfigError(
+                    f"provider {name!r}: takes no [providers.{name}] options; its settings are "
+                    "top-level keys (see `sourcewise providers`)"
+                )
+            continue
+        try:
+            # called, not model_validate: an options model may be a BaseSettings that also
+            # reads the provider's usual environment variables (FOO_API_KEY ...)
+            options[name] = provider.options(**section)
+        except ValidationError as exc:
+            raise ConfigError(f"provider {name!r} ([providers.{name}]): {_problems(exc)}") from exc
+    return options
 
 
 def _allow(settings: Settings) -> frozenset[str] | None:

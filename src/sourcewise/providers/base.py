@@ -14,7 +14,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 import httpx
-from pydantic import BaseModel
+from pydantic import AliasChoices, BaseModel
+from pydantic_settings import SettingsConfigDict
 
 from ..config import Settings
 from ..core.extract import is_challenge
@@ -32,6 +33,8 @@ __all__ = [
     "key_detail",
     "no_parse",
     "no_request",
+    "option_aliases",
+    "options_config",
     "received",
     "results_from",
 ]
@@ -90,8 +93,8 @@ class Provider:
     ``options``: the provider's own options model (a pydantic model, keys included), read from
     ``[providers.NAME]`` and validated once when a session starts. A provider that declares one
     receives its validated options, instead of the settings, in ``configured`` and ``build``
-    (and as ``ProviderCall.options``). The built-ins declare none yet and read their keys from
-    the settings (``BRAVE_API_KEY`` ...). See docs/adding-a-provider.md.
+    (and as ``ProviderCall.options``). The built-ins declare theirs the same way (their keys
+    still read from ``BRAVE_API_KEY`` ...). See docs/adding-a-provider.md.
     """
 
     name: str
@@ -174,11 +177,25 @@ def results_from(
     ]
 
 
-def key_detail(value: object, env: str, config_key: str) -> tuple[bool, str]:
-    """Configured-or-not wording shared by key-based providers (never shows the key)."""
+def key_detail(value: object, env: str, provider: str, field: str = "api_key") -> tuple[bool, str]:
+    """Configured-or-not wording shared by key-based providers (never shows the key): a missing
+    key names the provider's own variable and its ``[providers.NAME]`` field."""
     if value:
         return True, "API key set"
-    return False, f"no key: set {env} (or `{config_key}` in the config file)"
+    return False, f"no key: set {env} (or `{field}` under [providers.{provider}] in the config file)"
+
+
+def option_aliases(provider: str, field: str, *env: str) -> AliasChoices:
+    """A provider option's names: the ``[providers.NAME]`` key, ``SOURCEWISE_NAME_FIELD`` and the
+    provider's usual environment variables (``BRAVE_API_KEY``)."""
+    prefix = provider.upper().replace("-", "_")
+    return AliasChoices(field, f"SOURCEWISE_{prefix}_{field.upper()}", *env)
+
+
+def options_config(provider: str) -> SettingsConfigDict:
+    """The settings config of a built-in provider's options model: ``SOURCEWISE_NAME_*`` variables."""
+    prefix = provider.upper().replace("-", "_")
+    return SettingsConfigDict(env_prefix=f"SOURCEWISE_{prefix}_", extra="forbid", frozen=True)
 
 
 def no_request(name: str) -> Callable[[str, int, Settings], HttpRequest]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..config import Settings
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings
+
 from ..errors import AuthError, ParseError, ProviderNotConfigured, QuotaExceeded, RateLimited
 from ..models import RawResult
 from .base import (
@@ -14,6 +16,8 @@ from .base import (
     check_status,
     json_body,
     key_detail,
+    option_aliases,
+    options_config,
     received,
     results_from,
 )
@@ -21,20 +25,31 @@ from .base import (
 NAME = "brave"
 
 
-def configured(settings: Settings) -> tuple[bool, str]:
-    return key_detail(settings.brave_api_key, "BRAVE_API_KEY", "brave_api_key")
+class BraveOptions(BaseSettings):
+    """``[providers.brave]``: the key (or ``BRAVE_API_KEY``) and the endpoint."""
+
+    model_config = options_config(NAME)
+
+    api_key: SecretStr | None = Field(
+        default=None, validation_alias=option_aliases(NAME, "api_key", "BRAVE_API_KEY")
+    )
+    url: str = "https://api.search.brave.com/res/v1/web/search"
 
 
-def build(query: str, max_results: int, settings: Settings) -> HttpRequest:
-    if settings.brave_api_key is None:
-        raise ProviderNotConfigured(NAME, configured(settings)[1])
+def configured(options: BraveOptions) -> tuple[bool, str]:
+    return key_detail(options.api_key, "BRAVE_API_KEY", NAME)
+
+
+def build(query: str, max_results: int, options: BraveOptions) -> HttpRequest:
+    if options.api_key is None:
+        raise ProviderNotConfigured(NAME, configured(options)[1])
     return HttpRequest(
         "GET",
-        settings.brave_url,
+        options.url,
         params={"q": query, "count": min(max_results, 20)},
         headers={
             "Accept": "application/json",
-            "X-Subscription-Token": settings.brave_api_key.get_secret_value(),
+            "X-Subscription-Token": options.api_key.get_secret_value(),
         },
     )
 
@@ -81,4 +96,5 @@ PROVIDER = Provider(
     build=build,
     parse=parse,
     max_per_request=20,
+    options=BraveOptions,
 )

@@ -13,33 +13,41 @@ import contextlib
 import math
 from typing import Any
 
-from ..config import Settings
+from pydantic_settings import BaseSettings
+
 from ..errors import ParseError, ProviderError, RateLimited, TransientError
 from ..models import RawResult
-from .base import Provider, ProviderCall, ProviderOutput, no_parse, no_request
+from .base import Provider, ProviderCall, ProviderOutput, no_parse, no_request, options_config
 from .duckduckgo import unwrap
 
-__all__ = ["PROVIDER", "error_for", "parse_items", "search_sync"]
+__all__ = ["PROVIDER", "DdgsOptions", "error_for", "parse_items", "search_sync"]
 
 NAME = "ddgs"
 
 
-def configured(settings: Settings) -> tuple[bool, str]:
+class DdgsOptions(BaseSettings):
+    """``[providers.ddgs]``: the ddgs backends and region."""
+
+    model_config = options_config(NAME)
+
+    backend: str = "auto"  # ddgs backends, comma-separated, or auto
+    region: str = "us-en"
+
+
+def configured(options: DdgsOptions) -> tuple[bool, str]:
     try:
         import ddgs  # noqa: F401
     except ImportError:
         return False, "the ddgs library is not installed: pip install 'sourcewise[ddgs]'"
-    return True, f"keyless (ddgs library, backend {settings.ddgs_backend})"
+    return True, f"keyless (ddgs library, backend {options.backend})"
 
 
-def search_sync(query: str, max_results: int, settings: Settings) -> Any:
+def search_sync(query: str, max_results: int, options: DdgsOptions, timeout: float) -> Any:
     """One ddgs text search, as ddgs returns it (checked by ``parse_items``)."""
     from ddgs import DDGS
 
-    with DDGS(timeout=math.ceil(settings.timeout)) as client:
-        return client.text(
-            query, region=settings.ddgs_region, max_results=max_results, backend=settings.ddgs_backend
-        )
+    with DDGS(timeout=math.ceil(timeout)) as client:
+        return client.text(query, region=options.region, max_results=max_results, backend=options.backend)
 
 
 def error_for(exc: Exception) -> ProviderError:
@@ -79,7 +87,9 @@ def parse_items(items: Any) -> list[RawResult]:
 async def run(call: ProviderCall) -> ProviderOutput:
     try:
         async with asyncio.timeout(call.deadline):
-            items = await asyncio.to_thread(search_sync, call.query, call.max_results, call.settings)
+            items = await asyncio.to_thread(
+                search_sync, call.query, call.max_results, call.options, call.settings.timeout
+            )
     except TimeoutError as exc:
         raise TransientError(NAME, f"no answer within {call.deadline:g} s") from exc
     except ImportError as exc:
@@ -97,4 +107,5 @@ PROVIDER = Provider(
     parse=no_parse(NAME),
     max_per_request=30,
     run=run,
+    options=DdgsOptions,
 )

@@ -9,12 +9,12 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 import lxml.html
+from pydantic_settings import BaseSettings
 
-from ..config import Settings
 from ..core.rank import published_from
 from ..errors import Blocked, ParseError
 from ..models import RawResult
-from .base import HttpRequest, HttpResponse, Provider, check_status, received
+from .base import HttpRequest, HttpResponse, Provider, check_status, options_config, received
 
 NAME = "duckduckgo"
 _CHALLENGE = ("anomaly-modal", "challenge-form", "anomaly.js", "/anomaly?")
@@ -24,8 +24,16 @@ def _has_class(name: str) -> str:
     return f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')"
 
 
-def build(query: str, max_results: int, settings: Settings) -> HttpRequest:
-    return HttpRequest("POST", settings.duckduckgo_url, data={"q": query, "b": "", "kl": ""})
+class DuckDuckGoOptions(BaseSettings):
+    """``[providers.duckduckgo]``: the endpoint (for a proxy or a test server)."""
+
+    model_config = options_config(NAME)
+
+    url: str = "https://html.duckduckgo.com/html/"
+
+
+def build(query: str, max_results: int, options: DuckDuckGoOptions) -> HttpRequest:
+    return HttpRequest("POST", options.url, data={"q": query, "b": "", "kl": ""})
 
 
 def unwrap(href: str) -> str:
@@ -71,8 +79,9 @@ def parse(response: HttpResponse) -> list[RawResult]:
 PROVIDER = Provider(
     name=NAME,
     summary="DuckDuckGo HTML results; no key needed",
-    configured=lambda settings: (True, "keyless"),
+    configured=lambda options: (True, "keyless"),
     build=build,
     parse=parse,
     max_per_request=30,
+    options=DuckDuckGoOptions,
 )

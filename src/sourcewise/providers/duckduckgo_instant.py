@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..config import Settings
+from pydantic_settings import BaseSettings
+
 from ..errors import ParseError
 from ..models import RawResult
-from .base import HttpRequest, HttpResponse, Provider, check_status, json_body
+from .base import HttpRequest, HttpResponse, Provider, check_status, json_body, options_config
 
-__all__ = ["PROVIDER", "build", "parse"]
+__all__ = ["PROVIDER", "InstantOptions", "build", "parse"]
 
 NAME = "duckduckgo_instant"
 MAX_TOPICS = 200
@@ -24,10 +25,18 @@ MAX_TOPICS = 200
 _ANCHOR = re.compile(r"<a [^<>]*>([^<]*)</a>")
 
 
-def build(query: str, max_results: int, settings: Settings) -> HttpRequest:
+class InstantOptions(BaseSettings):
+    """``[providers.duckduckgo_instant]``: the endpoint (for a proxy or a test server)."""
+
+    model_config = options_config(NAME)
+
+    url: str = "https://api.duckduckgo.com/"
+
+
+def build(query: str, max_results: int, options: InstantOptions) -> HttpRequest:
     return HttpRequest(
         "GET",
-        settings.duckduckgo_instant_url,
+        options.url,
         params={"q": query, "format": "json", "no_html": 1, "skip_disambig": 1, "no_redirect": 1},
     )
 
@@ -93,8 +102,9 @@ def parse(response: HttpResponse) -> list[RawResult]:
 PROVIDER = Provider(
     name=NAME,
     summary="DuckDuckGo Instant Answer API (abstract, official site, related topics); no key needed",
-    configured=lambda settings: (True, "keyless (instant answers only, not a full web search)"),
+    configured=lambda options: (True, "keyless (instant answers only, not a full web search)"),
     build=build,
     parse=parse,
     max_per_request=50,
+    options=InstantOptions,
 )

@@ -13,7 +13,9 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from ..config import Settings
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings
+
 from ..core.cite import cite
 from ..errors import AuthError, InvalidInput, ParseError, ProviderError, ProviderNotConfigured
 from ..models import RawResult
@@ -28,9 +30,11 @@ from .base import (
     check_status,
     json_body,
     key_detail,
+    option_aliases,
+    options_config,
 )
 
-__all__ = ["PROVIDER", "Grounded", "build", "parse", "parse_grounded", "with_links"]
+__all__ = ["PROVIDER", "GeminiOptions", "Grounded", "build", "parse", "parse_grounded", "with_links"]
 
 NAME = "gemini"
 log = logging.getLogger("sourcewise")
@@ -45,18 +49,30 @@ class Grounded:
     results: list[RawResult]
 
 
-def configured(settings: Settings) -> tuple[bool, str]:
-    ready, detail = key_detail(settings.gemini_api_key, "GEMINI_API_KEY", "gemini_api_key")
-    return ready, f"{detail}; model {settings.gemini_model}" if ready else detail
+class GeminiOptions(BaseSettings):
+    """``[providers.gemini]``: the key (or ``GEMINI_API_KEY``), the model and the endpoint."""
+
+    model_config = options_config(NAME)
+
+    api_key: SecretStr | None = Field(
+        default=None, validation_alias=option_aliases(NAME, "api_key", "GEMINI_API_KEY")
+    )
+    model: str = Field(default="gemini-2.5-flash", min_length=1, pattern=r"^[A-Za-z0-9._-]+$")
+    url: str = "https://generativelanguage.googleapis.com/v1beta/models"
 
 
-def build(query: str, max_results: int, settings: Settings) -> HttpRequest:
-    if settings.gemini_api_key is None:
-        raise ProviderNotConfigured(NAME, configured(settings)[1])
+def configured(options: GeminiOptions) -> tuple[bool, str]:
+    ready, detail = key_detail(options.api_key, "GEMINI_API_KEY", NAME)
+    return ready, f"{detail}; model {options.model}" if ready else detail
+
+
+def build(query: str, max_results: int, options: GeminiOptions) -> HttpRequest:
+    if options.api_key is None:
+        raise ProviderNotConfigured(NAME, configured(options)[1])
     return HttpRequest(
         "POST",
-        f"{settings.gemini_url.rstrip('/')}/{settings.gemini_model}:generateContent",
-        headers={"x-goog-api-key": settings.gemini_api_key.get_secret_value()},
+        f"{options.url.rstrip('/')}/{options.model}:generateContent",
+        headers={"x-goog-api-key": options.api_key.get_secret_value()},
         json={"contents": [{"role": "user", "parts": [{"text": query}]}], "tools": [{"google_search": {}}]},
     )
 
@@ -80,7 +96,11 @@ def _check(response: HttpResponse) -> None:
     if response.status == 400 and ("API key" in message or status == "UNAUTHENTICATED"):
         raise AuthError(NAME, f"the key was refused ({message}): check GEMINI_API_KEY")
     if response.status == 404:
-        raise ProviderError(NAME, f"model not found ({message}); set gemini_model")
+        raise ProviderError(
+            NAME,
+            f"model not found ({message}); set `model` under [providers.gemini] "
+            "(SOURCEWISE_GEMINI_MODEL)",
+        )
     check_status(NAME, response, message)
 
 
@@ -178,7 +198,9 @@ def with_links(grounded: Grounded, links: dict[str, str]) -> Grounded:
 
 
 async def run(call: ProviderCall) -> ProviderOutput:
-    request = build(call.query, call.max_results, call.settings)
+    if not isinstance(call.options, GeminiOptions):
+        raise ProviderError(NAME, "called without its [providers.gemini] options (the engine passes them)")
+    request = build(call.query, call.max_results, call.options)
     started = call.clock()
     response = await send(
         call.client, request, NAME, call.deadline, started, max_bytes=call.settings.max_bytes
@@ -208,4 +230,5 @@ PROVIDER = Provider(
     parse=parse,
     max_per_request=20,
     run=run,
+    options=GeminiOptions,
 )

@@ -1,10 +1,10 @@
 """The ``gemini`` CLI as a provider (seed 000's "Gemini via Bash").
 
-When a ``gemini`` executable is on PATH (name: ``gemini_cli_command``), it is run
+When a ``gemini`` executable is on PATH (``command`` under ``[providers.gemini-cli]``), it is run
 non-interactively (``--output-format json -p PROMPT``, no shell) with a prompt asking it to use its
 ``google_web_search`` tool and answer with JSON. An answer in prose instead (the tool's own
 ``Sources:`` list, markdown links, numbered sources) is read too: its links are the results and
-its text the answer (``providers.prose``). The run is killed at ``gemini_cli_timeout`` seconds or
+its text the answer (``providers.prose``). The run is killed at its ``timeout`` seconds or
 when the search's deadline passes. A timeout, a missing login or output that is neither the JSON
 asked for nor prose with links are typed provider errors, so the chain moves on. Output is read
 in chunks: past ``MAX_OUTPUT`` bytes the CLI (and anything it started) is killed and the answer
@@ -23,11 +23,13 @@ import shutil
 import signal
 from typing import Any
 
-from ..config import Settings
+from pydantic import Field
+from pydantic_settings import BaseSettings
+
 from ..errors import AuthError, ParseError, ProviderError, ProviderNotConfigured
 from ..models import RawResult
 from ..net.redirects import resolve_redirects
-from .base import Provider, ProviderCall, ProviderOutput, no_parse, no_request
+from .base import Provider, ProviderCall, ProviderOutput, no_parse, no_request, options_config
 from .prose import read_prose
 
 __all__ = ["PROVIDER", "CliTimeout", "command", "parse_output", "prompt"]
@@ -52,11 +54,20 @@ class CliTimeout(ProviderError):
     kind = "timed out"
 
 
-def configured(settings: Settings) -> tuple[bool, str]:
-    path = shutil.which(settings.gemini_cli_command)
+class GeminiCliOptions(BaseSettings):
+    """``[providers.gemini-cli]``: the executable and the seconds one run may take."""
+
+    model_config = options_config(NAME)
+
+    command: str = Field(default="gemini", min_length=1, description="the gemini CLI executable")
+    timeout: float = Field(default=60.0, gt=0, le=600, description="seconds for one CLI run")
+
+
+def configured(options: GeminiCliOptions) -> tuple[bool, str]:
+    path = shutil.which(options.command)
     if path:
         return True, f"runs {path} (needs a logged-in gemini CLI)"
-    return False, f"no `{settings.gemini_cli_command}` executable on PATH: install gemini-cli and log in"
+    return False, f"no `{options.command}` executable on PATH: install gemini-cli and log in"
 
 
 def prompt(query: str, max_results: int) -> str:
@@ -69,8 +80,8 @@ def prompt(query: str, max_results: int) -> str:
     )
 
 
-def command(query: str, max_results: int, settings: Settings) -> list[str]:
-    return [settings.gemini_cli_command, "--output-format", "json", "-p", prompt(query, max_results)]
+def command(query: str, max_results: int, options: GeminiCliOptions) -> list[str]:
+    return [options.command, "--output-format", "json", "-p", prompt(query, max_results)]
 
 
 def _json_in(text: str) -> Any:
@@ -203,12 +214,14 @@ async def _execute(argv: list[str], seconds: float) -> tuple[int, bytes, bytes]:
 
 
 async def run(call: ProviderCall) -> ProviderOutput:
-    settings = call.settings
-    if not shutil.which(settings.gemini_cli_command):
-        raise ProviderNotConfigured(NAME, configured(settings)[1])
-    argv = command(call.query, call.max_results, settings)
+    options = call.options
+    if not isinstance(options, GeminiCliOptions):
+        raise ProviderError(NAME, "called without its [providers.gemini-cli] options (the engine gives them)")
+    if not shutil.which(options.command):
+        raise ProviderNotConfigured(NAME, configured(options)[1])
+    argv = command(call.query, call.max_results, options)
     # The CLI's own limit, within what is left of the search's deadline
-    code, out, err = await _execute(argv, min(settings.gemini_cli_timeout, call.deadline))
+    code, out, err = await _execute(argv, min(options.timeout, call.deadline))
     stdout, stderr = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
     if code != 0:
         said = _first_line(stderr) or _first_line(stdout)
@@ -217,7 +230,7 @@ async def run(call: ProviderCall) -> ProviderOutput:
         raise ProviderError(NAME, f"the CLI exited with status {code}: {said or 'no message'}")
     results, answer = parse_output(stdout)
     links = await resolve_redirects(
-        (r.url for r in results), settings, clock=call.clock, seconds=call.deadline, cache=call.redirects
+        (r.url for r in results), call.settings, clock=call.clock, seconds=call.deadline, cache=call.redirects
     )
     results = [r.model_copy(update={"url": links.get(r.url, r.url)}) for r in results]
     return ProviderOutput(results[: call.max_results], answer)
@@ -231,4 +244,5 @@ PROVIDER = Provider(
     parse=no_parse(NAME),
     max_per_request=20,
     run=run,
+    options=GeminiCliOptions,
 )

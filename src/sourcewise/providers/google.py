@@ -4,38 +4,65 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..config import Settings
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings
+
 from ..errors import AuthError, ParseError, ProviderNotConfigured, QuotaExceeded, RateLimited
 from ..models import RawResult
-from .base import HttpRequest, HttpResponse, Provider, check_status, json_body, received, results_from
+from .base import (
+    HttpRequest,
+    HttpResponse,
+    Provider,
+    check_status,
+    json_body,
+    option_aliases,
+    options_config,
+    received,
+    results_from,
+)
 
 NAME = "google"
 _DATE_TAGS = ("article:published_time", "og:updated_time", "date", "dc.date")
 
 
-def configured(settings: Settings) -> tuple[bool, str]:
+class GoogleOptions(BaseSettings):
+    """``[providers.google]``: the key (or ``GOOGLE_CSE_KEY``), the engine id (or
+    ``GOOGLE_CSE_ID``) and the endpoint."""
+
+    model_config = options_config(NAME)
+
+    api_key: SecretStr | None = Field(
+        default=None, validation_alias=option_aliases(NAME, "api_key", "GOOGLE_CSE_KEY")
+    )
+    cse_id: str | None = Field(default=None, validation_alias=option_aliases(NAME, "cse_id", "GOOGLE_CSE_ID"))
+    url: str = "https://www.googleapis.com/customsearch/v1"
+
+
+def configured(options: GoogleOptions) -> tuple[bool, str]:
     missing = [
-        env
-        for env, value in (
-            ("GOOGLE_CSE_KEY", settings.google_cse_key),
-            ("GOOGLE_CSE_ID", settings.google_cse_id),
+        (env, key)
+        for env, key, value in (
+            ("GOOGLE_CSE_KEY", "api_key", options.api_key),
+            ("GOOGLE_CSE_ID", "cse_id", options.cse_id),
         )
         if not value
     ]
     if missing:
-        return False, f"set {' and '.join(missing)} (or google_cse_key / google_cse_id in the config file)"
-    return True, f"API key set, engine {settings.google_cse_id}"
+        envs = " and ".join(env for env, _ in missing)
+        keys = " / ".join(f"`{key}`" for _, key in missing)
+        return False, f"set {envs} (or {keys} under [providers.{NAME}] in the config file)"
+    return True, f"API key set, engine {options.cse_id}"
 
 
-def build(query: str, max_results: int, settings: Settings) -> HttpRequest:
-    if settings.google_cse_key is None or not settings.google_cse_id:
-        raise ProviderNotConfigured(NAME, configured(settings)[1])
+def build(query: str, max_results: int, options: GoogleOptions) -> HttpRequest:
+    if options.api_key is None or not options.cse_id:
+        raise ProviderNotConfigured(NAME, configured(options)[1])
     return HttpRequest(
         "GET",
-        settings.google_url,
+        options.url,
         params={
-            "key": settings.google_cse_key.get_secret_value(),
-            "cx": settings.google_cse_id,
+            "key": options.api_key.get_secret_value(),
+            "cx": options.cse_id,
             "q": query,
             "num": min(max_results, 10),
         },
@@ -96,4 +123,5 @@ PROVIDER = Provider(
     build=build,
     parse=parse,
     max_per_request=10,
+    options=GoogleOptions,
 )

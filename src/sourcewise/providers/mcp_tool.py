@@ -1,7 +1,7 @@
 """Any MCP server's search tool as a provider (seed 000's "Gemini via an MCP agent", generalised).
 
-Configure the server by command (``mcp_command``, started over stdio) or by URL (``mcp_url``,
-Streamable HTTP), the tool (``mcp_tool``) and its arguments (``mcp_arguments``: argument name ->
+Configure it under ``[providers.mcp]``: the server by ``command`` (started over stdio) or by ``url``
+(Streamable HTTP), the ``tool`` and its ``arguments`` (argument name ->
 value, where ``{query}`` and ``{max_results}`` are filled in). The call goes through the official
 ``mcp`` SDK client. The tool may answer with structured content or text: a JSON list of results
 (or an object holding one under ``results``, ``items``, ``data``, ``web.results`` ..., and an
@@ -17,17 +17,21 @@ import asyncio
 import json
 import logging
 import os
+import shlex
 from collections.abc import Mapping
-from typing import Any, TextIO
+from typing import Annotated, Any, TextIO
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode
 
 from ..config import Settings
 from ..errors import ParseError, ProviderError, ProviderNotConfigured, TransientError
 from ..models import RawResult
 from ..net.redirects import resolve_redirects
-from .base import Provider, ProviderCall, ProviderOutput, no_parse, no_request
+from .base import Provider, ProviderCall, ProviderOutput, no_parse, no_request, options_config
 from .prose import read_prose
 
-__all__ = ["PROVIDER", "arguments", "parse_tool_output"]
+__all__ = ["PROVIDER", "McpOptions", "arguments", "parse_tool_output"]
 
 NAME = "mcp"
 MAX_TEXT = 2_000_000
@@ -39,16 +43,45 @@ _SNIPPET_KEYS = ("snippet", "description", "content", "body", "text", "summary")
 _LABELS = {"title": "title", "url": "url", "link": "url", "description": "snippet", "snippet": "snippet"}
 
 
-def configured(settings: Settings) -> tuple[bool, str]:
+class McpOptions(BaseSettings):
+    """``[providers.mcp]`` (or ``SOURCEWISE_MCP_*``): the server, its search tool and arguments."""
+
+    model_config = options_config(NAME)
+
+    command: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="MCP search server to start (stdio): command and arguments"
+    )
+    url: str | None = Field(default=None, description="MCP search server URL (Streamable HTTP)")
+    tool: str = Field(default="search", min_length=1, description="the server's search tool")
+    arguments: dict[str, str] = Field(
+        default_factory=lambda: {"query": "{query}"},
+        description="tool argument -> value; {query} and {max_results} are filled in",
+    )
+
+    @field_validator("command", mode="before")
+    @classmethod
+    def _command(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                return shlex.split(value)
+            except ValueError as exc:
+                raise ValueError(f"cannot split the command {value!r}: {exc}") from exc
+        return value
+
+
+def configured(options: McpOptions) -> tuple[bool, str]:
     try:
         import mcp  # noqa: F401
     except ImportError:
         return False, "the mcp SDK is not installed: pip install 'sourcewise[mcp]'"
-    if settings.mcp_command:
-        return True, f"starts `{settings.mcp_command[0]}` (stdio), tool {settings.mcp_tool!r}"
-    if settings.mcp_url:
-        return True, f"server at its URL (Streamable HTTP), tool {settings.mcp_tool!r}"
-    return False, "no server: set mcp_command (stdio) or mcp_url (Streamable HTTP), and mcp_tool"
+    if options.command:
+        return True, f"starts `{options.command[0]}` (stdio), tool {options.tool!r}"
+    if options.url:
+        return True, f"server at its URL (Streamable HTTP), tool {options.tool!r}"
+    return False, (
+        "no server: set SOURCEWISE_MCP_COMMAND (stdio) or SOURCEWISE_MCP_URL (Streamable HTTP), "
+        "or `command` / `url` and `tool` under [providers.mcp] in the config file"
+    )
 
 
 def arguments(query: str, max_results: int, mapping: Mapping[str, str]) -> dict[str, Any]:
@@ -172,21 +205,21 @@ def _server_log(settings: Settings) -> TextIO:
         return open(os.devnull, "w", encoding="utf-8")  # closed by the caller's with
 
 
-async def _call(settings: Settings, args: dict[str, Any], seconds: float) -> Any:
+async def _call(options: McpOptions, settings: Settings, args: dict[str, Any], seconds: float) -> Any:
     from mcp import Client, StdioServerParameters  # here: the SDK is only needed when used
     from mcp.client.stdio import stdio_client
 
-    if not settings.mcp_command:
+    if not options.command:
         async with (
             asyncio.timeout(seconds),
-            Client(str(settings.mcp_url), read_timeout_seconds=seconds) as client,
+            Client(str(options.url), read_timeout_seconds=seconds) as client,
         ):
-            return await client.call_tool(settings.mcp_tool, args)
-    command, *rest = settings.mcp_command
+            return await client.call_tool(options.tool, args)
+    command, *rest = options.command
     with _server_log(settings) as errlog:
         transport = stdio_client(StdioServerParameters(command=command, args=rest), errlog=errlog)
         async with asyncio.timeout(seconds), Client(transport, read_timeout_seconds=seconds) as client:
-            return await client.call_tool(settings.mcp_tool, args)
+            return await client.call_tool(options.tool, args)
 
 
 def _texts(result: Any) -> list[str]:
@@ -194,15 +227,17 @@ def _texts(result: Any) -> list[str]:
 
 
 async def run(call: ProviderCall) -> ProviderOutput:
-    settings = call.settings
-    if not (settings.mcp_command or settings.mcp_url):
-        raise ProviderNotConfigured(NAME, configured(settings)[1])
+    settings, options = call.settings, call.options
+    if not isinstance(options, McpOptions):
+        raise ProviderError(NAME, "called without its [providers.mcp] options (the engine passes them)")
+    if not (options.command or options.url):
+        raise ProviderNotConfigured(NAME, configured(options)[1])
     from mcp import MCPError
 
-    args = arguments(call.query, call.max_results, settings.mcp_arguments)
+    args = arguments(call.query, call.max_results, options.arguments)
     started = call.clock()
     try:
-        result = await _call(settings, args, call.deadline)
+        result = await _call(options, settings, args, call.deadline)
     except TimeoutError as exc:
         raise TransientError(NAME, f"no answer within {call.deadline:g} s") from exc
     except MCPError as exc:
@@ -211,7 +246,7 @@ async def run(call: ProviderCall) -> ProviderOutput:
         raise TransientError(NAME, f"could not reach the MCP server ({type(exc).__name__})") from exc
     if result.is_error:
         said = " ".join(_texts(result))[:200] or "no message"
-        raise ProviderError(NAME, f"the tool {settings.mcp_tool!r} failed: {said}")
+        raise ProviderError(NAME, f"the tool {options.tool!r} failed: {said}")
     out = parse_tool_output(result.structured_content, _texts(result))
     # A Gemini agent cites grounding redirects: resolved within what is left of the call's budget
     left = call.deadline - (call.clock() - started) - max(0.25, 0.1 * call.deadline)
@@ -228,4 +263,5 @@ PROVIDER = Provider(
     parse=no_parse(NAME),
     max_per_request=50,
     run=run,
+    options=McpOptions,
 )

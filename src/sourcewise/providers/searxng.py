@@ -2,24 +2,44 @@
 
 from __future__ import annotations
 
-from ..config import Settings
+from pydantic import Field
+from pydantic_settings import BaseSettings
+
 from ..errors import AuthError, Blocked, ParseError, ProviderNotConfigured, TransientError
 from ..models import RawResult
-from .base import HttpRequest, HttpResponse, Provider, check_status, json_body, received, results_from
+from .base import (
+    HttpRequest,
+    HttpResponse,
+    Provider,
+    check_status,
+    json_body,
+    option_aliases,
+    options_config,
+    received,
+    results_from,
+)
 
 NAME = "searxng"
 
 
-def configured(settings: Settings) -> tuple[bool, str]:
-    if settings.searxng_url:
-        return True, f"instance {settings.searxng_url}"
-    return False, "no instance: set SEARXNG_URL (or `searxng_url` in the config file)"
+class SearxngOptions(BaseSettings):
+    """``[providers.searxng]``: the instance's URL (or ``SEARXNG_URL``)."""
+
+    model_config = options_config(NAME)
+
+    url: str | None = Field(default=None, validation_alias=option_aliases(NAME, "url", "SEARXNG_URL"))
 
 
-def build(query: str, max_results: int, settings: Settings) -> HttpRequest:
-    if not settings.searxng_url:
-        raise ProviderNotConfigured(NAME, configured(settings)[1])
-    base = settings.searxng_url.rstrip("/")
+def configured(options: SearxngOptions) -> tuple[bool, str]:
+    if options.url:
+        return True, f"instance {options.url}"
+    return False, f"no instance: set SEARXNG_URL (or `url` under [providers.{NAME}] in the config file)"
+
+
+def build(query: str, max_results: int, options: SearxngOptions) -> HttpRequest:
+    if not options.url:
+        raise ProviderNotConfigured(NAME, configured(options)[1])
+    base = options.url.rstrip("/")
     return HttpRequest(
         "GET",
         f"{base}/search",
@@ -66,4 +86,5 @@ PROVIDER = Provider(
     parse=parse,
     max_per_request=20,
     self_hosted=True,
+    options=SearxngOptions,
 )

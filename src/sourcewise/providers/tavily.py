@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..config import Settings
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings
+
 from ..errors import AuthError, ParseError, ProviderNotConfigured, QuotaExceeded
 from ..models import RawResult
 from .base import (
@@ -14,6 +16,8 @@ from .base import (
     check_status,
     json_body,
     key_detail,
+    option_aliases,
+    options_config,
     received,
     results_from,
 )
@@ -21,17 +25,28 @@ from .base import (
 NAME = "tavily"
 
 
-def configured(settings: Settings) -> tuple[bool, str]:
-    return key_detail(settings.tavily_api_key, "TAVILY_API_KEY", "tavily_api_key")
+class TavilyOptions(BaseSettings):
+    """``[providers.tavily]``: the key (or ``TAVILY_API_KEY``) and the endpoint."""
+
+    model_config = options_config(NAME)
+
+    api_key: SecretStr | None = Field(
+        default=None, validation_alias=option_aliases(NAME, "api_key", "TAVILY_API_KEY")
+    )
+    url: str = "https://api.tavily.com/search"
 
 
-def build(query: str, max_results: int, settings: Settings) -> HttpRequest:
-    if settings.tavily_api_key is None:
-        raise ProviderNotConfigured(NAME, configured(settings)[1])
+def configured(options: TavilyOptions) -> tuple[bool, str]:
+    return key_detail(options.api_key, "TAVILY_API_KEY", NAME)
+
+
+def build(query: str, max_results: int, options: TavilyOptions) -> HttpRequest:
+    if options.api_key is None:
+        raise ProviderNotConfigured(NAME, configured(options)[1])
     return HttpRequest(
         "POST",
-        settings.tavily_url,
-        headers={"Authorization": f"Bearer {settings.tavily_api_key.get_secret_value()}"},
+        options.url,
+        headers={"Authorization": f"Bearer {options.api_key.get_secret_value()}"},
         json={"query": query, "max_results": min(max_results, 20), "search_depth": "basic"},
     )
 
@@ -71,4 +86,5 @@ PROVIDER = Provider(
     build=build,
     parse=parse,
     max_per_request=20,
+    options=TavilyOptions,
 )
