@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -134,11 +135,12 @@ async def test_a_timeout_uses_the_search_deadline_and_nothing_runs_past_it(
     with caplog.at_level(logging.INFO, logger="sourcewise"), pytest.raises(NoProviderAvailable) as info:
         await engine.asearch("react server components")
     attempts = dict(info.value.attempts)
-    assert "no answer within 0.5 s" in attempts["brave"]
+    # The try gets what is left of the 0.5 s (a busy machine leaves a little less): no exact figure.
+    assert re.search(r"no answer within 0\.[0-5][0-9]* s", attempts["brave"]), attempts["brave"]
     assert attempts["searxng"] == "not asked: the search's 0.5 s deadline has passed"
     assert server.hits("/brave") == 1  # the retry would not fit
     assert server.hits("/sx/search") == 0
-    assert "not retried: a retry in 0.0 s would not fit" in caplog.text
+    assert re.search(r"not retried: a retry in [0-9.]+ s would not fit", caplog.text), caplog.text
     assert engine.state.suspended("brave", engine.clock()) is None  # transient: not suspended
 
 
