@@ -12,8 +12,7 @@ import httpx
 import pytest
 from mcp import Client
 
-from sourcewise import AddressNotAllowed, FetchTimeout, RobotsDisallowed, afetch, load_settings
-from sourcewise.config import Settings
+from sourcewise import AddressNotAllowed, FetchTimeout, RobotsDisallowed, afetch
 from sourcewise.mcp_server import build_server
 from sourcewise.models import SourceQuery
 from sourcewise.net.cache import CachedRobots, PageCache
@@ -23,6 +22,7 @@ from sourcewise.service import DoorSettings
 from sourcewise.session import Session
 from sourcewise.sources.web import PagesSource
 from test_cli import run
+from test_fetch import settings_for
 
 from doorkit import uvicorn_thread
 from servers import LocalServer, Reply
@@ -40,17 +40,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-def settings_for(tmp_path: Path, **extra: object) -> Settings:
-    base: dict[str, object] = {
-        "state_dir": tmp_path / "state",
-        "timeout": 2.0,
-        "allow_private": True,
-        "fetch_retries": 0,
-    }
-    base.update(extra)
-    return load_settings(**base)
 
 
 @pytest.fixture
