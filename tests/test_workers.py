@@ -114,6 +114,7 @@ def test_the_page_cache_is_wal_and_two_processes_write_it_at_once(tmp_path: Path
         assert proc.returncode == 0, err.decode()
         assert b"done" in out
         assert b"write failed" not in err, err.decode()
+        assert b"cannot be used" not in err, err.decode()
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.execute("SELECT count(*) FROM page").fetchone()[0] == 300
