@@ -18,7 +18,9 @@ from hypothesis import strategies as st
 
 from sourcewise import ConfigError, NoProviderAvailable, ParseError, load_settings
 from sourcewise.config import Settings
+from sourcewise.core.mcpread import fill_arguments
 from sourcewise.engine import Engine
+from sourcewise.net.mcp import server_log
 from sourcewise.providers import mcp_tool
 from sourcewise.registry import Registry
 
@@ -161,8 +163,9 @@ def test_configuration_and_arguments(tmp_path: Path) -> None:
     assert options.command == ["npx", "-y", "@brave/brave-search-mcp-server"]
     with pytest.raises(ConfigError, match=r"provider 'mcp' \(\[providers.mcp\]\): command"):
         load_settings(provider_options={"mcp": {"command": "npx 'unclosed"}})
-    args = mcp_tool.arguments(
-        "rsc {x}", 7, {"query": "{query}", "count": "{max_results}", "note": "n={max_results}"}
+    args = fill_arguments(
+        {"query": "{query}", "count": "{max_results}", "note": "n={max_results}"},
+        {"query": "rsc {x}", "max_results": 7},
     )
     assert args == {"query": "rsc {x}", "count": 7, "note": "n=7"}
 
@@ -226,9 +229,9 @@ def test_the_server_log_falls_back_once_per_path(tmp_path: Path, caplog: pytest.
     blocker.write_text("x", "utf-8")
     s = stdio_settings(tmp_path, state_dir=blocker / "state")
     for _ in range(3):
-        with mcp_tool._server_log(s) as sink:
+        with server_log(s) as sink:
             sink.write("server chatter\n")  # goes nowhere, and does not fail
     assert caplog.text.count("cannot be written") == 1
-    with mcp_tool._server_log(stdio_settings(tmp_path)) as log_file:
+    with server_log(stdio_settings(tmp_path)) as log_file:
         log_file.write("kept\n")
     assert (tmp_path / "state" / "mcp-server.log").read_text("utf-8") == "kept\n"

@@ -68,6 +68,7 @@ BUILTIN_SOURCES = {
     "mail": "sourcewise.sources.mail:MailSource",
     "github": "sourcewise.sources.github:GitHubSource",
     "web": "sourcewise.sources.web:WebSource",
+    "mcp": "sourcewise.sources.mcp:McpSource",
 }
 
 
