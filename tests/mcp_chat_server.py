@@ -89,7 +89,7 @@ def search_fields(
 
 
 @app.tool()
-async def hang(query: str) -> str:
+async def hang(query: str, limit: int = 10) -> str:
     """Never answers."""
     _record("hang", {"query": query})
     await asyncio.sleep(3600)
@@ -97,7 +97,7 @@ async def hang(query: str) -> str:
 
 
 @app.tool()
-def crash_once(query: str) -> dict[str, Any]:
+def crash_once(query: str, limit: int = 10) -> dict[str, Any]:
     """Kills the server on its first call; answers like search afterwards."""
     _record("crash_once", {"query": query})
     marker = Path(os.environ.get("CHAT_LOG", "chat.log")).with_suffix(".crashed")
@@ -108,7 +108,7 @@ def crash_once(query: str) -> dict[str, Any]:
 
 
 @app.tool()
-def garbage(query: str) -> str:
+def garbage(query: str, limit: int = 10) -> str:
     """Words, no results."""
     return "I am not a search result"
 

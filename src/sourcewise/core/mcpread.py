@@ -117,9 +117,14 @@ def placeholders(mapping: Mapping[str, ArgValue]) -> set[str]:
 
 def _fill(text: str, values: Mapping[str, str | int]) -> str:
     for name in PLACEHOLDERS:
-        if name in values:
-            text = text.replace("{" + name + "}", str(values[name]))
+        text = text.replace("{" + name + "}", str(values.get(name, "")))
     return text
+
+
+def _silent(text: str, values: Mapping[str, str | int]) -> bool:
+    """``text`` only says filters, and the question gave none of them."""
+    used = placeholders({"": text})
+    return bool(used) and used <= FILTERS and all(values.get(p, "") == "" for p in used)
 
 
 def fill_arguments(mapping: Mapping[str, ArgValue], values: Mapping[str, str | int]) -> dict[str, Any]:
@@ -127,13 +132,12 @@ def fill_arguments(mapping: Mapping[str, ArgValue], values: Mapping[str, str | i
     out: dict[str, Any] = {}
     for name, template in mapping.items():
         if isinstance(template, list):
-            out[name] = [_fill(t, values) for t in template]
+            out[name] = [_fill(t, values) for t in template if not _silent(t, values)]
             continue
         if not isinstance(template, str):
             out[name] = template
             continue
-        used = placeholders({name: template})
-        if used and used <= FILTERS and all(values.get(p, "") == "" for p in used):
+        if _silent(template, values):
             continue  # nothing to say for this field (no date, no author in the question)
         alone = template.strip()
         key = alone[1:-1] if alone.startswith("{") and alone.endswith("}") else None

@@ -176,22 +176,35 @@ class Connection:
         """``tool`` called with ``arguments``; a transport failure (the server died) connects again
         once per session and repeats the call. A timeout leaves the connection open."""
         from mcp import MCPError
+        from mcp_types import CONNECTION_CLOSED
 
         client = await self.client(seconds)
         try:
             return await client.call_tool(tool, arguments)
-        except (MCPError, TimeoutError, asyncio.CancelledError):
+        except MCPError as exc:
+            if exc.error.code != CONNECTION_CLOSED:
+                raise  # the server answered: a refusal, not a crash
+            failure: Exception = exc
+        except (TimeoutError, asyncio.CancelledError):
             raise
-        except Exception as exc:
-            self.state = f"failed: {describe(exc)}"
-            if self.restarts_left <= 0:
-                raise
-            self.restarts_left -= 1
-            log.warning(
-                "MCP server %s failed (%s); starting it again", self.server.describe()[:80], describe(exc)
-            )
-            await self._stop()
-            return await (await self.client(seconds)).call_tool(tool, arguments)
+        except Exception as exc:  # the transport broke (the SDK raises many kinds)
+            failure = exc
+        return await self._again(tool, arguments, seconds, failure)
+
+    async def _again(
+        self, tool: str, arguments: dict[str, Any], seconds: float, exc: Exception
+    ) -> CallToolResult:
+        """After a crash: connect again (once per session) and repeat the call."""
+        self.state = f"failed: {describe(exc)}"
+        if self.restarts_left <= 0:
+            raise exc
+        self.restarts_left -= 1
+        log.warning(
+            "MCP server %s failed (%s); starting it again", self.server.describe()[:80], describe(exc)
+        )
+        await self._stop()
+        client = await self.client(seconds)
+        return await client.call_tool(tool, arguments)
 
     async def _stop(self) -> None:
         task, self._task = self._task, None

@@ -74,7 +74,7 @@ class McpSourceOptions(SourceOptions):
         default_factory=dict, description="environment of a stdio server; ${VAR} read"
     )
     headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers; ${VAR} read")
-    tool: str = Field(min_length=1, max_length=200, description="the server's search tool")
+    tool: str = Field(default="search", min_length=1, max_length=200, description="the server's search tool")
     kind: str = Field(default="knowledge_base", pattern=KIND_PATTERN)
     syntax: str | None = Field(default=None, description="plain or a kind whose syntax to write")
     authority: str | None = Field(default=None, pattern=KIND_PATTERN)
