@@ -68,7 +68,8 @@ async def test_the_question_reaches_the_chat_server_in_slack_syntax(tmp_path: Pa
         source = session.source("team")
     sent = calls(tmp_path)[0]["query"]
     wanted = plan(question, ["chat"], today=TODAY).constraints
-    assert wanted.after is not None and wanted.before is not None
+    assert wanted.after is not None
+    assert wanted.before is not None
     assert "in:#engineering" in sent
     # Slack's after:/before: leave out the day named: one day wider on each side
     assert f"after:{(wanted.after - timedelta(days=1)).isoformat()}" in sent
@@ -79,7 +80,8 @@ async def test_the_question_reaches_the_chat_server_in_slack_syntax(tmp_path: Pa
     hit = next(h.hit for h in answer.hits if h.hit.source == "team")
     assert hit.location.startswith("https://team.slack.test/archives/engineering/")
     assert hit.author in ("sarah", "tom")
-    assert hit.timestamp is not None and hit.timestamp.year == 2025
+    assert hit.timestamp is not None
+    assert hit.timestamp.year == 2025
     assert hit.authority == "chat"
 
 
@@ -107,7 +109,9 @@ async def test_filters_the_tool_takes_as_fields_leave_the_query(tmp_path: Path) 
     assert call["channel"] == "engineering"
     assert call["user"] == "sarah"
     assert (call["after"], call["before"]) == ("2025-01-13", "2025-01-19")  # the days wanted, inclusive
-    assert "in:" not in call["query"] and "from:" not in call["query"] and "after:" not in call["query"]
+    assert "in:" not in call["query"]
+    assert "from:" not in call["query"]
+    assert "after:" not in call["query"]
     assert isinstance(call["limit"], int)
     assert answer.reports[0].status == "ok"
 
@@ -119,9 +123,12 @@ async def test_one_connection_per_session_and_a_crashed_server_starts_again_once
         first = await source.search(query)  # the server dies; started again, the call repeated
         second = await source.search(query)
         info = await source.info()
-    assert first.hits and second.hits
+    assert first.hits
+    assert second.hits
     assert len(calls(tmp_path)) == 3  # the call that crashed, its repeat, the second search
-    assert info.ready and "connected" in info.detail and "crash_once" in info.detail
+    assert info.ready
+    assert "connected" in info.detail
+    assert "crash_once" in info.detail
     assert source.connection.restarts_left == 0
 
 
@@ -132,7 +139,8 @@ async def test_a_hanging_server_costs_only_its_own_results(tmp_path: Path) -> No
     by = {r.source: r for r in answer.reports}
     assert by["stuck"].status == "timeout"
     assert by["team"].status == "ok"
-    assert answer.hits and all(h.hit.source == "team" for h in answer.hits)
+    assert answer.hits
+    assert all(h.hit.source == "team" for h in answer.hits)
     assert answer.citations
 
 
@@ -151,15 +159,20 @@ async def test_misconfigured_and_misbehaving_servers_are_reports_with_the_reason
     by = {r.source: r for r in answer.reports}
     assert "q not taken by the tool" in str(by["wrongarg"].error)
     assert "query (string, required)" in str(by["wrongarg"].error)
-    assert "no tool 'nope'" in str(by["notool"].error) and "search_fields" in str(by["notool"].error)
+    assert "no tool 'nope'" in str(by["notool"].error)
+    assert "search_fields" in str(by["notool"].error)
     assert "'limit' is sent as a string but the tool wants integer" in str(by["typo"].error)
     assert "no list of results" in str(by["junk"].error)
-    assert by["absent"].status == "unavailable" and "cannot start" in str(by["absent"].error)
+    assert by["absent"].status == "unavailable"
+    assert "cannot start" in str(by["absent"].error)
     assert {by[n].status for n in ("wrongarg", "notool", "typo", "junk")} == {"failed"}
     assert by["good"].status == "ok"
-    assert not infos["notool"].ready and "failed: source 'notool'" in infos["notool"].detail
-    assert not infos["absent"].ready and "cannot start" in infos["absent"].detail
-    assert infos["good"].ready and infos["good"].location == f"{sys.executable} {SERVER}"
+    assert not infos["notool"].ready
+    assert "failed: source 'notool'" in infos["notool"].detail
+    assert not infos["absent"].ready
+    assert "cannot start" in infos["absent"].detail
+    assert infos["good"].ready
+    assert infos["good"].location == f"{sys.executable} {SERVER}"
 
 
 async def test_hostile_answers_are_cleaned_capped_or_a_parse_error(tmp_path: Path) -> None:
@@ -180,9 +193,11 @@ async def test_hostile_answers_are_cleaned_capped_or_a_parse_error(tmp_path: Pat
         for name, why in (("huge", "longer than"), ("shape", "not an object")):
             with pytest.raises(ParseError, match=why):
                 await session.source(name).search(query)
-    assert "\x1b" not in hit.title and "\u202e" not in hit.title  # inert on a terminal
+    assert "\x1b" not in hit.title
+    assert "\u202e" not in hit.title
     assert hit.title.endswith("evil")
-    assert "\x07" not in hit.text and len(hit.text) <= MAX_FIELD["text"]
+    assert "\x07" not in hit.text
+    assert len(hit.text) <= MAX_FIELD["text"]
     assert len(capped.hits) == 200
 
 
@@ -208,7 +223,8 @@ def test_every_preset_is_a_valid_source(tmp_path: Path, monkeypatch: pytest.Monk
     assert {"github", "slack", "jira", "gdrive", "postgres", "sourcewise"} <= set(names)
     session = Session(setup(tmp_path, **{n: {"type": "mcp", "preset": n} for n in names}))
     kinds = {n: session.source(n).kind for n in names}
-    assert kinds["slack"] == "chat" and kinds["github"] == "project_tracker"
+    assert kinds["slack"] == "chat"
+    assert kinds["github"] == "project_tracker"
     assert kinds["gdrive"] == "cloud_storage"
 
 
@@ -216,7 +232,9 @@ def test_a_placeholder_with_nothing_to_say_leaves_its_argument_out() -> None:
     mapping = {"q": "{query}", "n": "{limit}", "ch": "#{in}", "a": "{after}", "s": ["kb", "{in}"], "f": True}
     assert fill_arguments(mapping, {"query": "x", "limit": 5}) == {"q": "x", "n": 5, "s": ["kb"], "f": True}
     filled = fill_arguments(mapping, {"query": "x", "limit": 5, "in": "eng", "after": "2025-01-01"})
-    assert filled["ch"] == "#eng" and filled["a"] == "2025-01-01" and filled["s"] == ["kb", "eng"]
+    assert filled["ch"] == "#eng"
+    assert filled["a"] == "2025-01-01"
+    assert filled["s"] == ["kb", "eng"]
     assert fill_arguments({"sql": "'{query_sql}'"}, {"query_sql": "it''s"}) == {"sql": "'it''s'"}
 
 
@@ -251,7 +269,8 @@ def test_any_answer_gives_clean_records_or_a_parse_error(
     try:
         found = read_records(structured, texts, shape, "src")
     except ParseError as exc:
-        assert exc.provider == "src"
+        named = exc.provider
+        assert named == "src"
         return
     assert len(found.items) <= MAX_ITEMS
     for record in found.items:
