@@ -471,7 +471,7 @@ def cache_clear(config: ConfigOpt = None) -> None:
     _echo(f"removed {removed} cached page(s)")
 
 
-from . import cli_sources  # noqa: E402, F401 (registers ask and sources on app)
+from . import cli_mcp, cli_sources  # noqa: E402, F401 (register ask, sources and sources add-mcp on app)
 
 add_door_commands(app, _setup, _fail)
 

@@ -25,7 +25,7 @@ else:  # imported when a command first needs them: ``--help`` starts without the
     present = lazy_module("sourcewise.core.present")
     extractive = lazy_module("sourcewise.core.extractive")
 
-__all__ = ["render_retrieval", "search_sources_cmd"]
+__all__ = ["render_retrieval", "search_sources_cmd", "sources_app"]
 
 SourceOpt = Annotated[
     list[str] | None,
@@ -157,13 +157,20 @@ def ask_cmd(
             raise typer.Exit(3)
 
 
-@app.command("sources")
+sources_app = typer.Typer(rich_markup_mode=None, help="List the sources, or add one (add-mcp).")
+app.add_typer(sources_app, name="sources")
+
+
+@sources_app.callback(invoke_without_command=True)
 def sources_cmd(
+    ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="JSON for machines.")] = False,
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
     """List the sources: configured or built in, ready or not, how big and how fresh."""
+    if ctx.invoked_subcommand is not None:
+        return
     settings = _setup(verbose, config)
     with _reported():
         infos = sources_api.source_info(settings=settings)
