@@ -130,6 +130,7 @@ async def test_one_connection_per_session_and_a_crashed_server_starts_again_once
     assert "connected" in info.detail
     assert "crash_once" in info.detail
     assert source.connection.restarts_left == 0
+    assert (tmp_path / "state" / "mcp-crashy.log").is_file()  # the server's stderr, not the terminal
 
 
 async def test_a_hanging_server_costs_only_its_own_results(tmp_path: Path) -> None:
@@ -278,3 +279,20 @@ def test_any_answer_gives_clean_records_or_a_parse_error(
             assert isinstance(value, str)
             assert len(value) <= MAX_FIELD.get(name, 200)
             assert not any(ord(c) < 32 and c not in "\n\t" for c in value), (name, value)
+
+
+def test_the_docs_show_a_valid_configuration_for_every_preset(tmp_path: Path) -> None:
+    import tomllib
+
+    text = (Path(__file__).parents[1] / "docs" / "mcp-sources.md").read_text("utf-8")
+    blocks = [b.split("```", 1)[0] for b in text.split("```toml\n")[1:]]
+    assert len(blocks) >= len(presets())
+    shown: set[str] = set()
+    for block in blocks:
+        sections = tomllib.loads(block)["sources"]
+        session = Session(setup(tmp_path, **sections))
+        for name, section in sections.items():
+            source = session.source(name)  # validated and built, not connected
+            assert source.type == "mcp"
+            shown.add(section.get("preset", ""))
+    assert set(presets()) <= shown

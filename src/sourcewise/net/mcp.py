@@ -89,7 +89,7 @@ async def connect(server: Server, settings: Settings, seconds: float) -> AsyncIt
 
     where = f"MCP server {server.describe()[:80]!r}"
     if server.command:
-        command, *rest = server.command
+        command, *rest = (expand(part, where) for part in server.command)
         env = {**get_default_environment(), **{k: expand(v, where) for k, v in server.env.items()}}
         with server_log(settings, server.log_name) as errlog:
             transport = stdio_client(
