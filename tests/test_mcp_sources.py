@@ -296,3 +296,35 @@ def test_the_docs_show_a_valid_configuration_for_every_preset(tmp_path: Path) ->
             assert source.type == "mcp"
             shown.add(section.get("preset", ""))
     assert set(presets()) <= shown
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.sampled_from(["query", "limit", "after", "before", "from", "in", "query_sql"]),
+                       st.text(max_size=40) | st.integers()),
+       st.dictionaries(st.text(max_size=8), st.text(max_size=30) | st.lists(st.text(max_size=10), max_size=3)
+                       | st.booleans() | st.integers()))  # fmt: skip
+def test_filling_arguments_takes_any_values(values: dict[str, Any], mapping: dict[str, Any]) -> None:
+    filled = fill_arguments(mapping, values)
+    assert set(filled) <= set(mapping)
+    for name, value in filled.items():
+        assert isinstance(value, type(mapping[name])) or mapping[name].strip() in ("{limit}", "{max_results}")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    _json,
+    st.dictionaries(st.sampled_from(["query", "limit", "x"]), st.sampled_from(["{query}", "{limit}", "a"])),
+)
+def test_any_input_schema_is_checked_or_a_config_error(schema: Any, arguments: dict[str, Any]) -> None:
+    from types import SimpleNamespace
+
+    from sourcewise.sources._mcp_schema import check_arguments, describe_schema
+
+    tool = SimpleNamespace(name="search", input_schema=schema)
+    try:
+        check_arguments("s", "search", arguments, [tool])
+    except ConfigError as exc:
+        said = str(exc)
+        assert "source 's'" in said
+    if isinstance(schema, dict):
+        assert isinstance(describe_schema(schema), str)
