@@ -26,6 +26,7 @@ from sourcewise import (
     NoProviderAvailable,
     afetch,
     canonical_url,
+    fetch,
     load_settings,
 )
 from sourcewise.config import Settings
@@ -36,6 +37,7 @@ from sourcewise.net.fetch import Fetcher
 from sourcewise.net.guard import AddressGuard
 from sourcewise.net.redirects import _resolvable, request_link, resolve_redirects
 
+from clirun import run_cli
 from doorkit import uvicorn_thread
 from servers import LocalServer, Reply
 
@@ -68,34 +70,38 @@ async def test_cached_private_page_is_not_served_to_a_default_fetch(
 
 
 def test_cached_private_page_is_not_served_in_another_process(server: LocalServer, tmp_path: Path) -> None:
+    """This process fetches and caches a private page; another process, reading the same state, gets it
+    from the cache when it allows private addresses and is refused when it does not."""
     server.route("/secret", Reply(200, PAGE))
     state = tmp_path / "state"
+    settings = load_settings(state_dir=state, timeout=2.0, fetch_retries=0)
+    assert not fetch(f"{server.url}/secret", allow_private=True, settings=settings).from_cache
     script = textwrap.dedent(
         f"""
         import sys
         from sourcewise import fetch, load_settings, AddressNotAllowed
         settings = load_settings(state_dir={str(state)!r}, timeout=2.0, fetch_retries=0)
-        private = sys.argv[1] == "private"
-        try:
-            page = fetch(sys.argv[2], allow_private=private, settings=settings)
-        except AddressNotAllowed:
-            print("refused")
-        else:
-            print("cache" if page.from_cache else "fetched")
+        for mode, url in zip(sys.argv[1::2], sys.argv[2::2]):
+            try:
+                page = fetch(url, allow_private=mode == "private", settings=settings)
+            except AddressNotAllowed:
+                print("refused")
+            else:
+                print("cache" if page.from_cache else "fetched")
         """
     )
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
-
-    def run(mode: str, url: str) -> str:
-        out = subprocess.run(
-            [sys.executable, "-c", script, mode, url], capture_output=True, text=True, env=env, check=False
-        )
-        assert out.returncode == 0, out.stderr
-        return out.stdout.strip()
-
-    assert run("private", f"{server.url}/secret") == "fetched"
-    assert run("private", f"{server.url}/secret") == "cache"
-    assert run("default", f"http://2130706433:{server.port}/secret?utm_source=x") == "refused"
+    asked = [
+        "private",
+        f"{server.url}/secret",
+        "default",
+        f"http://2130706433:{server.port}/secret?utm_source=x",
+    ]
+    out = subprocess.run(
+        [sys.executable, "-c", script, *asked], capture_output=True, text=True, env=env, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["cache", "refused"]
     assert server.hits("/secret") == 1
 
 
@@ -201,15 +207,9 @@ async def test_user_info_never_appears_in_errors_or_pages(server: LocalServer, t
 
 
 def test_cli_never_prints_user_info(server: LocalServer, tmp_path: Path) -> None:
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "c"), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+    env = {"XDG_CACHE_HOME": str(tmp_path / "c"), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
     for url in (f"http://alice:hunter2@127.0.0.1:{server.port}/missing", "http://alice:hunter2@[::1/"):
-        out = subprocess.run(
-            [sys.executable, "-m", "sourcewise", "fetch", url, "--allow-private"],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=False,
-        )
+        out = run_cli(["fetch", url, "--allow-private"], env)
         assert out.returncode in (1, 2)
         assert "hunter2" not in out.stderr + out.stdout
         assert out.stderr.startswith("error:")
@@ -346,7 +346,7 @@ def test_a_host_dns_cannot_carry_is_invalid_url_in_the_library_cli_and_http(
     from sourcewise.service import DoorSettings
 
     settings = settings_for(tmp_path)
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "c"), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+    env = {"XDG_CACHE_HOME": str(tmp_path / "c"), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
     with uvicorn_thread(create_app(settings, DoorSettings())) as api:
         for host in (LONG_LABEL, LONG_NAME):
             url = f"https://{host}/"
@@ -354,14 +354,7 @@ def test_a_host_dns_cannot_carry_is_invalid_url_in_the_library_cli_and_http(
                 sourcewise.fetch(url, settings=settings)
             with pytest.raises(InvalidURL):
                 sourcewise.fetch(url, settings=settings, best_effort=True)
-            out = subprocess.run(
-                [sys.executable, "-m", "sourcewise", "fetch", url],
-                capture_output=True,
-                text=True,
-                env=env,
-                check=False,
-                timeout=120,
-            )
+            out = run_cli(["fetch", url], env)
             assert out.returncode == 2, out.stderr
             assert out.stderr.startswith("error: Invalid URL")
             assert "Traceback" not in out.stderr
