@@ -21,16 +21,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sourcewise.core import tiers, urls
+from sourcewise.core import rating, tiers, urls
 from sourcewise.core.rank import clean_text, dedup, enrich, merge_results, rank
-from sourcewise.core.tiers import (
-    builtin_table,
-    default_table,
-    rate_canonical,
-    rate_key,
-    rate_parts,
-    wanted_projects,
-)
+from sourcewise.core.rating import rate_canonical, rate_key, rate_parts
+from sourcewise.core.tiers import builtin_table, default_table, wanted_projects
 from sourcewise.errors import InvalidURL
 from sourcewise.models import RawResult
 
@@ -261,12 +255,12 @@ def test_cached_ratings_agree_with_the_general_rating(table: tiers.SourceTable) 
 
 
 def test_caches_are_bounded() -> None:
-    for cached in (urls._plain_host, tiers._profile):
+    for cached in (urls._plain_host, rating._profile):
         assert cached.cache_info().maxsize is not None
     table = builtin_table()
-    for i in range(tiers._RATING_CACHE_MAX + 100):
+    for i in range(rating._RATING_CACHE_MAX + 100):
         rate_parts(f"h{i}.example", "/", (), table)
-    assert len(tiers._RATINGS) <= tiers._RATING_CACHE_MAX
+    assert len(rating._RATINGS) <= rating._RATING_CACHE_MAX
 
 
 _SNIPPETS = [
@@ -388,8 +382,8 @@ def test_caches_hold_under_threads(monkeypatch: pytest.MonkeyPatch) -> None:
 
     from sourcewise.config import load_settings
 
-    monkeypatch.setattr(tiers, "_RATING_CACHE_MAX", 64)
-    monkeypatch.setattr(tiers, "_RATINGS", OrderedDict())
+    monkeypatch.setattr(rating, "_RATING_CACHE_MAX", 64)
+    monkeypatch.setattr(rating, "_RATINGS", OrderedDict())
     table = builtin_table()
     keys = [f"https://h{i % 100}.example/docs/{i}" for i in range(400)]
 
@@ -404,4 +398,4 @@ def test_caches_hold_under_threads(monkeypatch: pytest.MonkeyPatch) -> None:
 
     with ThreadPoolExecutor(4) as pool:
         assert all(pool.map(work, range(4)))
-    assert len(tiers._RATINGS) <= 64 + 4
+    assert len(rating._RATINGS) <= 64 + 4

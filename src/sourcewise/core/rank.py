@@ -14,7 +14,8 @@ from pydantic import BaseModel
 
 from ..errors import InvalidURL
 from ..models import SNIPPET_MAX, ProviderHit, RawResult, SearchResult
-from .tiers import SourceTable, builtin_table, rate_canonical, rate_key, wanted_projects
+from .rating import rate_canonical, rate_key
+from .tiers import SourceTable, builtin_table, wanted_projects
 from .urls import canonical_url, redact
 
 __all__ = ["cut_snippet", "dedup", "enrich", "merge_results", "pick_per_tier", "rank", "widen_by_tier"]
