@@ -30,7 +30,7 @@ from sourcewise import (
     load_settings,
 )
 from sourcewise.config import Settings
-from sourcewise.core import urls
+from sourcewise.core import urlparse
 from sourcewise.engine import Engine
 from sourcewise.net import fetch as fetch_module
 from sourcewise.net.fetch import Fetcher
@@ -292,7 +292,7 @@ async def test_backslash_userinfo_trick_connects_to_the_keyed_host(
 async def test_odd_forms_are_fetched_as_keyed(form: str, server: LocalServer, tmp_path: Path) -> None:
     server.route("/p", Reply(200, PAGE))
     url = form.format(port=server.port)
-    assert urls.parse_web_url(url).request_url() == f"http://127.0.0.1:{server.port}/p"
+    assert urlparse.parse_web_url(url).request_url() == f"http://127.0.0.1:{server.port}/p"
     page = await afetch(url, settings=settings_for(tmp_path, allow_private=True))
     assert page.title == "Secret"
     assert server.hits("/p") == 1
@@ -328,7 +328,7 @@ def test_a_host_is_a_url_exactly_when_dns_can_carry_it(labels: list[int], top: s
         with pytest.raises(InvalidURL, match="63 per label"):
             canonical_url(f"https://{host}/x")
         with pytest.raises(InvalidURL):
-            urls.parse_web_url(f"http://u:p@{host.upper()}.:8080/")
+            urlparse.parse_web_url(f"http://u:p@{host.upper()}.:8080/")
 
 
 async def test_the_guard_turns_a_name_the_resolver_cannot_encode_into_invalid_url() -> None:
@@ -421,5 +421,5 @@ async def test_mcp_web_fetch_refuses_a_start_past_any_page(server: LocalServer, 
 
 def test_protocol_relative_is_refused_and_a_port_is_sent_as_written() -> None:
     with pytest.raises(InvalidURL):  # issue 24: refused, never guessed, as the README says
-        urls.parse_web_url("//example.com/x")
+        urlparse.parse_web_url("//example.com/x")
     assert fetch_module.request_url("http://a.com:443/x") == "http://a.com:443/x"

@@ -11,8 +11,8 @@ from .config import Settings
 from .core.passages import top_passages
 from .core.rating import rate
 from .core.tiers import SourceTable, builtin_table
-from .core.urls import canonical_url, redact
-from .errors import FetchError, InvalidOption
+from .core.urls import canonical_url
+from .errors import FetchError, InvalidOption, redact
 from .models import Page
 from .net.cache import CachedDocument
 
