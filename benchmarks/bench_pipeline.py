@@ -88,11 +88,11 @@ def ours(raw: list[RawResult], table: object) -> int:
 def cold(raw: list[RawResult], table: object) -> int:
     """``ours`` with every cache emptied first (host keys, host profiles, ratings, provider hits)."""
     from sourcewise.core import rank as rank_module
-    from sourcewise.core import tiers, urls
+    from sourcewise.core import rating, urls
 
     urls._plain_host.cache_clear()
-    tiers._profile.cache_clear()
-    tiers._RATINGS.clear()
+    rating._profile.cache_clear()
+    rating._RATINGS.clear()
     rank_module._provider_hit.cache_clear()
     return ours(raw, table)
 

@@ -85,7 +85,8 @@ class LocalServer:
 @contextmanager
 def local_server() -> Iterator[LocalServer]:
     server = LocalServer()
-    thread = threading.Thread(target=server.httpd.serve_forever, daemon=True)
+    # shutdown() waits for the serving loop to notice; the default 0.5 s poll made every test wait for it.
+    thread = threading.Thread(target=server.httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     try:
         yield server

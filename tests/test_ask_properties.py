@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -31,15 +32,21 @@ SPECS = st.lists(
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
+@pytest.fixture(scope="module")
+def state(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One state directory for every example of the module (a fixture per example is refused)."""
+    return tmp_path_factory.mktemp("state")
+
+
 @FAST
 @given(question=HOSTILE)
-def test_ask_takes_any_question(question: str, tmp_path_factory: object) -> None:
-    state = Path("/tmp/sourcewise-prop-ask")
+def test_ask_takes_any_question(question: str, state: Path) -> None:
     st_ = Settings(state_dir=state, source_timeout=2)
 
     async def go() -> None:
         sources = [MemorySource("wiki", WIKI), MemorySource("chat", CHAT)]
-        answer = await aask(question, sources=sources, session=Session(st_))
+        async with Session(st_) as session:
+            answer = await aask(question, sources=sources, session=session)
         for c in answer.citations:
             assert 1 <= c.marker <= len(answer.sources)
         assert not any(ord(ch) < 32 and ch != "\n" for ch in answer.text)
@@ -53,9 +60,9 @@ def test_ask_takes_any_question(question: str, tmp_path_factory: object) -> None
 
 @FAST
 @given(specs=SPECS)
-def test_source_specs_resolve_or_raise_clearly(specs: list[str]) -> None:
+def test_source_specs_resolve_or_raise_clearly(specs: list[str], state: Path) -> None:
     try:
-        resolve_sources(specs, Settings(state_dir=Path("/tmp/sourcewise-prop-ask")))
+        resolve_sources(specs, Settings(state_dir=state))
     except SourcewiseError as exc:
         message = str(exc)
         assert message, repr(exc)  # noqa: PT017 (hypothesis cannot use pytest.raises: most inputs succeed)
@@ -63,13 +70,9 @@ def test_source_specs_resolve_or_raise_clearly(specs: list[str]) -> None:
 
 @FAST
 @given(query=HOSTILE)
-def test_search_sources_takes_any_query(query: str) -> None:
+def test_search_sources_takes_any_query(query: str, state: Path) -> None:
     try:
-        asyncio.run(
-            asearch_sources(
-                query, [MemorySource("wiki", WIKI)], settings=Settings(state_dir=Path("/tmp/sw-p"))
-            )
-        )
+        asyncio.run(asearch_sources(query, [MemorySource("wiki", WIKI)], settings=Settings(state_dir=state)))
     except SourcewiseError as exc:
         message = str(exc)
         assert message, repr(exc)  # noqa: PT017 (hypothesis cannot use pytest.raises: most inputs succeed)

@@ -7,8 +7,6 @@ import json
 import multiprocessing
 import os
 import re
-import subprocess
-import sys
 import time
 from datetime import date
 from pathlib import Path
@@ -28,8 +26,10 @@ from sourcewise import (
 from sourcewise.engine import Engine
 from sourcewise.net.state import ProviderState
 
+from clirun import Ran, run_cli
 from conftest import FIXTURES
 from servers import LocalServer, Reply
+from strikes import strike
 
 JSON = "application/json"
 SMALL = (FIXTURES / "searxng_small.json").read_text("utf-8")
@@ -194,12 +194,8 @@ def test_conditional_web_search_never_raises_for_a_bad_url(tmp_path: Path) -> No
 # -- unusable state directories and files ---------------------------------------------------
 
 
-def _cli(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "SOURCEWISE_"))}
-    base.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "sourcewise", *args], capture_output=True, text=True, env=base, check=False
-    )
+def _cli(args: list[str], **env: str) -> Ran:
+    return run_cli(args, env)
 
 
 @pytest.mark.parametrize("kind", ["file", "proc", "corrupt", "readonly"])
@@ -290,18 +286,11 @@ def test_providers_reset_lifts_a_suspension(tmp_path: Path) -> None:
     assert "suspended" not in _cli(["providers"], **env).stdout
 
 
-def _strike(path: str, count: int) -> None:
-    state = ProviderState(Path(path))
-    for _ in range(count):
-        state.suspend("p", 0.0, "429", base=1)
-    state.close()
-
-
 def test_suspend_counts_every_strike_across_processes(tmp_path: Path) -> None:
     path = str(tmp_path / "state.sqlite3")
     ProviderState(Path(path)).close()
     context = multiprocessing.get_context("spawn")
-    workers = [context.Process(target=_strike, args=(path, 60)) for _ in range(4)]
+    workers = [context.Process(target=strike, args=(path, 60)) for _ in range(4)]
     for w in workers:
         w.start()
     for w in workers:

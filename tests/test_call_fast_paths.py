@@ -17,14 +17,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sourcewise.core import dates, plan, tiers
+from sourcewise.core import dates, plan, rating, tiers
 from sourcewise.core.classify import SIGNALS, _forms_of, classify_all, classify_query
 from sourcewise.core.keywords import _index, find_forms
 from sourcewise.core.negation import _may_negate, negations
 from sourcewise.core.plan import DEFAULT_SOURCES, _assemble, _may_be_mine
+from sourcewise.core.rating import rate, rate_uncached
 from sourcewise.core.syntax import Syntax
 from sourcewise.core.text import strip_particle, words
-from sourcewise.core.tiers import builtin_table, default_table, rate, rate_uncached
+from sourcewise.core.tiers import builtin_table, default_table
 from sourcewise.errors import SourcewiseError
 from sourcewise.registry import discover_sources
 
@@ -325,31 +326,31 @@ def test_ratings_per_url_are_the_uncached_ratings() -> None:
 def test_ratings_per_url_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     from collections import OrderedDict
 
-    monkeypatch.setattr(tiers, "_RATING_CACHE_MAX", 32)
-    monkeypatch.setattr(tiers, "_BY_URL", OrderedDict())
+    monkeypatch.setattr(rating, "_RATING_CACHE_MAX", 32)
+    monkeypatch.setattr(rating, "_BY_URL", OrderedDict())
     for n in range(200):
         rate(f"https://h{n}.example/a", None)
-    assert len(tiers._BY_URL) <= 32
+    assert len(rating._BY_URL) <= 32
 
 
 def test_long_inputs_are_rated_but_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     from collections import OrderedDict
 
-    monkeypatch.setattr(tiers, "_BY_URL", OrderedDict())
+    monkeypatch.setattr(rating, "_BY_URL", OrderedDict())
     question = "react hooks " + "x" * 100_000  # a pasted log as the question: was kept 8,192 times
     url = "https://react.dev/reference/react/" + "a" * 3_000
     assert rate("https://react.dev/learn", question) == rate_uncached("https://react.dev/learn", question)
     assert rate(url) == rate_uncached(url)
-    assert len(tiers._BY_URL) == 0
+    assert len(rating._BY_URL) == 0
     rate("https://react.dev/learn", "react hooks")
-    assert len(tiers._BY_URL) == 1
+    assert len(rating._BY_URL) == 1
 
 
 def test_a_bad_url_is_never_kept() -> None:
     for _ in range(2):
         with pytest.raises(SourcewiseError):
             rate("ftp://example.com/x")
-    assert not any(key[0] == "ftp://example.com/x" for key in list(tiers._BY_URL))
+    assert not any(key[0] == "ftp://example.com/x" for key in list(rating._BY_URL))
 
 
 @given(st.text(max_size=40))

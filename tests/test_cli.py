@@ -1,4 +1,5 @@
-"""`sourcewise` as a user runs it: a real process against a SearXNG-compatible server on 127.0.0.1."""
+"""`sourcewise` as a user runs it, against a SearXNG-compatible server on 127.0.0.1: in this process
+(`clirun`), and once as a real process to show the installed command behaves the same."""
 
 from __future__ import annotations
 
@@ -10,16 +11,26 @@ from pathlib import Path
 
 import pytest
 
+from clirun import Ran, run_cli
 from conftest import FIXTURES
 from servers import LocalServer, Reply
 
 SMALL = (FIXTURES / "searxng_small.json").read_text("utf-8")
 
 
-def run(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+def _env(tmp_path: Path, env: dict[str, str]) -> dict[str, str | None]:
+    xdg = {"XDG_CONFIG_HOME": str(tmp_path / "cfg"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    return {"SEARXNG_URL": None, **xdg, **env}
+
+
+def run(args: list[str], tmp_path: Path, **env: str) -> Ran:
+    return run_cli(args, _env(tmp_path, env))
+
+
+def run_process(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_CSE_KEY", "_CSE_ID"))}
     base.pop("SEARXNG_URL", None)
-    base.update(XDG_CONFIG_HOME=str(tmp_path / "cfg"), XDG_CACHE_HOME=str(tmp_path / "cache"), **env)
+    base.update({k: v for k, v in _env(tmp_path, env).items() if v is not None})
     return subprocess.run(
         [sys.executable, "-m", "sourcewise", *args],
         capture_output=True,
@@ -36,8 +47,8 @@ def searxng(server: LocalServer) -> LocalServer:
     return server
 
 
-def test_search_markdown(searxng: LocalServer, tmp_path: Path) -> None:
-    out = run(
+def test_search_markdown_from_a_real_process(searxng: LocalServer, tmp_path: Path) -> None:
+    out = run_process(
         ["search", "React Server Components"],
         tmp_path,
         SEARXNG_URL=searxng.url,

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from sourcewise.mcp_server import build_server
 from sourcewise.server import create_app
 from sourcewise.service import DoorSettings
 
+from clirun import run_cli
 from doorkit import uvicorn_thread
 
 SERVER = Path(__file__).parent / "mcp_search_server.py"
@@ -66,7 +66,7 @@ def test_http_search_carries_the_answer(tmp_path: Path) -> None:
 
 
 def _cli(tmp_path: Path, *args: str) -> str:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCEWISE_")}
+    env: dict[str, str | None] = {k: None for k in os.environ if k.startswith("SOURCEWISE_")}
     env.update(
         SOURCEWISE_PROVIDERS="mcp",
         SOURCEWISE_MCP_COMMAND=f"{sys.executable} {SERVER}",
@@ -76,14 +76,7 @@ def _cli(tmp_path: Path, *args: str) -> str:
         SOURCEWISE_STATE_DIR=str(tmp_path / "state"),
         SOURCEWISE_TIMEOUT="20",
     )
-    out = subprocess.run(
-        [sys.executable, "-m", "sourcewise", "search", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        timeout=120,
-    )
+    out = run_cli(["search", *args], env)
     assert out.returncode == 0, out.stderr
     return out.stdout
 

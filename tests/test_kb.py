@@ -21,6 +21,7 @@ from sourcewise.models import SourceQuery
 from sourcewise.sources import resolve_source
 from sourcewise.sources.kbstore import SCHEMA_VERSION
 
+from clirun import Ran, run_cli
 from pdfgen import make_pdf
 
 DEPLOY = """---
@@ -376,15 +377,9 @@ def test_any_file_content_is_indexed_or_skipped(tmp_path: Path, body: bytes, ext
         assert not any(ord(c) < 32 and c not in "\n\t" for c in hit.text)
 
 
-def _cli(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
-    return subprocess.run(
-        [sys.executable, "-m", "sourcewise", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
+def _cli(args: list[str], tmp_path: Path) -> Ran:
+    return run_cli(
+        args, {"XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
     )
 
 

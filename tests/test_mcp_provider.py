@@ -24,6 +24,8 @@ from sourcewise.net.mcp import server_log
 from sourcewise.providers import mcp_tool
 from sourcewise.registry import Registry
 
+from clirun import run_cli
+
 SERVER = Path(__file__).parent / "mcp_search_server.py"
 
 
@@ -197,31 +199,20 @@ def test_tool_output_parser_gives_results_or_a_parse_error(structured: Any, text
 
 
 def test_an_unusable_state_dir_drops_the_server_log_with_one_warning(tmp_path: Path) -> None:
-    import os
-    import subprocess
-
     home = tmp_path / "home-is-a-file"
     home.write_text("x", "utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "SOURCEWISE_"))}
+    env: dict[str, str | None] = {"XDG_CACHE_HOME": None, "XDG_CONFIG_HOME": None, "XDG_STATE_HOME": None}
     env.update(
         HOME=str(home),
         SOURCEWISE_MCP_COMMAND=f"{sys.executable} {SERVER}",
         SOURCEWISE_MCP_ARGUMENTS='{"query": "{query}", "count": "{max_results}"}',
         SOURCEWISE_TIMEOUT="20",
     )
-    out = subprocess.run(
-        [sys.executable, "-m", "sourcewise", "search", "react server components", "-p", "mcp", "--json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        timeout=120,
-    )
+    out = run_cli(["search", "react server components", "-p", "mcp", "--json"], env)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["provider"] == "mcp"
     assert "https://react.dev/reference/rsc/server-components" in out.stdout
     assert out.stderr.count("MCP server log") == 1, out.stderr
-    assert "Traceback" not in out.stderr
 
 
 def test_the_server_log_falls_back_once_per_path(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

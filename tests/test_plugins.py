@@ -6,19 +6,17 @@ for, searched by ``ask`` and listed, without a file under src/ naming it."""
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 import sourcewise
 from sourcewise import ConfigError, NoProviderAvailable, Session, load_settings
 from sourcewise.api import aprovider_status
-from sourcewise.cli import app
 from sourcewise.registry import forget_plugins
 
+from clirun import run_cli
 from servers import LocalServer, Reply
 
 SRC = Path(__file__).parent.parent / "src"
@@ -132,14 +130,9 @@ async def test_a_new_source_kind_and_a_keyed_provider_through_ask(
 
 def test_sources_lists_the_new_kind(plugins: Path, server: LocalServer, tmp_path: Path) -> None:
     config = _config(tmp_path, plugins, f"{server.url}/acme", extra_provider='api_key = "k"')
-    logger = logging.getLogger("sourcewise")
-    saved = (logger.handlers[:], logger.propagate, logger.level)
-    try:  # the command sets up logging for a terminal; later tests read the log through pytest
-        result = CliRunner().invoke(app, ["sources", "--config", str(config)])
-    finally:
-        logger.handlers[:], logger.propagate, logger.level = saved
-    assert result.exit_code == 0, result.output
-    assert "kitchen (recipes, recipe box)" in result.output
+    result = run_cli(["sources", "--config", str(config)])
+    assert result.returncode == 0, result.stderr
+    assert "kitchen (recipes, recipe box)" in result.stdout
 
 
 async def test_a_missing_key_names_the_providers_own_variable(

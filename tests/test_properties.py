@@ -13,7 +13,6 @@ guard refuses before any connection (or a server on 127.0.0.1 with ``--allow-pri
 from __future__ import annotations
 
 import json
-import logging
 import re
 from collections.abc import Callable, Iterator
 from datetime import date
@@ -23,14 +22,13 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 import sourcewise
 from sourcewise import SourcewiseError, canonical_url
-from sourcewise.cli import app
 from sourcewise.models import SearchResponse, SearchResult
 from sourcewise.providers import HttpResponse, load_providers
 
+from clirun import run_cli
 from servers import LocalServer, Reply, local_server
 
 # -- strategies ----------------------------------------------------------------------------
@@ -355,16 +353,10 @@ def run_command(cli_env: dict[str, str], scratch: str, command: list[str], text:
     """Run one CLI command and check the contract: exit 0-3, a message when it fails, no traceback."""
     fill = {"{text}": text, "{url}": url, "{dir}": scratch, "{name}": file_name(text)}
     args = [re.sub(r"\{(?:text|url|dir|name)\}", lambda m: fill[m.group()], part) for part in command]
-    logger = logging.getLogger("sourcewise")
-    saved = (logger.handlers[:], logger.propagate, logger.level)
-    try:
-        result = CliRunner().invoke(app, args, env=cli_env)
-    finally:  # the command points the library's logger at its own stderr; give it back
-        logger.handlers[:], logger.propagate, logger.level = saved[0], saved[1], saved[2]
-    assert result.exit_code in (0, 1, 2, 3), (args, result.output)
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    result = run_cli(args, cli_env)  # any exception but SystemExit fails here, with its traceback
+    assert result.returncode in (0, 1, 2, 3), (args, result.stdout, result.stderr)
     assert "Traceback" not in result.stderr
-    if result.exit_code:
+    if result.returncode:
         assert result.stderr.strip(), f"exit {result.exit_code} without a message: {args!r}"
 
 

@@ -15,7 +15,8 @@ from retrieve_repo import REPO, TASK, FolderSource, write_repo
 from sourcewise import ask, retrieve
 from sourcewise.config import Settings, load_settings
 from sourcewise.core.analyze import stem
-from sourcewise.core.refine import bag, expand, vocabulary
+from sourcewise.core.feedback import bag, expand
+from sourcewise.core.refine import vocabulary
 from sourcewise.core.variants import variants_for
 from sourcewise.models import Hit, Retrieval, SourceKind, SourceQuery, SourceResult
 from sourcewise.sources import Source, SourceOptions

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from retrieve_repo import REPO, TASK, FolderSource, write_repo
 from sourcewise import Retrieval, SourcewiseError, ask, retrieve
-from sourcewise.cli import app
 from sourcewise.config import load_settings
+
+from clirun import run_cli
 
 HOSTILE = st.one_of(st.text(max_size=300), st.sampled_from(["", " ", "\x00\x1b[2J", "a" * 2001, "-path:*"]))
 
@@ -45,8 +45,8 @@ def test_bad_options_are_typed_errors(tmp_path: Path, bad: dict[str, object]) ->
 
 
 def _cli(args: list[str]) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, args)
-    return result.exit_code, result.stdout, result.stderr
+    result = run_cli(args)
+    return result.returncode, result.stdout, result.stderr
 
 
 def test_cli_prints_candidates_and_each_cycle(tmp_path: Path) -> None:

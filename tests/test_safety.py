@@ -26,16 +26,18 @@ from sourcewise import (
     NoProviderAvailable,
     afetch,
     canonical_url,
+    fetch,
     load_settings,
 )
 from sourcewise.config import Settings
-from sourcewise.core import urls
+from sourcewise.core import urlparse
 from sourcewise.engine import Engine
 from sourcewise.net import fetch as fetch_module
 from sourcewise.net.fetch import Fetcher
 from sourcewise.net.guard import AddressGuard
 from sourcewise.net.redirects import _resolvable, request_link, resolve_redirects
 
+from clirun import run_cli
 from doorkit import uvicorn_thread
 from servers import LocalServer, Reply
 
@@ -68,34 +70,38 @@ async def test_cached_private_page_is_not_served_to_a_default_fetch(
 
 
 def test_cached_private_page_is_not_served_in_another_process(server: LocalServer, tmp_path: Path) -> None:
+    """This process fetches and caches a private page; another process, reading the same state, gets it
+    from the cache when it allows private addresses and is refused when it does not."""
     server.route("/secret", Reply(200, PAGE))
     state = tmp_path / "state"
+    settings = load_settings(state_dir=state, timeout=2.0, fetch_retries=0)
+    assert not fetch(f"{server.url}/secret", allow_private=True, settings=settings).from_cache
     script = textwrap.dedent(
         f"""
         import sys
         from sourcewise import fetch, load_settings, AddressNotAllowed
         settings = load_settings(state_dir={str(state)!r}, timeout=2.0, fetch_retries=0)
-        private = sys.argv[1] == "private"
-        try:
-            page = fetch(sys.argv[2], allow_private=private, settings=settings)
-        except AddressNotAllowed:
-            print("refused")
-        else:
-            print("cache" if page.from_cache else "fetched")
+        for mode, url in zip(sys.argv[1::2], sys.argv[2::2]):
+            try:
+                page = fetch(url, allow_private=mode == "private", settings=settings)
+            except AddressNotAllowed:
+                print("refused")
+            else:
+                print("cache" if page.from_cache else "fetched")
         """
     )
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
-
-    def run(mode: str, url: str) -> str:
-        out = subprocess.run(
-            [sys.executable, "-c", script, mode, url], capture_output=True, text=True, env=env, check=False
-        )
-        assert out.returncode == 0, out.stderr
-        return out.stdout.strip()
-
-    assert run("private", f"{server.url}/secret") == "fetched"
-    assert run("private", f"{server.url}/secret") == "cache"
-    assert run("default", f"http://2130706433:{server.port}/secret?utm_source=x") == "refused"
+    asked = [
+        "private",
+        f"{server.url}/secret",
+        "default",
+        f"http://2130706433:{server.port}/secret?utm_source=x",
+    ]
+    out = subprocess.run(
+        [sys.executable, "-c", script, *asked], capture_output=True, text=True, env=env, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["cache", "refused"]
     assert server.hits("/secret") == 1
 
 
@@ -201,15 +207,9 @@ async def test_user_info_never_appears_in_errors_or_pages(server: LocalServer, t
 
 
 def test_cli_never_prints_user_info(server: LocalServer, tmp_path: Path) -> None:
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "c"), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+    env = {"XDG_CACHE_HOME": str(tmp_path / "c"), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
     for url in (f"http://alice:hunter2@127.0.0.1:{server.port}/missing", "http://alice:hunter2@[::1/"):
-        out = subprocess.run(
-            [sys.executable, "-m", "sourcewise", "fetch", url, "--allow-private"],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=False,
-        )
+        out = run_cli(["fetch", url, "--allow-private"], env)
         assert out.returncode in (1, 2)
         assert "hunter2" not in out.stderr + out.stdout
         assert out.stderr.startswith("error:")
@@ -292,7 +292,7 @@ async def test_backslash_userinfo_trick_connects_to_the_keyed_host(
 async def test_odd_forms_are_fetched_as_keyed(form: str, server: LocalServer, tmp_path: Path) -> None:
     server.route("/p", Reply(200, PAGE))
     url = form.format(port=server.port)
-    assert urls.parse_web_url(url).request_url() == f"http://127.0.0.1:{server.port}/p"
+    assert urlparse.parse_web_url(url).request_url() == f"http://127.0.0.1:{server.port}/p"
     page = await afetch(url, settings=settings_for(tmp_path, allow_private=True))
     assert page.title == "Secret"
     assert server.hits("/p") == 1
@@ -328,7 +328,7 @@ def test_a_host_is_a_url_exactly_when_dns_can_carry_it(labels: list[int], top: s
         with pytest.raises(InvalidURL, match="63 per label"):
             canonical_url(f"https://{host}/x")
         with pytest.raises(InvalidURL):
-            urls.parse_web_url(f"http://u:p@{host.upper()}.:8080/")
+            urlparse.parse_web_url(f"http://u:p@{host.upper()}.:8080/")
 
 
 async def test_the_guard_turns_a_name_the_resolver_cannot_encode_into_invalid_url() -> None:
@@ -346,7 +346,7 @@ def test_a_host_dns_cannot_carry_is_invalid_url_in_the_library_cli_and_http(
     from sourcewise.service import DoorSettings
 
     settings = settings_for(tmp_path)
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "c"), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+    env = {"XDG_CACHE_HOME": str(tmp_path / "c"), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
     with uvicorn_thread(create_app(settings, DoorSettings())) as api:
         for host in (LONG_LABEL, LONG_NAME):
             url = f"https://{host}/"
@@ -354,14 +354,7 @@ def test_a_host_dns_cannot_carry_is_invalid_url_in_the_library_cli_and_http(
                 sourcewise.fetch(url, settings=settings)
             with pytest.raises(InvalidURL):
                 sourcewise.fetch(url, settings=settings, best_effort=True)
-            out = subprocess.run(
-                [sys.executable, "-m", "sourcewise", "fetch", url],
-                capture_output=True,
-                text=True,
-                env=env,
-                check=False,
-                timeout=120,
-            )
+            out = run_cli(["fetch", url], env)
             assert out.returncode == 2, out.stderr
             assert out.stderr.startswith("error: Invalid URL")
             assert "Traceback" not in out.stderr
@@ -428,5 +421,5 @@ async def test_mcp_web_fetch_refuses_a_start_past_any_page(server: LocalServer, 
 
 def test_protocol_relative_is_refused_and_a_port_is_sent_as_written() -> None:
     with pytest.raises(InvalidURL):  # issue 24: refused, never guessed, as the README says
-        urls.parse_web_url("//example.com/x")
+        urlparse.parse_web_url("//example.com/x")
     assert fetch_module.request_url("http://a.com:443/x") == "http://a.com:443/x"

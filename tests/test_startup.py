@@ -79,9 +79,9 @@ def test_one_public_suffix_list_per_process_built_on_first_use() -> None:
         "    made.append(1)\n"
         "    real(self, *a, **k)\n"
         "publicsuffixlist.PublicSuffixList.__init__ = count\n"
-        "from sourcewise.core import tiers, weburls\n"
+        "from sourcewise.core import rating, weburls\n"
         "assert not made, 'built at import'\n"
-        "tiers.rate('https://blog.example.co.uk/x')\n"
+        "rating.rate('https://blog.example.co.uk/x')\n"
         "weburls.extract_urls('see example.co.uk/page and docs.python.org')\n"
         "assert len(made) == 1, made"
     )

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from sourcewise import InvalidURL, load_settings, rate_source
-from sourcewise.core.tiers import BANDS, default_table, rate
+from sourcewise.core.rating import rate
+from sourcewise.core.tiers import BANDS, default_table
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sourcewise import InvalidURL, canonical_url
-from sourcewise.core.urls import parse_ipv4
+from sourcewise.core.urlparse import parse_ipv4
 
 from conftest import SHARED, shared
 
@@ -237,3 +237,13 @@ def test_any_path_is_stable(url: str) -> None:
     except InvalidURL:
         return
     assert canonical_url(key) == key
+
+
+def test_messages_keep_as_much_of_a_url_as_is_accepted() -> None:
+    from sourcewise.core.urlparse import MAX_URL
+    from sourcewise.errors import REDACT_MAX, redact
+
+    assert REDACT_MAX == MAX_URL
+    long = "https://u:secret@example.com/" + "a" * (2 * MAX_URL)
+    assert "secret" not in redact(long)
+    assert len(redact(long)) <= MAX_URL

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from ._sync import sync
 from .config import Settings, load_settings
-from .core.tiers import rate, table_for
+from .core.rating import rate
+from .core.tiers import table_for
 from .models import ProviderStatus, SearchResponse, SourceRating
 
 if TYPE_CHECKING:  # the session (and its HTTP client) loads when a call needs it

@@ -40,6 +40,7 @@ Messages say what happened and what to do about it. Secrets never appear in them
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import ClassVar, Literal
 
@@ -78,6 +79,21 @@ __all__ = [
 ]
 
 Policy = Literal["retry", "suspend", "skip"]
+
+# Scheme, then the authority up to its last "@" (WHATWG: the authority ends at / \ ? or #).
+_USERINFO = re.compile(r"^([\x00-\x20]*[A-Za-z][A-Za-z0-9+.-]*:[/\\]*)[^/\\?#]*@")
+_USERINFO_IN_TEXT = re.compile(r"(?<=://)[^\s/\\?#@]*@")
+REDACT_MAX = 8192  # characters of a URL kept in a message: the most ``core.urlparse.MAX_URL`` accepts
+
+
+def redact(url: str) -> str:
+    """``url`` without its user info (``user:password@``), for messages and logs: every error that
+    names a URL passes it through here, so a password in a URL never reaches a message."""
+    if not isinstance(url, str):
+        return repr(url)
+    if "@" not in url:  # both patterns need an "@": nothing to remove
+        return url[:REDACT_MAX]
+    return _USERINFO_IN_TEXT.sub("", _USERINFO.sub(r"\1", url[:REDACT_MAX]))
 
 
 class SourcewiseError(Exception):
@@ -172,8 +188,6 @@ class FetchError(SourcewiseError):
     transient: ClassVar[bool] = False
 
     def __init__(self, url: str, message: str) -> None:
-        from .core.urls import redact  # local: errors is a leaf module
-
         url, message = redact(url), redact(message)
         super().__init__(f"{message} ({url})")
         self.url = url

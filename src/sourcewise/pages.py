@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Literal, overload
 from ._sync import sync
 from .config import Settings
 from .core.passages import top_passages
-from .core.tiers import SourceTable, builtin_table, rate
-from .core.urls import canonical_url, redact
-from .errors import FetchError, InvalidOption
+from .core.rating import rate
+from .core.tiers import SourceTable, builtin_table
+from .core.urls import canonical_url
+from .errors import FetchError, InvalidOption, redact
 from .models import Page
 from .net.cache import CachedDocument
 

@@ -8,8 +8,9 @@
   (``core/refine.py``; the configured model may score instead, with the rules as the fallback).
 - **Refine**: learn the codebase's words from the best candidates, exclude what scored below 0.2
   when first seen, and search next for the task terms still uncovered with the learned words and
-  RM3 feedback words (the heaviest words of the top candidates' text); filters are relaxed in seed
-  003's order (dates, then source filters) when a cycle found nothing relevant.
+  RM3 feedback words (``core/feedback.py``: the heaviest words of the top candidates' text);
+  filters are relaxed in seed 003's order (dates, then source filters) when a cycle found nothing
+  relevant.
 - **Code sources**: a code source ranks its whole repository for the task (``core/locate.py``:
   what the task names exactly, whole-file BM25, kinds of files) instead of a chunk search; each
   file is one candidate showing the definitions the task is about (``path::Class.method``), scored
@@ -37,25 +38,21 @@ import httpx
 
 from . import routing
 from .config import Settings
+from .core.feedback import FB_DOCS, FB_QUERY, bag, expand, key_stems
 from .core.locate import Located, kind_of
 from .core.plan import replan
 from .core.refine import (
     ENOUGH,
     EXCLUDE_BELOW,
-    FB_DOCS,
-    FB_QUERY,
     RELEVANT,
     TASK_STOP,
     Facts,
     Scored,
     Vocabulary,
     allowed,
-    bag,
     band,
     evaluate,
-    expand,
     facts_for,
-    key_stems,
     learn,
     uncovered,
     vocabulary,

@@ -12,10 +12,11 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from ..errors import InvalidURL
+from ..errors import InvalidURL, redact
 from ..models import SNIPPET_MAX, ProviderHit, RawResult, SearchResult
-from .tiers import SourceTable, builtin_table, rate_canonical, rate_key, wanted_projects
-from .urls import canonical_url, redact
+from .rating import rate_canonical, rate_key
+from .tiers import SourceTable, builtin_table, wanted_projects
+from .urls import canonical_url
 
 __all__ = ["cut_snippet", "dedup", "enrich", "merge_results", "pick_per_tier", "rank", "widen_by_tier"]
 

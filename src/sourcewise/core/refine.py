@@ -18,19 +18,12 @@ define, and the words next to the task's words in them (seed 004: the task says 
 code says "throttle"). Candidates below 0.2 are excluded for good. The next query targets the task
 terms nothing relevant covers yet, with the learned terms; ``None`` when there is nothing new to ask.
 
-**Feedback** (``expand``): RM3 pseudo-relevance feedback over the top candidates' whole text:
-the task's query model mixed half and half with the words that weigh most in them (each word's
-share of a candidate's text times that candidate's relevance), code keywords, task verbs and words
-found in more than half of the pool left out; the analyzer's Snowball stems (``core.analyze.stem``),
-as every source uses.
-
 Pure: no I/O, no clock, stable order (ties broken by location).
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -42,20 +35,19 @@ from .codefacts import path_parts, resolves_to
 from .outline import outline
 
 __all__ = [
+    "CODE_STOP",
     "ENOUGH",
-    "FB_DOCS",
-    "FB_QUERY",
+    "EXCLUDE_BELOW",
+    "LEARNED_WEIGHT",
     "RELEVANT",
+    "TASK_STOP",
     "Facts",
     "Scored",
     "Vocabulary",
     "allowed",
-    "bag",
     "band",
     "evaluate",
-    "expand",
     "facts_for",
-    "key_stems",
     "learn",
     "uncovered",
     "vocabulary",
@@ -70,7 +62,6 @@ MAX_LEARN = 3
 LEARNED_WEIGHT = 0.75  # a learned term is a guess at a synonym, not the word itself
 VARIANT_WEIGHT = 0.9
 LINKED_WEIGHT = 0.6
-MAX_BAG = 200_000  # characters of a candidate read for feedback
 TASK_STOP = frozenset(
     """add adds added adding fix fixes fixed fixing implement implements implemented implementing
     support supports supported update updates updated make makes use uses used using change changes
@@ -348,64 +339,3 @@ def allowed(path: str, include: Sequence[str], exclude: Sequence[str]) -> bool:
     if include and not any(fnmatchcase(path, g) or fnmatchcase(name, g) for g in include):
         return False
     return not any(fnmatchcase(path, g) or fnmatchcase(name, g) for g in exclude)
-
-
-FB_DOCS = 5  # RM3's usual settings (Lavrenko & Croft; Anserini's defaults are 10/10/0.5)
-FB_TERMS = 10
-FB_QUERY = 5  # feedback words added to the next query
-ORIGINAL_WEIGHT = 0.5
-
-
-def bag(text: str, path: str = "", surface: dict[str, str] | None = None) -> Counter[str]:
-    """Word counts (Snowball stems) of a candidate's text and path: what feedback reads and scores.
-    ``surface``: filled with a word as written for each stem (a query is sent as written)."""
-    words = [w for p in path_parts(path) for w in analyze(p)] if path else []
-    words += analyze(text[:MAX_BAG])
-    out: Counter[str] = Counter()
-    for w in words:
-        if len(w) > 1:
-            st = stem(w)
-            out[st] += 1
-            if surface is not None:
-                surface.setdefault(st, w)
-    return out
-
-
-def key_stems(vocab: Vocabulary) -> dict[str, float]:
-    """The task's query model: its key terms (1 each) and learned words (as much as they are trusted)."""
-    out = {stem(t): 1.0 for t in vocab.key}
-    for item in vocab.learned:
-        st = stem(item.term)
-        out[st] = max(out.get(st, 0.0), LEARNED_WEIGHT * item.confidence)
-    return out
-
-
-def _useful(word: str) -> bool:
-    return len(word) > 2 and word.isalpha() and word not in CODE_STOP and word not in TASK_STOP
-
-
-def expand(
-    vocab: Vocabulary, top: Sequence[tuple[Counter[str], float]], bags: Sequence[Counter[str]]
-) -> dict[str, float]:
-    """RM3: the task's query model mixed half and half with the words of the top candidates
-    (``top``: their bags and relevance), each word weighted by its share of each feedback
-    candidate's text times that candidate's relevance. Words in more than half of ``bags`` (the
-    pool) say nothing about this task and are left out, as are code keywords and task verbs."""
-    original = key_stems(vocab)
-    common = max(3, len(bags) // 2)
-    df = Counter(w for b in bags for w in b)
-    rel: dict[str, float] = {}
-    for counts, score in top:
-        total = sum(counts.values()) or 1
-        for word, n in counts.items():
-            if word in original or not _useful(word) or df[word] > common:
-                continue
-            rel[word] = rel.get(word, 0.0) + n / total * score
-    chosen = sorted(rel, key=lambda w: (-rel[w], w))[:FB_TERMS]
-    fb_total = sum(rel[w] for w in chosen) or 1.0
-    orig_total = sum(original.values()) or 1.0
-    mix = ORIGINAL_WEIGHT if chosen and original else 1.0 if original else 0.0
-    out = {w: mix * v / orig_total for w, v in original.items()}
-    for w in chosen:
-        out[w] = (1 - mix) * rel[w] / fb_total
-    return out

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 
+from ..errors import redact
 from .suffixes import psl
 from .text import is_hangul, strip_particle
-from .urls import is_http_url, redact
+from .urls import is_http_url
 
 __all__ = ["extract_urls", "find_urls"]
 

@@ -14,7 +14,8 @@ import httpx
 
 from ..config import Settings
 from ..core.extract import extract, is_challenge
-from ..core.urls import canonical_url, parse_web_url
+from ..core.urlparse import parse_web_url
+from ..core.urls import canonical_url
 from ..errors import (
     AddressNotAllowed,
     ChallengePage,

@@ -22,7 +22,7 @@ from typing import Any
 import httpcore
 import httpx
 
-from ..core.urls import parse_ipv4
+from ..core.urlparse import parse_ipv4
 from ..errors import AddressNotAllowed, FetchConnectionError, InvalidURL
 
 __all__ = ["METADATA_ADDRESSES", "METADATA_NAMES", "AddressGuard", "GuardedTransport", "refusal"]

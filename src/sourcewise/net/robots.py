@@ -21,7 +21,7 @@ from typing import Protocol
 from urllib.parse import urljoin
 
 from ..core.robots import MAX_BYTES, robots_allowed
-from ..core.urls import parse_web_url
+from ..core.urlparse import parse_web_url
 from ..errors import InvalidURL, RobotsDisallowed
 from .cache import CachedRobots, PageCache
 

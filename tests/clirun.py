@@ -1,0 +1,42 @@
+"""`sourcewise ARGS` run in this process, for the CLI tests that do not test the process itself.
+
+Starting a Python process costs about a second of imports on these machines (several under load), and
+dozens of tests only read a command's output and exit code; they call `run_cli`. The tests of the process
+itself (signals, start-up, stdio MCP, two processes sharing state) still start one.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from typer.testing import CliRunner
+
+from sourcewise.cli import app
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What a finished command left: the same three fields as `subprocess.CompletedProcess`."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(args: list[str], env: Mapping[str, str | None] | None = None, stdin: str | None = None) -> Ran:
+    """Run one command with ``env`` over the test's environment (``None`` unsets a variable).
+
+    An exception that escapes the command fails the test with its traceback, as a process would have
+    printed one: only `SystemExit` is a way to finish.
+    """
+    logger = logging.getLogger("sourcewise")
+    saved = (logger.handlers[:], logger.propagate, logger.level)
+    try:
+        result = CliRunner().invoke(app, args, env=dict(env or {}), input=stdin)
+    finally:  # the command points the library's logger at its own stderr; give it back
+        logger.handlers[:], logger.propagate, logger.level = saved[0], saved[1], saved[2]
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return Ran(result.exit_code, result.stdout, result.stderr)
