@@ -83,7 +83,8 @@ def _parse(args: list[str]) -> str:
     rest = list(args)
     while rest and rest[0] in getattr(command, "commands", {}):
         command = command.commands[rest.pop(0)]  # type: ignore[attr-defined]
-    assert not hasattr(command, "commands"), f"no such command: {args}"
+    runs_alone = getattr(command, "invoke_without_command", False)  # `sources` lists; `sources add-mcp` adds
+    assert runs_alone or not hasattr(command, "commands"), f"no such command: {args}"
     command.make_context("sourcewise", rest)
     return args[0]
 
