@@ -35,7 +35,7 @@ from ..errors import ConfigError, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
 from ._fts import fts_match
 from .base import Capabilities, Source, SourceOptions
-from .codeindex import PROGRESS_EVERY, ChunkRow, CodeIndex, Globs, compile_globs, index_path, walk
+from .codeindex import ChunkRow, CodeIndex, Globs, compile_globs, index_path, walk
 
 __all__ = ["CodeIndexReport", "CodeOptions", "CodeSource"]
 
@@ -247,7 +247,7 @@ class CodeSource(Source):
             return None
 
         def report(done: int, total: int) -> None:
-            end = "\n" if done + PROGRESS_EVERY > total else ""
+            end = "\n" if done == total else ""
             print(
                 f"\rsourcewise: indexing {self.name}: {done:,} of {total:,} files", end=end, file=sys.stderr
             )
