@@ -6,6 +6,7 @@ cycles rank again with the learned words."""
 from __future__ import annotations
 
 import time
+from itertools import chain, islice
 from typing import TYPE_CHECKING
 
 from .core.locate import Located, kind_of
@@ -88,13 +89,15 @@ async def locate_files(loop: Loop, gathered: Gathered, terms: list[str]) -> Gath
         except SourcewiseError as exc:
             reports[i] = reports[i].model_copy(update={"status": "failed", "error": str(exc)})
             continue
-        ranked = [r for r in ranked if allowed(r.path, loop.include, loop.exclude)]
-        if not ranked or ranked[0].score <= 0:
+        kept = (r for r in ranked if allowed(r.path, loop.include, loop.exclude))  # lazily: the best few
+        best = next(kept, None)
+        if best is None or best.score <= 0:
             reports[i] = reports[i].model_copy(update={"status": "empty" if not loop.located else "ok"})
             continue
-        top = ranked[0].score
+        top = best.score
         room = loop.limit + LOCATED_MORE if not loop.located else LOCATED_LATER
-        fresh = [r for r in ranked if r.path not in loop.pool and r.path not in loop.excluded][:room]
+        new = (r for r in chain([best], kept) if r.path not in loop.pool and r.path not in loop.excluded)
+        fresh = list(islice(new, room))
         for r in fresh:  # a file's value is its first ranking's: later cycles add, never reshuffle
             why = "; ".join(r.reasons) or "words of the task"
             loop.located.setdefault(r.path, (round(HIGH * r.score / top, 3), why))

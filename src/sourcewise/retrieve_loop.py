@@ -230,9 +230,11 @@ def order(loop: Loop) -> list[str]:
     in its ranking's order); what later cycles found is merged in by relevance: above the first of
     them it outscores that the first pass scored below 0.5 (a related file found first stays above:
     on real bug reports, files the loop found through learned words outscored the file to change),
-    never reshuffling them. Re-ranked with learned words, a code source put files
-    found through those words above the files the task names more often than they deserved, and
-    re-scored, plug-in hits the same (measured, benchmarks/RESULTS.md)."""
+    never reshuffling them. A code source's later find passes a first-pass file that is not
+    irrelevant (0.2 or more) only at 0.7 or more: its score is a share of a later ranking's best,
+    not comparable with the first's, and hub modules (``__init__``, ``compat``) found through
+    learned words at 0.4 pushed the file to change out of the top 5 (measured,
+    benchmarks/RESULTS.md)."""
     score = {s.facts.location: s.relevance for s in loop.scored}
     first = [loc for loc in loop.first_order if loc in loop.pool]
     seen = set(first)
@@ -240,7 +242,9 @@ def order(loop: Loop) -> list[str]:
     out: list[str] = []
     i = 0
     for loc in first:
-        while i < len(later) and score[later[i]] > score[loc] and score[loc] < MERGE_BELOW:
+        while i < len(later) and score[loc] < MERGE_BELOW and score[later[i]] > score[loc]:
+            if loop.located and score[loc] >= EXCLUDE_BELOW and score[later[i]] < RELEVANT:
+                break  # a code source's later find passes a kept file only when 0.7+ (best first)
             out.append(later[i])
             i += 1
         out.append(loc)
