@@ -11,24 +11,20 @@ from dataclasses import dataclass, field
 import httpx
 
 from .config import Settings
+from .core.feedback import FB_DOCS, FB_QUERY, bag, expand, key_stems
 from .core.plan import replan
 from .core.refine import (
     ENOUGH,
     EXCLUDE_BELOW,
-    FB_DOCS,
-    FB_QUERY,
     RELEVANT,
     TASK_STOP,
     Facts,
     Scored,
     Vocabulary,
     allowed,
-    bag,
     band,
     evaluate,
-    expand,
     facts_for,
-    key_stems,
     learn,
     uncovered,
 )
