@@ -7,7 +7,8 @@ of the project (``SW_BENCH_REPOS``, default ``/work/.mirror``, laid out ``owner+
 ``fetch`` tool's copies) into a cache outside the project (``SW_BENCH_CACHE``, default
 ``~/.cache/sourcewise-bench/retrieve``); the projects' code is never committed. A task counts at k
 when any gold file is among the first k files. BM25 ranks the same trees' non-test Python source
-files (bm25s over the analyzer's terms of path and text), in the same run.
+files (bm25s over the analyzer's terms of path and text), in the same run. One project
+(``HELD_OUT``) was never looked at while tuning and is reported apart.
 
 **Worked examples**: seed 004's two examples as generated repositories (``tests/retrieve_repo.py``):
 where the files the seed names land, for one cycle and for the loop.
