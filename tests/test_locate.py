@@ -101,6 +101,9 @@ def test_names_paths_flags_and_imports_are_read_exactly() -> None:
         ("the tests fail on Windows", False),
         ("test_read_settings fails after the upgrade", True),
         ("tests/test_loader.py is flaky", True),
+        ("aiter_lines is wrong:\n```python\ntest_httpx = TestHttpx()\n```\n", False),
+        (">>> test_client = make()\n>>> test_client.get('/')\nfails", False),
+        ("FAILED tests/test_a.py::test_b - AssertionError", True),
     ],
 )
 def test_saying_test_is_not_a_task_about_tests(task: str, about: bool) -> None:
@@ -250,3 +253,65 @@ def test_an_index_of_hostile_files_keeps_every_readable_file(tmp_path: Path, st:
     repo = write_repo(tmp_path / "hostile", files)
     found = retrieve("shipping label", sources=[f"code:{repo}"], max_cycles=1, settings=st)
     assert files_of(found)[0] == "src/ok.py"
+
+
+# --- what a bug report names: tests, qualified methods, a pasted script's imports ------------
+
+
+def _small_repo(files: dict[str, tuple[str, ...]], imports: dict[str, tuple[str, ...]] | None = None) -> Repo:
+    imports = imports or {}
+    return Repo(
+        [
+            FileFacts(p, names, imports.get(p, ()), tuple(Symbol(n, 1, 2, n.count(".")) for n in names))
+            for p, names in files.items()
+        ]
+    )
+
+
+def test_a_named_test_file_or_test_points_at_the_module_it_tests() -> None:
+    repo = _small_repo(
+        {
+            "src/click/termui.py": ("prompt",),
+            "src/click/_termui_impl.py": ("pager",),
+            "src/click/core.py": ("Command",),
+            "tests/test_termui.py": ("test_prompt_suffix",),
+        }
+    )
+    words = {"src/click/core.py": 3.0, "src/click/termui.py": 1.0}  # the prose's words favour core.py
+    for task in ("tests/test_termui.py fails on 8.3", "test_prompt_suffix fails since 8.3"):
+        ranked = rank(read_task(task), repo, words)
+        assert ranked[0].path == "src/click/termui.py", (task, ranked)
+        assert any(r.startswith("tested by") for r in ranked[0].reasons)
+    plain = rank(read_task("prompt suffix fails since 8.3"), repo, words)
+    assert plain[0].path == "src/click/core.py", "no test named: the words decide"
+
+
+def test_a_named_class_method_counts_for_the_file_defining_it() -> None:
+    repo = _small_repo(
+        {
+            "src/click/formatting.py": ("HelpFormatter", "HelpFormatter.write_usage", "wrap_text"),
+            "src/click/core.py": ("Command", "Command.get_usage", "write_usage"),
+        }
+    )
+    words = {"src/click/core.py": 3.0, "src/click/formatting.py": 1.0}
+    task = "Empty output from `HelpFormatter.write_usage` for a program without arguments"
+    ranked = rank(read_task(task), repo, words)
+    assert ranked[0].path == "src/click/formatting.py"
+    assert "defines HelpFormatter.write_usage" in ranked[0].reasons
+    bare = rank(read_task("Empty output from `write_usage` for a program without arguments"), repo, words)
+    assert bare[0].path == "src/click/core.py", "a bare name in the prose is not evidence"
+
+
+def test_a_pasted_scripts_imports_are_how_it_runs_not_the_bug() -> None:
+    repo = _small_repo(
+        {"httpx/_models.py": ("Response",), "httpx/_decoders.py": ("LineDecoder",)},
+        {"httpx/_models.py": ("json",)},
+    )
+    words = {"httpx/_decoders.py": 2.0, "httpx/_models.py": 1.9}
+    script = "aiter_lines() drops data\n```python\nimport json\nimport httpx\n```\n"
+    assert rank(read_task(script), repo, words)[0].path == "httpx/_decoders.py"
+    said = "aiter_lines() drops data when the json module decodes it; import json is involved"
+    top = rank(read_task(said), repo, words)[0]
+    assert top.path == "httpx/_models.py", "named in the prose: it counts"
+    assert "imports json" in top.reasons
+    assert "requests.__version__" not in read_task(">>> requests.__version__\n'2.22.0'").modules

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from sourcewise.errors import ConfigError, SourceUnavailable, SourcewiseError
 from sourcewise.models import SourceQuery
 from sourcewise.sources import resolve_source
 from sourcewise.sources.code import CodeOptions, CodeSource
-from sourcewise.sources.codeindex import CodeIndex, compile_globs, walk
+from sourcewise.sources.codeindex import PROGRESS_EVERY, CodeIndex, compile_globs, walk
 
 AUTH = '''"""Auth helpers."""
 import time
@@ -313,3 +315,48 @@ async def test_any_query_gives_hits_or_a_sourcewise_error(repo: Path, tmp_path: 
     finally:
         await source.aclose()
     assert all(h.location.startswith(h.path or "?") for h in result.hits)
+
+
+class _Terminal(io.StringIO):
+    """A stderr that says it is a terminal, as an interactive one does."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+async def test_a_first_index_of_a_large_tree_reports_its_progress(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first index of more than ``PROGRESS_EVERY`` files says how far it has got on a terminal's
+    stderr, ending with the whole count; a second refresh (nothing to read) and a pipe say nothing."""
+    root = tmp_path / "big"
+    total = PROGRESS_EVERY * 2 + 37
+    for i in range(total):
+        folder = root / f"pkg{i // 100}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"mod{i}.py").write_text(f"def handler_{i}(request):\n    return {i}\n")
+    source = _source(root, tmp_path)
+    err = _Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    try:
+        report = await source.refresh()
+        assert report.files == total
+        shown = [line.strip() for line in err.getvalue().split("\r") if line.strip()]
+        counts = [int(s.split(": ")[-1].split(" of ")[0].replace(",", "")) for s in shown]
+        assert counts == [PROGRESS_EVERY, PROGRESS_EVERY * 2, total], shown
+        assert all(s.endswith(f"of {total:,} files") for s in shown)
+        assert err.getvalue().endswith("\n")
+        err.seek(0)
+        err.truncate()
+        await source.refresh()  # nothing new to read: nothing to report
+        assert err.getvalue() == ""
+    finally:
+        await source.aclose()
+    piped = io.StringIO()  # not a terminal: a pipe or a log file gets no progress lines
+    monkeypatch.setattr(sys, "stderr", piped)
+    other = _source(root, tmp_path / "second")
+    try:
+        assert (await other.refresh()).files == total
+    finally:
+        await other.aclose()
+    assert piped.getvalue() == ""

@@ -6,8 +6,12 @@ Stage one ranks files by what the task names exactly (``core/taskread.py``) and 
 - **paths and modules**: a file path the task names (a traceback frame's file, matched by its last
   parts) or a dotted module (``flask.cli`` -> ``src/flask/cli.py``; ``import ssl`` -> a module
   ``ssl``, never a doc page or a package's ``__init__``);
-- **frames and errors**: a traceback frame's function or an error class the task quotes, defined
-  in a file (its outline's symbols), counts for it, more when few files define it;
+- **frames, errors and methods**: a traceback frame's function, an error class the task quotes or a
+  qualified ``Class.method`` it names, defined in a file (its outline's symbols), counts for it,
+  more when few files define it (a bare name in the prose is left out: it points at every file
+  defining ``route``);
+- **tests named**: a test file the task names (or the test file defining a test function it names)
+  points at the module it tests (``tests/test_termui.py`` -> ``termui.py``);
 - **kinds of files**: when the task asks for a code change, source files outrank tests, docs,
   changelogs, vendored code, examples and config (kept, weighted down), unless it is about them.
 
@@ -38,7 +42,9 @@ W_PATH = 2.0
 W_MODULE = 1.5
 W_INNERMOST = 1.0  # the innermost traceback frame inside the repository: where it failed
 W_ERROR = 0.5  # the file defining a quoted error class (it is raised elsewhere, as often as not)
-W_IMPORTER = 0.75  # a file importing a module the task names that the repository does not hold
+W_IMPORTER = 0.75  # a file importing a module the prose names that the repository does not hold
+W_METHOD = 1.0  # the file defining a ``Class.method`` the task names (specific, unlike a bare name)
+W_TESTED = 2.0  # the module a named test file tests: a failing test points at it
 MAX_IMPORTERS = 10
 
 NAME_CAP = 3.0
@@ -161,6 +167,30 @@ def _module_hits(reading: Reading, code: Sequence[str]) -> dict[str, str]:
     return out
 
 
+def _tested(reading: Reading, repo: Repo, hits: Mapping[str, str]) -> dict[str, str]:
+    """Source files a named test points at: ``tests/test_termui.py`` (or a test function the task
+    names, by the test file defining it) -> the module ``termui.py`` / ``_termui.py``."""
+    tests = [p for p in hits if repo.kinds.get(p) == "test"]
+    for name in reading.tests:
+        where = [p for p in repo.definers.get(name, set()) if repo.kinds.get(p) == "test"]
+        tests += where if len(where) <= 2 else []
+    by_stem: dict[str, list[str]] = defaultdict(list)
+    for p in repo.code:
+        by_stem[p.rsplit("/", 1)[-1].rsplit(".", 1)[0].lstrip("_")].append(p)
+    out: dict[str, str] = {}
+    for test in dict.fromkeys(tests):
+        stem = test.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        stem = stem.removeprefix("test_").removesuffix("_test")
+        parts = stem.split("_")
+        for n in range(len(parts), 0, -1):  # test_termui_prompt.py -> termui_prompt, then termui
+            found = by_stem.get("_".join(parts[:n]), [])
+            if 0 < len(found) <= 3:
+                for p in found:
+                    out.setdefault(p, test)
+                break
+    return out
+
+
 def _definitions(f: FileFacts, names: set[str], words: set[str]) -> tuple[Symbol, ...]:
     def score(s: Symbol) -> tuple[float, int]:
         exact = 2.0 if (_last(s.name) in names or s.name in names) else 0.0
@@ -200,6 +230,11 @@ def rank(
             named[p] += weight / len(where)
             if len(why[p]) < 6:
                 why[p].append(f"defines {name}" + (" (a traceback frame)" if name in reading.frames else ""))
+    for qualified in dict.fromkeys(".".join(m.split(".")[-2:]) for m in reading.modules if "." in m):
+        where = definers.get(qualified, set()) if qualified[:1].isupper() else set()
+        for p in where if len(where) <= 2 else ():
+            named[p] += W_METHOD / len(where)
+            why[p].append(f"defines {qualified}")
     for p, value in named.items():
         score[p] += min(NAME_CAP, value)
     hits = _path_hits(reading, repo.paths)
@@ -215,7 +250,10 @@ def rank(
         error_home = module.rsplit(".", 1)[-1] in errors  # ``shop.errors.ConfigError``: where it is defined
         score[p] += W_ERROR if error_home else W_MODULE
         why[p].insert(0, f"module named: {module}")
-    for module in reading.modules:
+    for p, test in _tested(reading, repo, hits).items():
+        score[p] += W_TESTED
+        why[p].insert(0, f"tested by {test}")
+    for module in reading.mentioned:  # a pasted script's ``import json`` is how it runs, not the bug
         users = repo.importers.get(module, set())
         if 0 < len(users) <= MAX_IMPORTERS and not _module_hits(Reading(modules=(module,)), repo.code):
             for p in users:

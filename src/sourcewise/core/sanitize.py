@@ -20,6 +20,8 @@ def utf8(text: str) -> str:
 def strip_controls(text: str, keep: str = "") -> str:
     """``text`` without control, format-override and private-use characters (escape sequences,
     bidi overrides), except those in ``keep`` (e.g. ``"\\n\\t"`` for multi-line text)."""
+    if text.isascii():  # the usual case, at C speed: ASCII's only such characters are its controls
+        return text.translate({c: None for c in _ASCII_CONTROLS if chr(c) not in keep})
     out = []
     for ch in text:
         if ch in keep:
@@ -34,3 +36,4 @@ def strip_controls(text: str, keep: str = "") -> str:
 # Cc controls (ESC, BEL, CR ...), Cf format (bidi overrides, zero-width), Cs lone surrogates,
 # Co private use, Cn unassigned; Zl/Zp line and paragraph separators.
 _DROP = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+_ASCII_CONTROLS = (*range(32), 127)

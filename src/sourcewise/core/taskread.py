@@ -41,6 +41,7 @@ _DUMP = re2.compile(
     r"|[\w.-]{1,60}\s{2,}v?\d{1,4}(?:\.\d{1,6}){1,4}\S{0,20}"  # "package    1.2.3" (pip list)
     r")\s*$"
 )
+_TEST_NAME = re2.compile(r"\btest_\w{1,100}")
 _TRACE_LINE = re2.compile(r'^\s*(?:Traceback \(most recent call last\)|File "[^"\n]{1,400}", line \d+)')
 STOP_NAMES = frozenset(
     {"self", "cls", "None", "True", "False", "print", "import", "from", "return", "def", "class", "e.g",
@@ -63,11 +64,14 @@ class Reading:
     flags: tuple[str, ...] = ()  # command-line flags
     prose: str = ""  # the text less environment dumps, logs and traceback lines
     dropped: int = 0  # lines dropped as dumps or logs
+    tests: tuple[str, ...] = ()  # test functions named outside the code (a repro's ``test_x`` is code)
+    mentioned: tuple[str, ...] = ()  # modules named outside the code (a repro's ``import json`` is code)
 
     @property
     def about_tests(self) -> bool:
-        """Whether the task names a test file or test function (saying "test" is not enough)."""
-        return any(_is_test_path(p) for p in self.paths) or any(n.startswith("test_") for n in self.names)
+        """Whether the task names a test file or test function (saying "test" is not enough, nor a
+        ``test_`` name in a pasted script)."""
+        return any(_is_test_path(p) for p in self.paths) or bool(self.tests)
 
     @property
     def exact(self) -> tuple[str, ...]:
@@ -90,6 +94,18 @@ def _codeish(word: str, call: bool, ticked: bool) -> bool:
     if ticked or call or "_" in bare or "." in word:
         return True
     return any(c.isupper() for c in bare[1:]) and any(c.islower() for c in bare)
+
+
+def _outside_code(text: str) -> list[str]:
+    """The lines of ``text`` outside its fenced code blocks (a pasted script or session)."""
+    out: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not fenced and not line.lstrip().startswith((">>>", "...", "$ ")):
+            out.append(line)
+    return out
 
 
 def _keep_line(line: str) -> bool:
@@ -127,6 +143,8 @@ def read_task(text: str) -> Reading:
                 parts = [p for p in word.split(".") if p]
                 if parts and parts[-1] in CODE_EXTS.split("|"):
                     continue  # a file name, found as a path
+                if parts and parts[-1].startswith("__") and parts[-1].endswith("__"):
+                    continue  # ``requests.__version__``, ``Foo.__init__``: context or a dunder, not a module
                 modules.append(word)
                 names.extend(p for p in parts[1:] if p not in STOP_NAMES and len(p) > 1)
             else:
@@ -137,6 +155,8 @@ def read_task(text: str) -> Reading:
         names.append(m.group(1))
         if m.group(2):
             errors.append(m.group(2).strip())
+    said = "\n".join(_outside_code(body))
+    tests = [m.group(0) for m in _TEST_NAME.finditer(said)]
     frame_names = [f for _, f in frames if not f.startswith("<")]
     names = [*frame_names, *names]
     flags = [m.group(1) for m in _FLAG.finditer(body)]
@@ -149,4 +169,6 @@ def read_task(text: str) -> Reading:
         flags=tuple(dict.fromkeys(flags))[:MAX_NAMES],
         prose=body,
         dropped=dropped,
+        tests=tuple(dict.fromkeys(tests))[:MAX_NAMES],
+        mentioned=tuple(m for m in dict.fromkeys(modules) if m in said)[:MAX_NAMES],
     )

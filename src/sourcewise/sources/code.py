@@ -35,7 +35,7 @@ from ..errors import ConfigError, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
 from ._fts import fts_match
 from .base import Capabilities, Source, SourceOptions
-from .codeindex import PROGRESS_EVERY, ChunkRow, CodeIndex, Globs, compile_globs, index_path, walk
+from .codeindex import ChunkRow, CodeIndex, Globs, compile_globs, index_path, walk
 
 __all__ = ["CodeIndexReport", "CodeOptions", "CodeSource"]
 
@@ -191,6 +191,7 @@ class CodeSource(Source):
     _index: CodeIndex | None = None
     _last: CodeIndexReport | None = None
     _repo: Repo | None = None  # the repository's structure, per state of the index
+    _lexical: tuple[list[str], dict[str, float]] | None = None  # the task's words' BM25, for later cycles
 
     def __init__(self, name: str, options: SourceOptions, settings: Settings) -> None:
         super().__init__(name, options, settings)
@@ -247,7 +248,7 @@ class CodeSource(Source):
             return None
 
         def report(done: int, total: int) -> None:
-            end = "\n" if done + PROGRESS_EVERY > total else ""
+            end = "\n" if done == total else ""
             print(
                 f"\rsourcewise: indexing {self.name}: {done:,} of {total:,} files", end=end, file=sys.stderr
             )
@@ -291,14 +292,21 @@ class CodeSource(Source):
         index = self._index
         assert index is not None
         named = [t for n in (*reading.names, *reading.modules) for t in analyze(n)]
-        words = list(dict.fromkeys([*named, *terms, *analyze(reading.prose)]))[:MAX_TERMS]
+        words = list(dict.fromkeys([*named, *analyze(reading.prose)]))[:MAX_TERMS]
+        added = [w for w in dict.fromkeys(t for term in terms for t in analyze(term)) if w not in words]
 
         def run() -> list[Located]:
             if self._repo is None or report.added or report.updated or report.removed:
                 self._repo = Repo(
                     [FileFacts(p, tuple(d), tuple(i), tuple(s)) for p, d, i, s in index.facts()]
                 )
-            return rank(reading, self._repo, index.file_bm25(words), about=about, extra_names=terms)
+            # BM25 sums over words: a later cycle adds its learned words' scores to the task's
+            if fresh or self._lexical is None or self._lexical[0] != words:
+                self._lexical = (words, index.file_bm25(words))
+            lexical = dict(self._lexical[1])
+            for p, value in index.file_bm25(added).items():
+                lexical[p] = lexical.get(p, 0.0) + value
+            return rank(reading, self._repo, lexical, about=about, extra_names=terms)
 
         return await asyncio.to_thread(run)
 
@@ -352,3 +360,4 @@ class CodeSource(Source):
             self._index.close()
             self._index = None
             self._repo = None
+            self._lexical = None

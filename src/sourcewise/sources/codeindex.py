@@ -314,6 +314,8 @@ class CodeIndex:
                 else:
                     added += 1
                 self._add(cand)
+            if progress is not None and len(todo) >= PROGRESS_EVERY and len(todo) % PROGRESS_EVERY:
+                progress(len(todo), len(todo))  # the last report says the index is whole
             return added, updated, len(removed)
 
     def _delete(self, file_id: int) -> None:

@@ -1,0 +1,131 @@
+"""Retrieval's code sources: a code source ranks its whole repository for the task
+(``core/locate.py``) instead of a chunk search; each file is one candidate showing the definitions
+the task is about (``path::Class.method``), scored by its share of the best file's score, and later
+cycles rank again with the learned words."""
+
+from __future__ import annotations
+
+import time
+from itertools import chain, islice
+from typing import TYPE_CHECKING
+
+from .core.locate import Located, kind_of
+from .core.refine import Scored, allowed, band
+from .core.sanitize import strip_controls
+from .errors import SourcewiseError
+from .gather import Gathered
+from .models import Hit
+from .sources import Source
+
+if TYPE_CHECKING:
+    from .retrieve_loop import Loop
+
+__all__ = ["locate_files", "located_hit", "read_file", "with_located"]
+
+MAX_FILE = 512_000  # bytes of a code file read for its imports
+LOCATED_MORE = 5  # files of a code source's ranking taken by the first cycle beyond ``limit``
+LOCATED_LATER = 10  # new files a later cycle's ranking adds at most
+RELATED = 0.69  # the most a file found by words alone scores while a key term is uncovered
+HIGH = 0.9  # the relevance of a code source's best file; the others by their share of its score
+
+
+def read_file(source: Source, hit: Hit) -> str | None:
+    """The whole file behind a code hit, if it lies inside the source's folder and is small."""
+    root = source.options.path
+    if hit.kind != "code" or not hit.path or root is None:
+        return None
+    try:
+        base = root.expanduser().resolve()
+        target = (base / hit.path).resolve() if base.is_dir() else base
+        if not target.is_relative_to(base) or not target.is_file() or target.stat().st_size > MAX_FILE:
+            return None
+        return target.read_text("utf-8", errors="replace")
+    except (OSError, ValueError):
+        return None
+
+
+_LABEL = {"high": "implements the target", "medium": "related", "low": "indirect", "none": "irrelevant"}
+
+
+def with_located(loop: Loop, scored: list[Scored]) -> list[Scored]:
+    """A code source's files take the relevance of its latest ranking (their share of the best
+    file's score) and its reasons: "implements the target" only when the task names the file (a
+    path, module, frame or error it defines) or the file covers every key term; a file found by
+    words alone scores the mean of its share and the rules' score (the rules' when higher: a word
+    learned by the loop standing for a key term)."""
+    if not loop.located:
+        return scored
+    out = []
+    for s in scored:
+        found = loop.located.get(s.facts.location)
+        if found is not None and s.facts.location not in loop.model_used:  # a model's score stands
+            value, why = found
+            if not why.startswith(("named", "module named", "defines")):  # words alone: the rules weigh in
+                value = round((value + s.relevance) / 2, 3)
+                value = min(value, RELATED) if s.missing else value  # a key term uncovered: not the target
+            kind = kind_of(s.facts.location)
+            if value >= s.relevance or (kind != "source" and kind not in loop.about):  # a doc page stays down
+                s = Scored(s.facts, value, band(value), f"{_LABEL[band(value)]}: {why}", s.missing, s.covered)
+            else:  # the rules see more (a learned word stands for a key term): theirs, with the why
+                s = Scored(s.facts, s.relevance, s.band, f"{s.reason}; {why}", s.missing, s.covered)
+        out.append(s)
+    return sorted(out, key=lambda s: (-s.relevance, s.facts.location))
+
+
+async def locate_files(loop: Loop, gathered: Gathered, terms: list[str]) -> Gathered:
+    """A code source's hits replaced by its ranking of the whole repository for the task (with
+    ``terms`` learned by earlier cycles): one hit per file, its relevance the file's share of the
+    best file's score (``HIGH`` for the best)."""
+    hits, reports = list(gathered.hits), list(gathered.reports)
+    for i, source in enumerate(loop.sources):
+        locate = getattr(source, "locate", None)
+        if not loop.locate or locate is None or reports[i].status not in ("ok", "empty"):
+            continue
+        started = time.perf_counter()
+        try:
+            ranked: list[Located] = await locate(
+                loop.reading, terms, about=loop.about, fresh=not loop.located
+            )
+        except SourcewiseError as exc:
+            reports[i] = reports[i].model_copy(update={"status": "failed", "error": str(exc)})
+            continue
+        kept = (r for r in ranked if allowed(r.path, loop.include, loop.exclude))  # lazily: the best few
+        best = next(kept, None)
+        if best is None or best.score <= 0:
+            reports[i] = reports[i].model_copy(update={"status": "empty" if not loop.located else "ok"})
+            continue
+        top = best.score
+        room = loop.limit + LOCATED_MORE if not loop.located else LOCATED_LATER
+        new = (r for r in chain([best], kept) if r.path not in loop.pool and r.path not in loop.excluded)
+        fresh = list(islice(new, room))
+        for r in fresh:  # a file's value is its first ranking's: later cycles add, never reshuffle
+            why = "; ".join(r.reasons) or "words of the task"
+            loop.located.setdefault(r.path, (round(HIGH * r.score / top, 3), why))
+        hits[i] = [located_hit(source, r) for r in fresh]
+        named = ", ".join(loop.reading.exact[:6])
+        query = f"locate: {named or 'the task words'}" + (f" + {', '.join(terms)}" if terms else "")
+        elapsed = round((time.perf_counter() - started) * 1000, 1)
+        status = "ok" if hits[i] or loop.located else "empty"
+        update = {"hits": len(hits[i]), "queries": (*reports[i].queries, query), "elapsed_ms": elapsed}
+        reports[i] = reports[i].model_copy(update={**update, "status": status})
+    return Gathered(reports=reports, hits=hits)
+
+
+def located_hit(source: Source, r: Located) -> Hit:
+    """A ranked file as a hit: titled ``path::Class.method`` by its best definition, showing its lines."""
+    best = r.definitions[0] if r.definitions else None
+    start, end = (best.start, best.end) if best else (1, 40)
+    probe = Hit(
+        title=f"{r.path}::{best.name}" if best else r.path, location=f"{r.path}#L{start}-L{end}",
+        source=source.name, kind="code", authority="code", score=r.score, path=r.path, start_line=start,
+        end_line=end, meta={"found": "locate", "reasons": "; ".join(r.reasons),
+                            "definitions": "; ".join(f"{d.name} L{d.start}-L{d.end}" for d in r.definitions)},
+    )  # fmt: skip
+    lines = (read_file(source, probe) or "").splitlines()[start - 1 : min(end, start + 59)]
+    text = "\n".join(lines)
+    return probe.model_copy(
+        update={
+            "text": strip_controls(text, keep="\n\t"),
+            "snippet": strip_controls(" ".join(text.split())[:200]),
+        }
+    )
