@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,8 +58,9 @@ def _run(cmd: list[str]) -> subprocess.CompletedProcess[str]:
     return got
 
 
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[PgServer]:
+@contextmanager
+def postgres() -> Iterator[PgServer]:
+    """A throwaway server (skip when PostgreSQL is not installed), stopped at the end."""
     if not (BIN / "initdb").is_file() or not (BIN / "pg_ctl").is_file():
         pytest.skip(f"PostgreSQL is not installed at {BIN} (apt-get install postgresql-15)")
     if os.geteuid() == 0 and shutil.which("runuser") is None:
@@ -87,6 +89,12 @@ def pg_server() -> Iterator[PgServer]:
             subprocess.run([*_as_owner(), str(BIN / "pg_ctl"), "-D", str(folder / "data"), "-m", "immediate",
                             "stop"], capture_output=True, timeout=60, check=False)  # fmt: skip
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    with postgres() as server:
+        yield server
 
 
 @pytest.fixture

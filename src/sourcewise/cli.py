@@ -402,7 +402,8 @@ def fetch_cmd(
 def index_cmd(
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to index.")] = None,
     kb: Annotated[
-        Path | None, typer.Option("--kb", help="Index file (default STATE_DIR/kb.sqlite3).")
+        str | None,
+        typer.Option("--kb", help="Index file (default STATE_DIR/kb.sqlite3) or a postgresql:// URL."),
     ] = None,
     no_semantic: Annotated[bool, typer.Option("--no-semantic", help="Do not compute embeddings.")] = False,
     status: Annotated[

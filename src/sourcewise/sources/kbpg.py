@@ -27,7 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import IndexVersionError, SourceUnavailable
 from . import kbterms
-from .kbpgquery import FIELDS, PgView
+from .kbpgquery import FIELDS, PgView, guarded
 from .kbquery import HEADINGS_SEP
 from .kbstore import ChunkRow, FileRow
 
@@ -122,7 +122,7 @@ class PgStore:
 
     def _migrate(self) -> None:
         latest = MIGRATIONS[-1][0]
-        with self._lock, self.db.transaction():
+        with self._lock, guarded(self.location), self.db.transaction():
             self.db.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_MIGRATE,))
             self.db.execute(
                 "CREATE TABLE IF NOT EXISTS kb_migrations(version INTEGER PRIMARY KEY, "
@@ -142,7 +142,7 @@ class PgStore:
                     self.db.execute("INSERT INTO kb_migrations(version) VALUES (%s)", (version,))
 
     def _all(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
+        with self._lock, guarded(self.location):
             return list(self.db.execute(sql, params).fetchall())
 
     def get_meta(self, key: str) -> str | None:
@@ -165,7 +165,7 @@ class PgStore:
         return PgWriter(self)
 
     def view(self) -> PgView:
-        return PgView(self.db, self._lock)
+        return PgView(self.db, self._lock, self.location)
 
     def missing_vectors(self, limit: int) -> list[tuple[str, str]]:
         rows = self._all(
@@ -311,7 +311,7 @@ class PgWriter:
         if not (self._gone or self._touched or self._coverage):
             return
         store = self.store
-        with store._lock, store.db.transaction(), store.db.cursor() as cur:
+        with store._lock, guarded(store.location), store.db.transaction(), store.db.cursor() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_WRITE,))
             self._delete_chunks(cur)
             self._insert_chunks(cur)
@@ -376,7 +376,7 @@ class PgWriter:
         """The last batch; embeddings no chunk uses any more go."""
         self.commit()
         if self._changed:
-            with self.store._lock, self.store.db.transaction():
+            with self.store._lock, guarded(self.store.location), self.store.db.transaction():
                 self.store.db.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_WRITE,))
                 self.store.db.execute(
                     "DELETE FROM kb_vectors v WHERE NOT EXISTS "

@@ -12,12 +12,15 @@ Filters, required and excluded terms are conditions of the same SQL query, never
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
+
+from ..errors import SourceUnavailable
 
 from .kbquery import HEADINGS_SEP, WEIGHTS, LexQuery, Row, StoreFilter
 
-__all__ = ["FIELDS", "K1", "B", "PgView", "filter_sql"]
+__all__ = ["FIELDS", "K1", "B", "PgView", "filter_sql", "guarded"]
 
 FIELDS = tuple(WEIGHTS)  # field numbers in kb_postings: 0 title, 1 headings, 2 body
 K1 = 1.2
@@ -65,6 +68,19 @@ UNION ALL SELECT term, field, count(*)::float8 FROM kb_postings WHERE term = ANY
 """
 
 _ROW = "c.id, c.path, c.title, c.day, c.headings, c.body, c.start_line, c.end_line, c.embed_hash, c.dated"
+
+
+@contextmanager
+def guarded(location: str) -> Iterator[None]:
+    """A database error (the server gone, a lost connection) as ``SourceUnavailable`` naming the
+    location (never the password); what the transaction held is rolled back by the server."""
+    import psycopg
+
+    try:
+        yield
+    except psycopg.Error as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+        raise SourceUnavailable("kb", f"{location}: {first}") from exc
 
 
 def _like(value: str) -> str:
@@ -119,12 +135,13 @@ def _idf(n: float, df: float) -> float:
 class PgView:
     """Ranks, filters and reads chunks of the PostgreSQL store (keys: ``(0, chunk id)``)."""
 
-    def __init__(self, db: Any, lock: threading.RLock) -> None:
+    def __init__(self, db: Any, lock: threading.RLock, location: str) -> None:
         self.db = db
         self._lock = lock
+        self.location = location
 
     def _all(self, sql: str, params: dict[str, Any] | Sequence[Any]) -> list[tuple[Any, ...]]:
-        with self._lock:
+        with self._lock, guarded(self.location):
             return list(self.db.execute(sql.encode(), params).fetchall())
 
     def lexical(self, q: LexQuery, where: StoreFilter, limit: int) -> list[tuple[tuple[int, int], float]]:
