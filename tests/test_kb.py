@@ -246,7 +246,9 @@ def test_explicit_unsupported_file_is_reported(location: str, tmp_path: Path, do
     assert report.skipped[0].reason == "unsupported file type '.png'"
 
 
-def test_binary_and_oversized_files_are_skipped(location: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_binary_and_oversized_files_are_skipped(
+    location: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = tmp_path / "f"
     folder.mkdir()
     (folder / "bin.txt").write_bytes(b"abc\x00def")
@@ -439,7 +441,9 @@ def test_semantic_and_hybrid_with_the_extra(location: str, tmp_path: Path, docs:
     assert names(base.search("budget", mode="semantic", filters={"-type": "pdf"})).count("budget.pdf") == 0
 
 
-def test_hybrid_on_an_index_without_embeddings_says_it_searched_lexically(location: str, kb: KnowledgeBase) -> None:
+def test_hybrid_on_an_index_without_embeddings_says_it_searched_lexically(
+    location: str, kb: KnowledgeBase
+) -> None:
     pytest.importorskip("sentence_transformers")
     base = KnowledgeBase(location, semantic=None)
     hits, warnings = base.search_with_warnings("payments market", mode="hybrid")
@@ -447,8 +451,8 @@ def test_hybrid_on_an_index_without_embeddings_says_it_searched_lexically(locati
     assert any("no embeddings" in w for w in warnings)
 
 
-def test_a_model_still_loading_leaves_the_search_lexical_and_says_so(location: str, 
-    kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+def test_a_model_still_loading_leaves_the_search_lexical_and_says_so(
+    location: str, kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A cold torch start can outlast a source's deadline: the search answers lexically meanwhile."""
     import threading
@@ -491,8 +495,8 @@ def np_ids(n: int):  # type: ignore[no-untyped-def]
     return np.arange(n, dtype=np.int64)
 
 
-def test_a_korean_query_in_hybrid_mode_never_asks_the_english_model(location: str, 
-    kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+def test_a_korean_query_in_hybrid_mode_never_asks_the_english_model(
+    location: str, kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """MiniLM reads English: a query mostly in Hangul is searched lexically, without loading it."""
     from sourcewise.sources import kb as kbmod

@@ -19,9 +19,9 @@ from sourcewise.errors import IndexVersionError, SourceUnavailable
 from sourcewise.models import SourceQuery
 from sourcewise.sources import resolve_source
 from sourcewise.sources.kbpg import MIGRATIONS
+from test_kb import _chunks, names, tree
 
 from pgserver import PgServer, postgres
-from test_kb import _chunks, names, tree
 
 
 @pytest.fixture
@@ -46,7 +46,9 @@ def _assert_consistent(url: str) -> None:
     assert _one(url, "SELECT value FROM kb_counts WHERE name = 'tokens_2'") == _one(
         url, "SELECT coalesce(sum(len_body), 0) FROM kb_chunks"
     )
-    distinct = "SELECT count(*) FROM (SELECT DISTINCT path, start_line, end_line, embed_hash FROM kb_chunks) d"
+    distinct = (
+        "SELECT count(*) FROM (SELECT DISTINCT path, start_line, end_line, embed_hash FROM kb_chunks) d"
+    )
     assert _one(url, distinct) == chunks
 
 
@@ -104,7 +106,9 @@ async def test_the_kb_source_reads_a_postgresql_url(pg_server: PgServer, pg_url:
         await source.aclose()
 
 
-def test_the_cli_indexes_into_a_postgresql_url(pg_server: PgServer, pg_url: str, docs: Path, tmp_path: Path) -> None:
+def test_the_cli_indexes_into_a_postgresql_url(
+    pg_server: PgServer, pg_url: str, docs: Path, tmp_path: Path
+) -> None:
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:

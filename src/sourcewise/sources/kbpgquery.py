@@ -17,7 +17,6 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..errors import SourceUnavailable
-
 from .kbquery import HEADINGS_SEP, WEIGHTS, LexQuery, Row, StoreFilter
 
 __all__ = ["FIELDS", "K1", "B", "PgView", "filter_sql", "guarded"]
