@@ -27,7 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import IndexVersionError, SourceUnavailable
 from . import kbterms
-from .kbpgquery import FIELDS, PgView, guarded
+from .kbpgquery import FIELDS, PgView, fieldnorm, guarded
 from .kbquery import HEADINGS_SEP
 from .kbstore import ChunkRow, FileRow
 
@@ -62,7 +62,7 @@ CREATE TABLE kb_postings(
     term TEXT NOT NULL, field SMALLINT NOT NULL, chunk_id BIGINT NOT NULL
         REFERENCES kb_chunks(id) ON DELETE CASCADE,
     tf INTEGER NOT NULL, dl INTEGER NOT NULL, positions INTEGER[] NOT NULL,
-    PRIMARY KEY(term, field, chunk_id));
+    PRIMARY KEY(term, field, chunk_id) INCLUDE (tf, dl));
 CREATE INDEX kb_postings_chunk ON kb_postings(chunk_id);
 CREATE TABLE kb_counts(name TEXT PRIMARY KEY, value BIGINT NOT NULL);
 INSERT INTO kb_counts VALUES ('docs', 0), ('tokens_0', 0), ('tokens_1', 0), ('tokens_2', 0);
@@ -273,7 +273,7 @@ class PgWriter:
             )
             self._postings.append(
                 [
-                    (term, f, tf, dl, positions.get(term, []))
+                    (term, f, tf, fieldnorm(dl), positions.get(term, []))
                     for f, (freqs, positions, dl) in enumerate(fields)
                     for term, tf in freqs.items()
                 ]

@@ -2,8 +2,9 @@
 
 The ranking is the embedded engine's (tantivy): per field, ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``
 and ``idf * (k1 + 1) * tf / (tf + k1 * (1 - b + b * dl / avgdl))`` with k1 = 1.2, b = 0.75, ``N`` the
-chunks, ``df`` the chunks whose field holds the term, ``dl`` the field's length in terms and ``avgdl``
-its average; each field's score weighted as ``kbquery.WEIGHTS`` says, summed over the query's clauses.
+chunks, ``df`` the chunks whose field holds the term, ``dl`` the field's length in terms (stored as
+the engine stores it: ``fieldnorm``) and ``avgdl`` its exact average; each field's score weighted as
+``kbquery.WEIGHTS`` says, summed over the query's clauses.
 A required term scores as a clause of its own; a phrase (several words) must occur in one field, in
 order, and scores like the engine's phrase query: its frequency, the sum of its words' idf, unweighted.
 Filters, required and excluded terms are conditions of the same SQL query, never applied after it.
@@ -11,6 +12,7 @@ Filters, required and excluded terms are conditions of the same SQL query, never
 
 from __future__ import annotations
 
+import bisect
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -19,7 +21,7 @@ from typing import Any
 from ..errors import SourceUnavailable
 from .kbquery import HEADINGS_SEP, WEIGHTS, LexQuery, Row, StoreFilter
 
-__all__ = ["FIELDS", "K1", "B", "PgView", "filter_sql", "guarded"]
+__all__ = ["FIELDS", "K1", "B", "PgView", "fieldnorm", "filter_sql", "guarded"]
 
 FIELDS = tuple(WEIGHTS)  # field numbers in kb_postings: 0 title, 1 headings, 2 body
 K1 = 1.2
@@ -27,30 +29,44 @@ B = 0.75
 
 _SCORE = """
 WITH q(clause, term) AS (SELECT * FROM unnest(%(clauses)s::int[], %(terms)s::text[])),
-w(field, weight) AS (SELECT * FROM unnest(%(fields)s::int[], %(weights)s::float8[])),
-n AS (SELECT greatest(value, 1)::float8 AS n FROM kb_counts WHERE name = 'docs'),
-avg AS (SELECT substr(name, 8)::int AS field, greatest(value::float8 / n.n, 1e-9) AS avgdl
-        FROM kb_counts, n WHERE name LIKE 'tokens\\_%%'),
-df AS (SELECT term, field, count(*)::float8 AS df FROM kb_postings WHERE term = ANY(%(terms)s)
-       GROUP BY term, field),
+st AS (SELECT (SELECT greatest(value, 1)::float8 FROM kb_counts WHERE name = 'docs') AS n,
+    ARRAY(SELECT value::float8 FROM kb_counts WHERE name LIKE 'tokens\\_%%' ORDER BY name) AS tokens),
+p AS (SELECT chunk_id, term, field, tf, dl, count(*) OVER (PARTITION BY term, field)::float8 AS df
+      FROM kb_postings WHERE term = ANY(%(terms)s)),
 per AS (
     SELECT p.chunk_id, q.clause, sum(
-        w.weight * ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5)) * %(k1p)s * p.tf
-        / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.dl / a.avgdl))) AS s
-    FROM q JOIN kb_postings p ON p.term = q.term
-    JOIN df ON df.term = p.term AND df.field = p.field
-    JOIN w ON w.field = p.field JOIN avg a ON a.field = p.field CROSS JOIN n
-    WHERE %(only)s::bigint[] IS NULL OR p.chunk_id = ANY(%(only)s::bigint[])
+        (%(weights)s::float8[])[p.field + 1] * ln(1 + (st.n - p.df + 0.5) / (p.df + 0.5)) * %(k1p)s * p.tf
+        / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.dl / greatest(st.tokens[p.field + 1] / st.n, 1e-9)))) AS s
+    FROM p JOIN q ON q.term = p.term CROSS JOIN st
+    {only}
     GROUP BY p.chunk_id, q.clause),
-agg AS (SELECT chunk_id, sum(s) AS score, array_agg(clause) AS got FROM per GROUP BY chunk_id),
-cands AS (SELECT chunk_id FROM agg WHERE %(only)s::bigint[] IS NULL
-          UNION SELECT unnest(%(only)s::bigint[]))
-SELECT c.id, coalesce(agg.score, 0) FROM cands JOIN kb_chunks c ON c.id = cands.chunk_id
-LEFT JOIN agg ON agg.chunk_id = cands.chunk_id
-WHERE coalesce(agg.got, '{}') @> %(required)s::int[] AND {filter}
-  AND NOT EXISTS (SELECT 1 FROM kb_postings x WHERE x.chunk_id = c.id AND x.term = ANY(%(excluded)s))
-ORDER BY 2 DESC, 1 LIMIT %(limit)s
+agg AS (SELECT chunk_id, sum(s) AS score, array_agg(clause) AS got FROM per GROUP BY chunk_id)
 """
+
+
+def _score_sql(where: StoreFilter, params: dict[str, Any], phrased: bool) -> str:
+    """The scoring query: only the conditions the query has (a condition always true still costs
+    the planner a join it cannot estimate)."""
+    only = "WHERE p.chunk_id = ANY(%(only)s::bigint[])" if phrased else ""
+    source = "(SELECT unnest(%(only)s::bigint[]) AS chunk_id) cands LEFT JOIN agg USING (chunk_id)"
+    ref = "cands.chunk_id" if phrased else "agg.chunk_id"
+    conds = []
+    if params["required"]:
+        conds.append("coalesce(agg.got, '{}') @> %(required)s::int[]")
+    if params["excluded"]:
+        conds.append(f"NOT EXISTS (SELECT 1 FROM kb_postings x WHERE x.chunk_id = {ref} "
+                     "AND x.term = ANY(%(excluded)s))")  # fmt: skip
+    filtered = filter_sql(where, params)
+    join = ""
+    if filtered != "TRUE":
+        join = f" JOIN kb_chunks c ON c.id = {ref}"
+        conds.append(filtered)
+    return (
+        _SCORE.replace("{only}", only)
+        + f"SELECT {ref}, coalesce(agg.score, 0) FROM {source if phrased else 'agg'}{join} "
+        + f"WHERE {' AND '.join(conds) or 'TRUE'} ORDER BY 2 DESC, 1 LIMIT %(limit)s"
+    )
+
 
 _PHRASE = """
 SELECT chunk_id, field, term, positions, dl FROM kb_postings
@@ -121,6 +137,26 @@ def filter_sql(where: StoreFilter, params: dict[str, Any]) -> str:
     return " AND ".join(conds) or "TRUE"
 
 
+def _fieldnorms() -> list[int]:
+    """The engine's 256 field lengths (tantivy's ``FIELD_NORMS_TABLE``): exact up to 40, then 8 steps
+    per doubling of the step; a length is stored as the largest of them not above it."""
+    table, value, step = list(range(41)), 40, 2
+    while len(table) < 256:
+        for _ in range(min(8, 256 - len(table))):
+            value += step
+            table.append(value)
+        step *= 2
+    return table
+
+
+_NORMS = _fieldnorms()
+
+
+def fieldnorm(length: int) -> int:
+    """A field's length as the engine ranks with it (lossy above 40 terms, like tantivy's)."""
+    return _NORMS[bisect.bisect_right(_NORMS, length) - 1]
+
+
 def _bm25(tf: float, dl: float, avgdl: float, idf: float) -> float:
     return idf * (K1 + 1) * tf / (tf + K1 * (1 - B + B * dl / avgdl))
 
@@ -161,7 +197,6 @@ class PgView:
             "clauses": [c for c, _ in clauses],
             "terms": [t for _, t in clauses],
             "required": required,
-            "fields": list(range(len(FIELDS))),
             "weights": [WEIGHTS[f] for f in FIELDS],
             "k1": K1,
             "k1p": K1 + 1,
@@ -172,8 +207,7 @@ class PgView:
         }
         if phrased is not None and not phrased:
             return []
-        sql = _SCORE.replace("{filter}", filter_sql(where, params))
-        rows = self._all(sql, params)
+        rows = self._all(_score_sql(where, params, phrased is not None), params)
         scored = [((0, int(i)), float(s) + (phrased or {}).get(int(i), 0.0)) for i, s in rows]
         if phrased is not None:
             scored.sort(key=lambda x: (-x[1], x[0]))
