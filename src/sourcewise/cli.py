@@ -472,7 +472,10 @@ def cache_clear(config: ConfigOpt = None) -> None:
     _echo(f"removed {removed} cached page(s)")
 
 
-from . import cli_sources  # noqa: E402, F401 (registers ask and sources on app)
+from . import (  # noqa: E402 (they register ask, sources and access on app)
+    cli_access,  # noqa: F401
+    cli_sources,  # noqa: F401
+)
 
 add_door_commands(app, _setup, _fail)
 

@@ -25,7 +25,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp
 
 from ._version import __version__
-from .config import Settings
+from .access import grants
+from .config import Settings, load_settings
 from .core.present import render_answer
 from .errors import SourcewiseError
 from .guards import guarded
@@ -271,5 +272,6 @@ def _handlers(api: FastAPI) -> None:
 def create_app(settings: Settings | None = None, doors: DoorSettings | None = None) -> ASGIApp:
     """The app factory (``uvicorn --factory sourcewise.server:create_app``): the API behind the
     key, the per-client rate limit and the body limit; /health, /docs and /openapi.json stay open."""
-    doors = doors or DoorSettings()
-    return guarded(build_api(settings, doors), doors, open_paths=("/health", "/docs", "/openapi.json"))
+    doors, settings = doors or DoorSettings(), settings or load_settings()
+    api = build_api(settings, doors)
+    return guarded(api, doors, open_paths=("/health", "/docs", "/openapi.json"), grants=grants(settings))
