@@ -124,11 +124,9 @@ def check(settings: Any, sources: Sequence[str] | None, default: Sequence[str] |
     if sources is None:
         wanted = [s for s in (default or ()) if s in grant.sources]
         return wanted or list(grant.sources)
-    bad = [s for s in sources if s not in grant.sources]
-    if bad:
+    if any(s not in grant.sources for s in sources):  # the names are not echoed: no oracle either way
         raise InvalidOption(
-            f"unknown source(s) {', '.join(repr(s[:40]) for s in bad[:5])}: over this door this key "
-            f"may use {', '.join(grant.sources)}"
+            f"a requested source is unknown or not open to this key; it may use {', '.join(grant.sources)}"
         )
     return list(sources)
 

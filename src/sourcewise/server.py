@@ -71,12 +71,12 @@ class RouteRequest(_Request):
     question: str = Field(min_length=1, max_length=2000, description="the user's question")
 
 
-KB_SOURCES = "configured source names; leave it out for the knowledge base (kb)"
+KB_SOURCES = "configured source names; leave it out for the knowledge base (kb), or the key's own sources"
 
 
 class SourcesSearchRequest(_Request):
     query: str = Field(min_length=1, max_length=4000, description="words plus the sources' filters")
-    sources: list[str] = Field(default=["kb"], min_length=1, max_length=32, description=KB_SOURCES)
+    sources: list[str] | None = Field(default=None, min_length=1, max_length=32, description=KB_SOURCES)
     limit: int = Field(default=10, ge=1, le=50)
 
 
@@ -108,7 +108,7 @@ class AskResponse(Answer):
 
 class RetrieveRequest(_Request):
     task: str = Field(min_length=1, max_length=2000, description="what the caller is trying to do")
-    sources: list[str] = Field(default=["kb"], min_length=1, max_length=32, description=KB_SOURCES)
+    sources: list[str] | None = Field(default=None, min_length=1, max_length=32, description=KB_SOURCES)
     max_cycles: int = Field(default=3, ge=1, le=5)
 
 
