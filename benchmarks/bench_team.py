@@ -20,7 +20,7 @@ from sourcewise.sources.kb import KnowledgeBase
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "tests"))
 
-from pgserver import postgres  # noqa: E402
+from pgserver import postgres
 
 
 def _measure(location: str, corpus: Path, queries: dict[str, str]) -> tuple[dict[str, list[str]], str]:
@@ -32,7 +32,10 @@ def _measure(location: str, corpus: Path, queries: dict[str, str]) -> tuple[dict
     p50, p95 = bench_kb._timed(lambda t: kb.search(t, mode="lexical"), list(queries.values()))
     size = kb.store.disk_bytes() / 1e6
     kb.close()
-    return ranked, f"{report.chunks} chunks in {took:.1f} s ({report.chunks / took:,.0f}/s), {size:.1f} MB | {p50:.2f} | {p95:.2f}"
+    return (
+        ranked,
+        f"{report.chunks} chunks in {took:.1f} s ({report.chunks / took:,.0f}/s), {size:.1f} MB | {p50:.2f} | {p95:.2f}",
+    )
 
 
 def vaswani() -> str:
@@ -43,7 +46,10 @@ def vaswani() -> str:
     bench_kb._write_corpus(docs, corpus)
     rows = []
     with tempfile.TemporaryDirectory() as tmp, postgres() as server:
-        for name, location in (("embedded (tantivy)", str(Path(tmp) / "kb.sqlite3")), ("PostgreSQL 15", server.url())):
+        for name, location in (
+            ("embedded (tantivy)", str(Path(tmp) / "kb.sqlite3")),
+            ("PostgreSQL 15", server.url()),
+        ):
             ranked, speed = _measure(location, corpus, queries)
             quality = bench_kb._quality(name, ranked, qrels).rstrip(" |")
             rows.append((quality, speed, ranked))

@@ -201,3 +201,15 @@ def _restart(server: PgServer) -> None:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.5)
+
+
+def test_a_read_only_connection_opens_and_searches_a_current_database(pg_url: str, docs: Path) -> None:
+    """What a read replica allows: no migration, no write on open; queries answer."""
+    with KnowledgeBase(pg_url, semantic=False) as kb:
+        kb.index([docs])
+    read_only = pg_url + "?options=-c%20default_transaction_read_only%3Don"
+    with KnowledgeBase(read_only, semantic=False) as kb:
+        assert names(kb.search("mentor", mode="lexical")) == ["onboarding.rst"]
+        (docs / "market.txt").write_text("changed\n", "utf-8")
+        with pytest.raises(SourceUnavailable, match="read-only"):
+            kb.index([docs / "market.txt"])

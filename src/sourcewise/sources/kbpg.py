@@ -120,14 +120,23 @@ class PgStore:
             self.db.close()
             raise
 
+    def _version(self) -> int:
+        with self._lock, guarded(self.location):
+            if self.db.execute("SELECT to_regclass('kb_migrations')").fetchone()[0] is None:
+                return 0
+            return int(self.db.execute("SELECT coalesce(max(version), 0) FROM kb_migrations").fetchone()[0])
+
     def _migrate(self) -> None:
+        """Run the migrations this database lacks (none written when it is current: a read replica
+        opens without a write)."""
         latest = MIGRATIONS[-1][0]
+        current = self._version()
+        if current == latest:
+            return
         with self._lock, guarded(self.location), self.db.transaction():
             self.db.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_MIGRATE,))
-            self.db.execute(
-                "CREATE TABLE IF NOT EXISTS kb_migrations(version INTEGER PRIMARY KEY, "
-                "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-            )
+            self.db.execute("CREATE TABLE IF NOT EXISTS kb_migrations(version INTEGER PRIMARY KEY, "
+                            "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")  # fmt: skip
             row = self.db.execute("SELECT coalesce(max(version), 0) FROM kb_migrations").fetchone()
             current = int(row[0])
             if current > latest:
