@@ -1,13 +1,15 @@
 """Team server benchmark (issue 28): the knowledge base on PostgreSQL beside the embedded one.
 
 ``python benchmarks/run.py team``: starts a throwaway PostgreSQL 15 (tests/pgserver.py: initdb +
-pg_ctl in a temporary folder), indexes the shared Vaswani collection into both backends, and reports
+pg_ctl in a temporary folder), indexes the shared Vaswani collection and the project's Korean set
+(benchmarks/data/korean.json) into both backends, and reports
 nDCG@10 and MAP (same queries, same qrels, same run), index time and lexical query p50/p95 on each.
 ``TEAM_ASK=0`` leaves out the concurrent ``/ask`` run (``bench_teamask``).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -38,11 +40,11 @@ def _measure(location: str, corpus: Path, queries: dict[str, str]) -> tuple[dict
     )
 
 
-def vaswani() -> str:
-    if not bench_kb.VASWANI.exists():
-        return "../shared/data/ir/vaswani is absent: skipped"
-    docs, queries, qrels = bench_kb._vaswani()
-    corpus = bench_kb.CACHE / "vaswani-team"
+def _compare(
+    label: str, docs: dict[str, str], queries: dict[str, str], qrels: dict[str, dict[str, int]]
+) -> str:
+    """Both backends on one collection, in turn, in the same run."""
+    corpus = bench_kb.CACHE / f"team-{label}"
     bench_kb._write_corpus(docs, corpus)
     rows = []
     with tempfile.TemporaryDirectory() as tmp, postgres() as server:
@@ -54,7 +56,7 @@ def vaswani() -> str:
             quality = bench_kb._quality(name, ranked, qrels).rstrip(" |")
             rows.append((quality, speed, ranked))
     lines = [
-        f"{len(docs)} documents, {len(qrels)} judged queries; both backends in the same run, in turn.", "",
+        f"{label}: {len(docs)} documents, {len(qrels)} judged queries; both backends in the same run, in turn.", "",
         "| backend | nDCG@10 | MAP | index | query p50 ms | query p95 ms |", "|---|---|---|---|---|---|",
     ]  # fmt: skip
     lines += [f"{quality} | {speed} |" for quality, speed, _ in rows]
@@ -63,8 +65,27 @@ def vaswani() -> str:
     return "\n".join(lines)
 
 
+def vaswani() -> str:
+    if not bench_kb.VASWANI.exists():
+        return "../shared/data/ir/vaswani is absent: skipped"
+    return _compare("Vaswani", *bench_kb._vaswani())
+
+
+def korean() -> str:
+    data = json.loads((bench_kb.HERE / "data" / "korean.json").read_text("utf-8"))
+    queries = {k: v["text"] for k, v in data["queries"].items()}
+    return _compare("Korean (benchmarks/data/korean.json)", data["docs"], queries,
+                    {k: v["rel"] for k, v in data["queries"].items()})  # fmt: skip
+
+
 def run() -> str:
-    parts = [f"Load before: {os.getloadavg()[0]:.2f} (1 min) on {os.cpu_count()} cores.", "", vaswani()]
+    parts = [
+        f"Load before: {os.getloadavg()[0]:.2f} (1 min) on {os.cpu_count()} cores.",
+        "",
+        vaswani(),
+        "",
+        korean(),
+    ]
     if os.environ.get("TEAM_ASK", "1") != "0":
         import bench_teamask
 
