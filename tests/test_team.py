@@ -27,9 +27,9 @@ def test_two_homes_share_the_postgresql_knowledge_base(pg_url: str, tmp_path: Pa
                 health = httpx.get(f"{base}/health", timeout=30).json()
                 assert health["store"] == "redis"
             questions = ["How do I roll back a release?", "What is the session token expiry?"] * 20
-            answered, errors = asyncio.run(asks(bases, questions, ["team"]))
+            answered, errors, cited = asyncio.run(asks(bases, questions, ["team"]))
             assert errors == []
-            assert len(answered) == 40
+            assert len(answered) == cited == 40
             # An index run from a third place is seen by both servers as soon as it commits.
             (docs / "new.md").write_text("# Zebra\n\nThe zebra crossing policy changed.\n", "utf-8")
             with KnowledgeBase(pg_url, semantic=False) as kb:
