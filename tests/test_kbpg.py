@@ -9,9 +9,12 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sourcewise import IndexReport, KnowledgeBase
 from sourcewise.config import Settings
@@ -213,3 +216,34 @@ def test_a_read_only_connection_opens_and_searches_a_current_database(pg_url: st
         (docs / "market.txt").write_text("changed\n", "utf-8")
         with pytest.raises(SourceUnavailable, match="read-only"):
             kb.index([docs / "market.txt"])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    key=st.sampled_from(["path", "-path", "title", "-title", "ext", "-type"]),
+    value=st.text(alphabet=st.sampled_from("%_\\*?'\"ab.dmo/-x ops배포"), min_size=1, max_size=12),
+)
+def test_any_filter_value_keeps_the_same_chunks_on_both_backends(
+    pair: tuple[KnowledgeBase, KnowledgeBase], key: str, value: str
+) -> None:
+    """LIKE's own characters (``%``, ``_``, ``\\``), quotes, globs and Hangul in a filter value:
+    PostgreSQL keeps exactly the chunks the embedded engine keeps, ranked the same."""
+    filters = {key: value.strip() or "x"}
+    got = [[h.location for h in kb.search("deploy 배포 market mentor token", mode="lexical", filters=filters)]
+           for kb in pair]  # fmt: skip
+    assert got[0] == got[1]
+
+
+@pytest.fixture
+def pair(pg_url: str, tmp_path: Path) -> Iterator[tuple[KnowledgeBase, KnowledgeBase]]:
+    """The same files in an embedded and a PostgreSQL knowledge base (one test's, every example's)."""
+    docs = tree(tmp_path / "pair")
+    built = (
+        KnowledgeBase(str(tmp_path / "pair.sqlite3"), semantic=False),
+        KnowledgeBase(pg_url, semantic=False),
+    )
+    for kb in built:
+        kb.index([docs])
+    yield built
+    for kb in built:
+        kb.close()

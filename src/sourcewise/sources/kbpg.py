@@ -183,10 +183,7 @@ class PgStore:
             "ORDER BY c.embed_hash LIMIT %s",
             (limit,),
         )
-        return [
-            (h, "\n".join([t, *([x for x in hd.split(HEADINGS_SEP)] if hd else []), b]))
-            for h, t, hd, b in rows
-        ]
+        return [(h, "\n".join([t, *(hd.split(HEADINGS_SEP) if hd else []), b])) for h, t, hd, b in rows]
 
     def put_vectors(self, items: Sequence[tuple[str, bytes]]) -> None:
         with self._lock, self.db.transaction(), self.db.cursor() as cur:
