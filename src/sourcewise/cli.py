@@ -402,7 +402,8 @@ def fetch_cmd(
 def index_cmd(
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to index.")] = None,
     kb: Annotated[
-        Path | None, typer.Option("--kb", help="Index file (default STATE_DIR/kb.sqlite3).")
+        str | None,
+        typer.Option("--kb", help="Index file (default STATE_DIR/kb.sqlite3) or a postgresql:// URL."),
     ] = None,
     no_semantic: Annotated[bool, typer.Option("--no-semantic", help="Do not compute embeddings.")] = False,
     status: Annotated[
@@ -471,7 +472,11 @@ def cache_clear(config: ConfigOpt = None) -> None:
     _echo(f"removed {removed} cached page(s)")
 
 
-from . import cli_mcp, cli_sources  # noqa: E402, F401 (register ask, sources and sources add-mcp on app)
+from . import (  # noqa: E402 (they register ask, sources, sources add-mcp and access on app)
+    cli_access,  # noqa: F401
+    cli_mcp,  # noqa: F401
+    cli_sources,  # noqa: F401
+)
 
 add_door_commands(app, _setup, _fail)
 

@@ -125,6 +125,10 @@ class Settings(BaseSettings):
         description="[sources.NAME] sections: type (the plug-in, default NAME) and its options; "
         "a comma-separated list of names is a section each with default options",
     )
+    access: Annotated[dict[str, dict[str, Any]], NoDecode] = Field(
+        default_factory=dict,
+        description="[access.NAME] sections: key_sha256 and the sources that user may search (access.py)",
+    )
     model_url: str | None = Field(
         default=None,
         description="an OpenAI-compatible Chat Completions base URL (OpenAI, Ollama, vLLM, llama.cpp) "

@@ -13,10 +13,11 @@ import json
 import math
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from . import access
 from .service import DoorSettings
 
 __all__ = ["RateLimiter", "guarded", "send_error"]
@@ -72,8 +73,16 @@ def _presented_key(scope: Scope) -> str | None:
     return _header(scope, b"x-api-key")
 
 
-def guarded(app: ASGIApp, doors: DoorSettings, *, open_paths: Iterable[str] = ("/health",)) -> ASGIApp:
-    """``app`` behind the key, the rate limit and the body limit; ``open_paths`` need no key."""
+def guarded(
+    app: ASGIApp,
+    doors: DoorSettings,
+    *,
+    open_paths: Iterable[str] = ("/health",),
+    grants: Mapping[str, access.Grant] | None = None,
+) -> ASGIApp:
+    """``app`` behind the key, the rate limit and the body limit; ``open_paths`` need no key.
+    ``grants`` (``[access]`` sections): each user's own key, their grant bound to the request
+    (``access``); the single ``api_key`` then opens nothing."""
     key = doors.api_key.get_secret_value().encode() if doors.api_key else None
     limiter = RateLimiter(doors.rate_limit, doors.rate_burst)
     free = frozenset(open_paths)
@@ -83,16 +92,17 @@ def guarded(app: ASGIApp, doors: DoorSettings, *, open_paths: Iterable[str] = ("
             await app(scope, receive, send)
             return
         path = scope.get("path", "")
-        if key is not None and path not in free:
+        grant = None
+        if grants and path not in free:
+            grant = access.authenticate(grants, _presented_key(scope))
+            if grant is None:
+                await _unauthorized(send)
+                return
+            scope[access.SCOPE_KEY] = grant
+        elif key is not None and path not in free:
             given = (_presented_key(scope) or "").encode()
             if not hmac.compare_digest(given, key):
-                await send_error(
-                    send,
-                    401,
-                    "Unauthorized",
-                    "missing or wrong API key: send 'Authorization: Bearer KEY' or 'X-API-Key: KEY'",
-                    [("www-authenticate", "Bearer")],
-                )
+                await _unauthorized(send)
                 return
         client = (scope.get("client") or ("unknown", 0))[0]
         wait = limiter.allow(str(client))
@@ -105,9 +115,15 @@ def guarded(app: ASGIApp, doors: DoorSettings, *, open_paths: Iterable[str] = ("
                 [("retry-after", str(math.ceil(wait)))],
             )
             return
-        await _limited_body(app, scope, receive, send, doors.max_body_bytes)
+        with access.bound(grant):
+            await _limited_body(app, scope, receive, send, doors.max_body_bytes)
 
     return guard
+
+
+async def _unauthorized(send: Send) -> None:
+    message = "missing or wrong API key: send 'Authorization: Bearer KEY' or 'X-API-Key: KEY'"
+    await send_error(send, 401, "Unauthorized", message, [("www-authenticate", "Bearer")])
 
 
 async def _limited_body(app: ASGIApp, scope: Scope, receive: Receive, send: Send, limit: int) -> None:

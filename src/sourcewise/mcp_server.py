@@ -22,8 +22,9 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, StrictInt, ValidationError
 from starlette.types import ASGIApp
 
+from . import access
 from ._version import __version__
-from .config import Settings
+from .config import Settings, load_settings
 from .core.present import render_answer, render_results
 from .core.text import printable
 from .errors import SourcewiseError
@@ -70,9 +71,12 @@ async def _tool_call(ctx: Ctx) -> AsyncIterator[Service]:
     internals), and the server carries on."""
     service = _service(ctx)
     limit = service.doors.request_timeout
+    request = ctx.request_context.request  # over HTTP: the guard left the caller's grant in its scope
+    grant = request.scope.get(access.SCOPE_KEY) if request is not None else None
     try:
         async with asyncio.timeout(limit):
-            yield service
+            with access.bound(grant):
+                yield service
     except SourcewiseError as exc:
         failure = classify(exc)
         raise ToolError(f"{failure.kind}: {failure.message}") from exc
@@ -421,8 +425,9 @@ def create_http_app(
     from .guards import guarded
 
     doors = doors or DoorSettings()
+    settings = settings or load_settings()
     server = build_server(settings, doors)
     app = server.streamable_http_app(
         stateless_http=True, max_request_body_size=doors.max_body_bytes, host=host
     )
-    return guarded(app, doors, open_paths=())
+    return guarded(app, doors, open_paths=(), grants=access.grants(settings))

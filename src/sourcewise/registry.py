@@ -19,7 +19,6 @@ import logging
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.metadata import EntryPoint, entry_points
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
@@ -206,7 +205,7 @@ class Registry:
                 f"unknown source {spec!r}: not a configured name (configured: {configured}) "
                 f"nor a type ({', '.join(sorted(self.source_types))}); e.g. code:./repo"
             )
-        options: dict[str, Any] = {"path": Path(path)} if sep else {}
+        options: dict[str, Any] = {"path": path} if sep else {}  # pydantic makes it a Path (or a URL: kb)
         return self.build_source(spec, type_name, options, settings)
 
     def kinds(self) -> dict[str, type[Source]]:

@@ -25,7 +25,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp
 
 from ._version import __version__
-from .config import Settings
+from .access import grants
+from .config import Settings, load_settings
 from .core.present import render_answer
 from .errors import SourcewiseError
 from .guards import guarded
@@ -70,12 +71,12 @@ class RouteRequest(_Request):
     question: str = Field(min_length=1, max_length=2000, description="the user's question")
 
 
-KB_SOURCES = "configured source names; leave it out for the knowledge base (kb)"
+KB_SOURCES = "configured source names; leave it out for the knowledge base (kb), or the key's own sources"
 
 
 class SourcesSearchRequest(_Request):
     query: str = Field(min_length=1, max_length=4000, description="words plus the sources' filters")
-    sources: list[str] = Field(default=["kb"], min_length=1, max_length=32, description=KB_SOURCES)
+    sources: list[str] | None = Field(default=None, min_length=1, max_length=32, description=KB_SOURCES)
     limit: int = Field(default=10, ge=1, le=50)
 
 
@@ -107,7 +108,7 @@ class AskResponse(Answer):
 
 class RetrieveRequest(_Request):
     task: str = Field(min_length=1, max_length=2000, description="what the caller is trying to do")
-    sources: list[str] = Field(default=["kb"], min_length=1, max_length=32, description=KB_SOURCES)
+    sources: list[str] | None = Field(default=None, min_length=1, max_length=32, description=KB_SOURCES)
     max_cycles: int = Field(default=3, ge=1, le=5)
 
 
@@ -271,5 +272,6 @@ def _handlers(api: FastAPI) -> None:
 def create_app(settings: Settings | None = None, doors: DoorSettings | None = None) -> ASGIApp:
     """The app factory (``uvicorn --factory sourcewise.server:create_app``): the API behind the
     key, the per-client rate limit and the body limit; /health, /docs and /openapi.json stay open."""
-    doors = doors or DoorSettings()
-    return guarded(build_api(settings, doors), doors, open_paths=("/health", "/docs", "/openapi.json"))
+    doors, settings = doors or DoorSettings(), settings or load_settings()
+    api = build_api(settings, doors)
+    return guarded(api, doors, open_paths=("/health", "/docs", "/openapi.json"), grants=grants(settings))

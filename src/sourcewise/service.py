@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from . import access
 from ._version import __version__
 from .ask import aask
 from .core.urls import canonical_url
@@ -156,6 +157,8 @@ class Failure:
 def classify(exc: SourcewiseError) -> Failure:
     """The status and typed reason for ``exc``. Messages never hold a key or a stack trace."""
     kind, message = type(exc).__name__, str(exc)
+    if isinstance(exc, access.AccessDenied):
+        return Failure(401, "Unauthorized", message)
     if isinstance(exc, InvalidInput):
         return Failure(400, kind, message)
     if isinstance(exc, NoProviderAvailable):
@@ -254,13 +257,18 @@ class Service:
         return _route(question, settings=self.settings)
 
     # -- private sources, ask and retrieve -------------------------------------------------------
-    def door_sources(self, sources: Sequence[str] | None) -> list[str] | None:
+    def door_sources(
+        self, sources: Sequence[str] | None, default: Sequence[str] | None = None
+    ) -> list[str] | None:
         """Only configured names, ``kb`` and ``web`` cross a network door: a spec such as
-        ``code:/etc`` would let a remote caller read the server's files."""
-        if sources is None:
-            return None
-        if not sources:
+        ``code:/etc`` would let a remote caller read the server's files. With ``[access]``
+        sections, only the caller's own sources (``access.check``, which names no other)."""
+        if sources is not None and not sources:
             raise InvalidOption(NO_SOURCES)
+        if access.grants(self.settings):
+            return access.check(self.settings, sources, default)
+        if sources is None:
+            return None if default is None else list(default)
         allowed = {*self.settings.sources, "kb", "web"}
         bad = [s for s in sources if s not in allowed]
         if bad:
@@ -275,7 +283,7 @@ class Service:
     ) -> list[SourceResult]:
         """Search private sources with a query in their own syntax (``sourcewise.search_sources``)."""
         door_text(query, "the query")
-        chosen = self.door_sources(sources) or ["kb"]
+        chosen = self.door_sources(sources, ["kb"]) or ["kb"]
         return await asearch_sources(query, chosen, limit=limit, session=self.session)
 
     async def ask(
@@ -327,7 +335,7 @@ class Service:
     ) -> Retrieval:
         """Iterative retrieval over private sources (``sourcewise.aretrieve``); default: ``kb``."""
         door_text(task, "the task")
-        chosen = self.door_sources(sources) or ["kb"]
+        chosen = self.door_sources(sources, ["kb"]) or ["kb"]
         await progress(0, max_cycles, f"retrieving for {task[:80]!r}")
         result = await aretrieve(task, sources=chosen, max_cycles=max_cycles, session=self.session)
         await progress(max_cycles, max_cycles, f"{len(result.candidates)} candidates")

@@ -23,6 +23,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
+from pydantic import model_validator
+
 from ..config import Settings, load_settings
 from ..core import syntax as _syntax
 from ..core.analyze import MAX_TERM
@@ -34,10 +36,11 @@ from . import kbterms
 from .base import Capabilities, Source, SourceOptions
 from .kbembed import Embedder, embedder, embedder_within, semantic_available
 from .kbindex import IndexReport, run_index
-from .kbquery import LexQuery, Row, StoreFilter, View
+from .kbpg import display_url, is_url
+from .kbquery import LexQuery, Row, StoreFilter, Viewer
 from .kbsnippet import snippet as _snippet
 from .kbstatus import KBStatus, last_run_record, status_of
-from .kbstore import KBStore, Store
+from .kbstore import Store, open_store
 
 __all__ = ["KB_FILTERS", "IndexReport", "KnowledgeBase", "KnowledgeBaseSource"]
 
@@ -149,7 +152,7 @@ class KnowledgeBase:
         # None: wait for the model however long it takes to load; a number: search lexically
         # (and say so) when it is not ready within that many seconds (the sources under a deadline).
         self.model_wait: float | None = None
-        self.store: Store = store or KBStore(self._location(path, settings))
+        self.store: Store = store or open_store(self._location(path, settings))
         self._matrix: tuple[Any, Any] | None = None
         if self.store.get_meta("analyzer") not in (None, kbterms.ANALYZER_ID):
             _warn_once(f"{self.store.location} was built by another analyzer; run `sourcewise index` again")
@@ -164,6 +167,8 @@ class KnowledgeBase:
 
     @staticmethod
     def _location(path: str | os.PathLike[str] | None, settings: Settings | None) -> str:
+        if is_url(path):  # a PostgreSQL knowledge base (kbpg)
+            return str(path)
         if path is None:
             target = (settings or load_settings()).state_dir / "kb.sqlite3"
         else:
@@ -259,7 +264,7 @@ class KnowledgeBase:
         return hits, warnings
 
     def _ranked(
-        self, view: View, parsed: ParsedQuery, negations: list[str], where: StoreFilter, mode: Mode,
+        self, view: Viewer, parsed: ParsedQuery, negations: list[str], where: StoreFilter, mode: Mode,
         limit: int, warnings: list[str],
     ) -> list[tuple[Key, float]]:  # fmt: skip
         model: Embedder | None = None
@@ -305,7 +310,7 @@ class KnowledgeBase:
         return self._matrix
 
     def _semantic(
-        self, view: View, model: Embedder, text: str, where: StoreFilter, limit: int
+        self, view: Viewer, model: Embedder, text: str, where: StoreFilter, limit: int
     ) -> list[tuple[Key, float]]:
         import numpy as np
 
@@ -315,7 +320,7 @@ class KnowledgeBase:
         scores = flat.reshape(len(hashes), -1) @ model.encode([text])[0]
         # The nearest texts, then the chunks holding them that the filter keeps (with a filter,
         # many more texts: the filter may leave few of the nearest).
-        wanted = limit if not where.clauses(view.schema) else max(20 * limit, 2000)
+        wanted = limit if where.empty() else max(20 * limit, 2000)
         top = np.argsort(-scores)[:wanted]
         found = view.by_hashes([str(hashes[i]) for i in top], where, 4 * len(top))
         out = [(key, float(scores[i])) for i in top for key in found.get(str(hashes[i]), [])]
@@ -381,10 +386,19 @@ def _day_start(day: str) -> datetime:
 
 
 class KnowledgeBaseOptions(SourceOptions):
-    """``path`` is the index file (default ``STATE_DIR/kb.sqlite3``)."""
+    """``path`` is the index file (default ``STATE_DIR/kb.sqlite3``) or a ``postgresql://`` URL
+    (kept as ``url``: a URL is not a file path)."""
 
     mode: Mode = "hybrid"
     semantic: bool | None = None
+    url: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _url_path(cls, data: Any) -> Any:
+        if isinstance(data, dict) and is_url(data.get("path")):
+            data = {**data, "url": data["path"], "path": None}
+        return data
 
 
 class KnowledgeBaseSource(Source):
@@ -400,13 +414,20 @@ class KnowledgeBaseSource(Source):
 
     _kb: KnowledgeBase | None = None
 
-    def _file(self) -> Path:
+    def _file(self) -> Path | str:
+        """The index file, or the ``postgresql://`` URL of a team knowledge base (``kbpg``)."""
+        assert isinstance(self.options, KnowledgeBaseOptions)
+        if self.options.url is not None:
+            return self.options.url
         return (self.options.path or self.settings.state_dir / "kb.sqlite3").expanduser()
+
+    def _ready(self, path: Path | str) -> bool:
+        return isinstance(path, str) or path.is_file()
 
     def open(self) -> KnowledgeBase:
         if self._kb is None:
             path = self._file()
-            if not path.is_file():
+            if not self._ready(path):
                 raise SourceUnavailable(
                     self.name, f"no knowledge base at {path}: run `sourcewise index PATH` first"
                 )
@@ -428,14 +449,15 @@ class KnowledgeBaseSource(Source):
 
     async def info(self) -> SourceInfo:
         path = self._file()
-        if not path.is_file():
+        location = display_url(path) if isinstance(path, str) else str(path)
+        if not self._ready(path):
             return SourceInfo(
-                name=self.name, type=self.type, kind=self.kind, location=str(path), ready=False,
+                name=self.name, type=self.type, kind=self.kind, location=location, ready=False,
                 detail="not indexed: run `sourcewise index PATH`",
             )  # fmt: skip
         files, chunks, updated = self.open().info()
         return SourceInfo(
-            name=self.name, type=self.type, kind=self.kind, location=str(path), ready=True,
+            name=self.name, type=self.type, kind=self.kind, location=location, ready=True,
             detail=f"{files} files, {chunks} chunks", items=files, updated=updated,
         )  # fmt: skip
 

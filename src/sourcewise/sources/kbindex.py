@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..core.chunk import Document, chunk_document
 from ..core.extract import decode, extract
 from ..errors import InvalidOption
-from .kbstore import ChunkRow, FileRow, Store, Writer
+from .kbstore import ChunkRow, FileRow, Store, StoreWriter
 
 __all__ = ["FORMATS", "MAX_CHUNKS_PER_FILE", "MAX_FILE_BYTES", "IndexReport", "Skipped", "run_index"]
 
@@ -170,7 +170,7 @@ def _read(path: Path, known: tuple[str, int, int] | None, force: bool) -> tuple[
 
 
 class _Run:
-    def __init__(self, store: Store, writer: Writer, force: bool) -> None:
+    def __init__(self, store: Store, writer: StoreWriter, force: bool) -> None:
         self.writer = writer
         self.force = force
         self.known = store.files()

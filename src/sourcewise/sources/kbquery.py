@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import tantivy
 
-__all__ = ["HEADINGS_SEP", "WEIGHTS", "LexQuery", "Row", "StoreFilter", "View", "day_number"]
+__all__ = ["HEADINGS_SEP", "WEIGHTS", "LexQuery", "Row", "StoreFilter", "View", "Viewer", "day_number"]
 
 WEIGHTS = {"title": 4.0, "headings": 2.0, "body": 1.0}
 HEADINGS_SEP = "\x1f"  # a control character: never in a cleaned heading, a separator to the analyzer
@@ -42,6 +43,10 @@ class StoreFilter:
     not_titles: list[str] = field(default_factory=list)
     after: str | None = None  # ISO date, inclusive
     before: str | None = None  # ISO date, exclusive
+
+    def empty(self) -> bool:
+        return not (self.paths or self.not_paths or self.exts or self.not_exts or self.titles
+                    or self.not_titles or self.after or self.before)  # fmt: skip
 
     def clauses(self, schema: tantivy.Schema) -> list[tuple[tantivy.Occur, tantivy.Query]]:
         """The filter as required and excluded clauses of a boolean query (none: no filter)."""
@@ -107,6 +112,17 @@ def day_number(iso: str) -> int:
 
 def _heading_path(values: list[str]) -> tuple[str, ...]:
     return tuple(values[0].split(HEADINGS_SEP)) if values and values[0] else ()
+
+
+class Viewer(Protocol):
+    """What search needs from one view of a store (the embedded ``View``, PostgreSQL's ``PgView``)."""
+
+    def lexical(self, q: LexQuery, where: StoreFilter, limit: int) -> list[tuple[tuple[int, int], float]]: ...
+    def by_hashes(
+        self, hashes: Sequence[str], where: StoreFilter, limit: int
+    ) -> dict[str, list[tuple[int, int]]]: ...
+    def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]: ...
+    def texts(self, hashes: Sequence[str]) -> list[tuple[str, str]]: ...
 
 
 class View:

@@ -1,0 +1,62 @@
+"""``sourcewise access``: users of the network doors and the sources each may search (``access``).
+Registered on the main app by ``cli.py``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from . import access
+from .cli import ConfigOpt, _echo, _fail, _reported, _setup, app
+from .config import config_path
+from .errors import InvalidOption
+
+__all__ = ["access_app"]
+
+access_app = typer.Typer(
+    help="Users of the HTTP API and MCP over HTTP, each with a key and the sources they may search.",
+    no_args_is_help=True,
+)
+app.add_typer(access_app, name="access")
+
+
+@access_app.command("add")
+def access_add(
+    name: Annotated[str, typer.Argument(help="The user's name (letters, digits, '_', '.', '-').")],
+    source: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--source", "-S", help="A source this user may search (repeatable): a configured name, kb or web."
+        ),
+    ] = None,
+    config: ConfigOpt = None,
+) -> None:
+    """Create a random key for NAME, print it once, and write [access.NAME] (its sha256 and the
+    sources) to the config file. The key is not stored: give it to the user now."""
+    path = config.expanduser() if config else config_path()
+    if not path.exists():  # the first user of a server without a config file yet
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch(0o600)
+    settings = _setup(False, config)
+    known = [*settings.sources, *(n for n in ("kb", "web") if n not in settings.sources)]
+    with _reported():
+        try:
+            key = access.add_user(path, name, source or [], known)
+        except InvalidOption as exc:
+            _fail(exc, 2)
+    _echo(f"added {name} to {path}: may search {', '.join(dict.fromkeys(source or []))}")
+    _echo("key (shown once; only its sha256 is stored):", err=True)
+    typer.echo(key)
+
+
+@access_app.command("list")
+def access_list(config: ConfigOpt = None) -> None:
+    """Each user and the sources they may search (never a key or its hash)."""
+    settings = _setup(False, config)
+    with _reported():
+        table = access.grants(settings)
+    if not table:
+        _echo("no [access] sections: the doors take the one SOURCEWISE_API_KEY (or none)")
+    for grant in table.values():
+        _echo(f"{grant.user}: {', '.join(grant.sources)}")

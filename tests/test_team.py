@@ -1,0 +1,43 @@
+"""Many workers, two "machines": two ``serve --workers 2`` processes with separate home folders share
+one knowledge base on PostgreSQL and one Redis; concurrent asks over both answer, and an index run
+made from anywhere is seen by both as soon as it commits. Real PostgreSQL, Redis and uvicorn."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import httpx
+
+from sourcewise import KnowledgeBase
+from test_kb import tree
+
+from redisd import redis_server
+from teamkit import asks, home, servers
+
+
+def test_two_homes_share_the_postgresql_knowledge_base(pg_url: str, tmp_path: Path) -> None:
+    docs = tree(tmp_path)
+    with KnowledgeBase(pg_url, semantic=False) as kb:
+        kb.index([docs])
+    with redis_server() as redis_url:
+        envs = [home(tmp_path / name, pg_url, redis_url) for name in ("machine-a", "machine-b")]
+        with servers(envs, workers=2) as bases:
+            for base in bases:
+                health = httpx.get(f"{base}/health", timeout=30).json()
+                assert health["store"] == "redis"
+            questions = ["How do I roll back a release?", "What is the session token expiry?"] * 20
+            answered, errors, cited = asyncio.run(asks(bases, questions, ["team"]))
+            assert errors == []
+            assert len(answered) == cited == 40
+            # An index run from a third place is seen by both servers as soon as it commits.
+            (docs / "new.md").write_text("# Zebra\n\nThe zebra crossing policy changed.\n", "utf-8")
+            with KnowledgeBase(pg_url, semantic=False) as kb:
+                kb.index([docs])
+            for base in bases:
+                got = httpx.post(f"{base}/sources/search", json={"query": "zebra crossing", "sources": ["team"]},
+                                 timeout=60)  # fmt: skip
+                assert got.status_code == 200, got.text
+                assert [Path(h["path"]).name for h in got.json()[0]["hits"]][:1] == ["new.md"]
+    for env in envs:  # each home kept its own state; none built a local index
+        assert not (Path(env["SOURCEWISE_STATE_DIR"]) / "kb.sqlite3").exists()
