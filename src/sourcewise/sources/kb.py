@@ -70,6 +70,8 @@ def diversified(hits: list[Hit], per_file: int) -> list[Hit]:
         seen[key] = seen.get(key, 0) + 1
         (first if seen[key] <= per_file else rest).append(hit)
     return first + rest
+
+
 _warned: set[str] = set()
 
 
