@@ -44,6 +44,12 @@ TABLE: list[tuple[str, str, str | None]] = [
     ("카메라로", "카메라", None),
     ("코로나에서", "코로나", None),
     ("고양이가", "고양이", None),
+    # a verb syllable ending a word (or before a particle) is the noun's own
+    ("크래시", "크래시", None),
+    ("크래시가", "크래시", None),
+    ("노동조합이", "노동조합", None),
+    ("리프레시", "리프레시", None),
+    ("확인시켜", "확인", None),
     # verbs and adjectives by their stems
     ("결혼했는가", "결혼", None),
     ("결혼하였으나", "결혼", None),
@@ -144,6 +150,10 @@ NOUNS = [
     ("파이프라인", "파이프라인"),
     ("오로라의", "오로라"),
     ("고양이가", "고양이"),
+    ("고양이", "고양이"),  # a common noun ending in 이: no particle without evidence
+    ("물놀이", "물놀이"),  # a compound ending in a -이 noun
+    ("일정이", "일정"),  # a subject particle the syllable before takes
+    ("크래시", "크래시"),
     ("데이터가", "데이터"),
     ("마이그레이션이", "마이그레이션"),
     ("이메일과", "이메일"),

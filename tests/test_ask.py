@@ -262,17 +262,25 @@ async def test_one_dominant_reading_asks_nothing(st: Settings) -> None:
     assert answer.text
 
 
-async def test_internal_questions_never_reach_the_web(st: Settings, server: LocalServer) -> None:
+async def test_internal_questions_stay_off_the_configured_web(st: Settings, server: LocalServer) -> None:
+    server.route(
+        "/sx/search", Reply(body=json.dumps({"query": "x", "results": []}), content_type="application/json")
+    )
     st = load_settings(
         state_dir=st.state_dir,
         provider_options={"searxng": {"url": f"{server.url}/sx"}},
         providers=["searxng"],
+        sources=["web"],
     )
-    answer = await aask(
-        "우리 회사 휴가 규정 알려줘", sources=["web", MemorySource("wiki", WIKI)], session=Session(st)
-    )
-    assert server.hits("/sx") == 0
-    assert any("web left out" in w for w in answer.warnings)
+    async with Session(st) as session:
+        configured = await aask("우리 회사 휴가 규정 알려줘", session=session)
+        assert server.hits("/sx/search") == 0
+        assert any("web left out" in w for w in configured.warnings)
+        # named in the ask (-S web), the web is searched: the asker's choice wins over the route
+        named = await aask("Terraform state lock from:kim", sources=["web"], session=session)
+    assert server.hits("/sx/search") >= 1
+    assert "web" in {r.source for r in named.reports}
+    assert any("as asked" in w for w in named.warnings), named.warnings
 
 
 async def test_the_web_joins_through_the_provider_chain(st: Settings, server: LocalServer) -> None:

@@ -580,3 +580,22 @@ def test_long_words_do_not_fill_the_analyzer_caches(tmp_path: Path) -> None:
     finally:
         tracemalloc.stop()
     assert held < 10_000_000, f"{held / 1e6:.0f} MB held after the texts were freed"
+
+
+def test_one_long_page_does_not_fill_the_results(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    sections = "\n\n".join(f"## Retry section {i}\n\nConnection retry settings, part {i}." for i in range(8))
+    (docs / "long.md").write_text(f"# Retries everywhere\n\n{sections}\n", "utf-8")
+    filler = "The transport object carries pools, limits, proxies and timeouts for every client. " * 6
+    (docs / "short.md").write_text(f"# Transports\n\n{filler}Connection retry is set here.\n", "utf-8")
+    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    try:
+        base.index([docs])
+        hits = base.search("connection retry", limit=4)
+    finally:
+        base.close()
+    paths = [Path(h.location.split("#")[0]).name for h in hits]
+    assert paths.count("long.md") >= 2, paths  # the long page is found, but not alone
+    assert "short.md" in paths, paths
+    assert paths.count("long.md") <= 3, paths

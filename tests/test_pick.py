@@ -181,3 +181,46 @@ def test_a_changelog_ranks_below_the_page_it_summarises_unless_changes_are_asked
         score_hit(log, terms=changed, kind="fact", today=day, rank=0)[0]
         > score_hit(page, terms=changed, kind="fact", today=day, rank=1)[0]
     )
+
+
+def test_a_sentence_that_goes_on_with_however_comes_along() -> None:
+    page = (
+        "Transports",
+        "It is not in the scope of HTTPX to trigger ASGI lifespan events of your app. However it is "
+        "suggested to use `LifespanManager` from asgi-lifespan in pair with `AsyncClient`.",
+    )
+    answer = _answer("How do I trigger ASGI lifespan events?", page)
+    assert "LifespanManager" in answer
+
+
+def test_an_announced_example_comes_with_its_sentence() -> None:
+    page = (
+        "Proxies",
+        "Proxy credentials can be passed as the `userinfo` section of the proxy URL. For example:\n\n"
+        '```python\nwith httpx.Client(proxy="http://username:password@localhost:8030") as client:\n    ...\n```',
+    )
+    answer = _answer("How do I pass proxy credentials?", page)
+    assert "username:password" in answer
+
+
+def test_a_short_heading_names_its_section_and_a_name_is_not_met_by_its_part() -> None:
+    env = (
+        "Environment Variables",
+        "## Proxies\n\nThe environment variables documented below are used as a convention by various "
+        "HTTP tooling, including:\n\n* cURL\n* requests\n\n### `NO_PROXY`\n\nValid values: a comma-separated "
+        "list of hostnames/urls\n\n`NO_PROXY` disables the proxy for specific urls\n\n### `SSL_CERT_FILE`\n\n"
+        "Valid values: a filename\n\nIf this environment variable is set then HTTPX will load CA certificate "
+        "from the specified file instead of the default location.",
+    )
+    assert "disables the proxy" in _answer("What does the NO_PROXY environment variable do?", env)
+    assert "CA certificate" in _answer("What does SSL_CERT_FILE do?", env)
+
+
+def test_a_man_page_subsection_is_a_heading() -> None:
+    text = (
+        "   Context Line Control\n       -A NUM, --after-context=NUM\n"
+        "              Print NUM lines of trailing context after matching lines.\n"
+    )
+    found = units(text, wrapped=True)
+    assert (found[0].text, found[0].kind) == ("Context Line Control", "heading")
+    assert found[1].text.startswith("-A NUM, --after-context=NUM Print")

@@ -110,9 +110,9 @@ async def test_a_new_source_kind_and_a_keyed_provider_through_ask(
     reports = {r.source: r for r in answer.reports}
     assert reports["kitchen"].status == "ok", reports
     assert reports["kitchen"].queries[0] == "kimchi stew cook=minji"
-    # a from: filter makes it a question about the asker's own people: the web is left out, said so
-    assert "web" not in reports, reports
-    assert any("web left out" in w for w in answer.warnings), answer.warnings
+    # a from: filter makes it a question about the asker's own people, but the web was named: searched
+    assert reports["web"].status == "ok", reports
+    assert any("as asked" in w for w in answer.warnings), answer.warnings
     assert [(r.source, r.status) for r in public.reports] == [("web", "ok")], public.reports
     # The provider got its own key from [providers.acme].
     sent = [s for s in server.seen if s.path == "/acme"]

@@ -59,10 +59,12 @@ def _choose(
         if len(specs) > MAX_SOURCES:
             raise InvalidOption(f"at most {MAX_SOURCES} sources in one ask, got {len(specs)}")
         chosen = session.sources(specs)
-    if route.action == "skip" and route.signals.get("internal"):
-        if any(s.capabilities.web for s in chosen):
+    if route.action == "skip" and route.signals.get("internal") and any(s.capabilities.web for s in chosen):
+        if specs is None:  # the configured sources: an internal question stays off the web
             warnings.append("web left out: an internal question is answered from private sources only")
-        chosen = [s for s in chosen if not s.capabilities.web]
+            chosen = [s for s in chosen if not s.capabilities.web]
+        else:  # named in this ask: the asker's choice wins over the route
+            warnings.append("web searched as asked, although the question reads as internal")
     pages = PagesSource(route.urls, session) if route.action == "fetch" else None
     return [*chosen, *([pages] if pages else [])], warnings, pages
 

@@ -51,7 +51,7 @@ __all__ = [
     "strip_particle",
 ]
 
-ANALYZER_ID = "sw3:snowball-en+ko-rules2-bigram"
+ANALYZER_ID = "sw3:snowball-en+ko-rules3-bigram"
 MAX_TERM = 64  # longer "words" (hashes, base64) are cut: they never match a query anyway
 
 # Korean particles and copulas that attach to the end of a noun ("시장을", "트렌드가", "규정에서").
@@ -80,6 +80,11 @@ _LONGEST_PARTICLE = max(map(len, PARTICLES))
 # The syllables that start a 하다 / 되다 / 시키다 verb's ending: cut there when two syllables precede
 # and at most six follow ("결혼했는가", "결혼하였으나", "배포됩니다", "안전하게").
 _VERB_SYLLABLES = frozenset("하했해한할함합되됐돼된될됨됩시")
+# Of those, the ones that end a verb form on their own ("결혼한", "배포됨"); 하, 합, 되, 됩 and 시 need
+# an ending after them, and a word ending in one is a noun ("크래시", "노동조합", "리프레시"). 합, 됩
+# and 시 begin a verb only before the syllables listed ("합니다", "확인시켜"), so "크래시가" is a noun.
+_VERB_FINAL = frozenset("해했한할함됐돼된될됨")
+_VERB_NEXT = {"합": "니시", "됩": "니시", "시": "키켜킨킬킴켰킵"}
 _VERB_TAIL = 6
 # Endings of other verbs and adjectives, stripped when two syllables remain. Longest first.
 KO_ENDINGS: tuple[str, ...] = tuple(
@@ -186,11 +191,19 @@ def _noun_forms(word: str) -> tuple[str, ...]:
     return (word, stem) if ambiguous or len(stem) == 1 else (stem,)
 
 
+def _verb_at(word: str, i: int) -> bool:
+    """Whether the verb syllable at ``word[i]`` starts a verb's ending (see ``_VERB_NEXT``)."""
+    if i == len(word) - 1:
+        return word[i] in _VERB_FINAL
+    after = _VERB_NEXT.get(word[i])
+    return after is None or word[i + 1] in after
+
+
 @lru_cache(maxsize=65536)
 def _korean_forms(word: str) -> tuple[str, ...]:
     """The forms a Korean word is indexed under, its stem last: a verb's stem, or a noun's forms."""
     for i in range(2, len(word)):
-        if word[i] in _VERB_SYLLABLES and len(word) - i <= _VERB_TAIL:
+        if word[i] in _VERB_SYLLABLES and len(word) - i <= _VERB_TAIL and _verb_at(word, i):
             return (_noun_forms(word[:i])[-1],)
     for ending in KO_ENDINGS:
         if word.endswith(ending) and len(word) - len(ending) >= 2:
@@ -222,18 +235,37 @@ def _takes(syllable: str, particle: str) -> bool:
     return particle in _AFTER_VOWEL and (final == 0 or (particle == "로" and final == _RIEUL))
 
 
+# Evidence that a bare word's last 이 is the noun's own and no subject particle (which the syllable
+# before would take): common nouns so written, and the two-syllable -이 nouns that end compounds
+# ("물놀이", "문제풀이", "목걸이"). Without it a bare "일정이" reads as "일정" + 이, as it usually is.
+_NOUNS_IN_I = frozenset(
+    "고양이 원숭이 호랑이 지렁이 올챙이 부엉이 구렁이 굼벵이 돌멩이 꼬맹이 어린이 젊은이 늙은이 "
+    "멍멍이 야옹이 똑똑이 홀쭉이 뚱뚱이 절름발이".split()
+)
+_I_NOUN_TAILS = frozenset(
+    "길이 높이 깊이 넓이 놀이 풀이 걸이 잡이 맞이 살이 벌이 먹이 닦이 받이 갈이 돋이 꽂이 붙이 "
+    "떨이 막이 묶이 덮이".split()
+)
+
+
+def _own_i(word: str) -> bool:
+    """Whether ``word``'s last 이 is its own (see ``_NOUNS_IN_I``)."""
+    return word in _NOUNS_IN_I or word[-2:] in _I_NOUN_TAILS
+
+
 def noun(word: str) -> str:
     """The word to show for a Korean word (a plan's keyword, a reading's label): a verb's stem, a
     noun less its particles, but the noun whole when its last syllable may be its own and not a
     particle ("코로나", "오로라", "과일도") unless it is a case particle the syllable before takes
-    ("고양이가" -> "고양이", "오로라의" -> "오로라"). Words that are not Hangul come back as they are."""
+    ("고양이가" -> "고양이", "오로라의" -> "오로라") and nothing says the syllable is the noun's own
+    ("고양이", "물놀이": ``_own_i``). Words that are not Hangul come back as they are."""
     if not is_hangul(word):
         return word
     forms = _korean_forms(word)
     first = _strip_once(word, None) if len(forms) > 1 else None
     if first is not None and first[1] and len(first[0]) >= 2:
         rest, particle = first[0], word[len(first[0]) :]
-        if not _takes(rest[-1], particle):
+        if not _takes(rest[-1], particle) or (particle == "이" and _own_i(word)):
             return word
     return forms[-1]
 

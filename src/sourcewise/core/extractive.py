@@ -74,6 +74,20 @@ def _code(lang: str, lines: list[str]) -> Unit | None:
     return Unit(fence + "\n" + "\n".join(b[indent:] for b in body) + "\n```", "code")
 
 
+def _subsection(line: str, bare: str) -> bool:
+    """A man page's subsection ("   Context Line Control"): indented 2-4 spaces, at most five words,
+    each capitalized (short function words aside), no punctuation."""
+    indent = len(line) - len(line.lstrip(" "))
+    words = bare.split()
+    return (
+        2 <= indent <= 4
+        and 0 < len(words) <= 5
+        and bare.replace(" ", "").isalpha()
+        and words[0][:1].isupper()
+        and all(w[:1].isupper() or (w.islower() and len(w) <= 3) for w in words)
+    )
+
+
 def _block_kind(line: str) -> UnitKind | None:
     """The kind of block a Markdown line starts, or None when it continues a paragraph."""
     if line[0] == "#" or (line.isupper() and len(line) <= 40 and "." not in line):
@@ -137,6 +151,8 @@ def units(text: str, *, wrapped: bool = False) -> list[Unit]:
                 out.append(Unit(clean(title), "heading"))
             continue
         block = _block_kind(bare) if bare else None
+        if wrapped and block is None and bare and not para and _subsection(line, bare):
+            block = "heading"
         if block == "heading":  # a heading is one line: the next one starts a paragraph
             flush()
             out.extend(_paragraph(bare, "heading"))

@@ -8,7 +8,10 @@
   an article or preposition follows; ``the build is not passing`` describes, and is no negation;
 - Korean ``제외`` (``제외한``, ``제외하고``), ``빼고``, ``말고``: the word before it, its particle off
   (``모바일을 제외한`` excludes ``모바일``); a bare noun just before a word with an object or topic
-  particle joins it (``모바일 앱을 제외한`` excludes ``모바일 앱``).
+  particle joins it (``모바일 앱을 제외한`` excludes ``모바일 앱``); bare nouns that open the question
+  before the cue (recency words aside) are excluded together, the topic following
+  (``테스트 서버 제외 배포 이력`` excludes ``테스트 서버``), while after the topic the cue takes one
+  word (``결제 오류 모바일 빼고``).
 
 The words that say "exclude" leave the text with the phrase they govern, so neither becomes a
 keyword. One pass over the question's tokens: linear in its length.
@@ -19,6 +22,7 @@ from __future__ import annotations
 import re
 
 from .analyze import noun
+from .keywords import RECENCY
 from .text import is_hangul, strip_particle
 
 __all__ = ["negations"]
@@ -122,6 +126,22 @@ def _english_phrase(toks: list[str], low: list[str], start: int) -> tuple[int, s
     return j, " ".join(w for w in words if w)
 
 
+def _opening_nouns(toks: list[str], drop: list[bool], k: int) -> list[int]:
+    """The tokens up to ``k`` when bare nouns (no particle, no stop word) open the text with them
+    (after recency words), at most ``MAX_WORDS``: an exclusion that opens the question governs all
+    of them, its topic following."""
+    start = 0
+    while start < k and toks[start] in RECENCY:
+        start += 1
+    if k + 1 - start > MAX_WORDS:
+        return []
+    for j in range(start, k + 1):
+        tok = toks[j]
+        if drop[j] or not _word(tok) or tok in _KO_STOP or tok in RECENCY or strip_particle(tok) != tok:
+            return []
+    return list(range(start, k + 1))
+
+
 def _korean_phrase(toks: list[str], drop: list[bool], i: int, at: int) -> tuple[str, list[int]]:
     """The word(s) a Korean exclusion word at ``toks[i]`` (cue at ``at``) governs, and the tokens
     to take out (the cue's included)."""
@@ -134,6 +154,9 @@ def _korean_phrase(toks: list[str], drop: list[bool], i: int, at: int) -> tuple[
     word = noun(head)
     spans = [k, i]
     particle = head[len(word) :]
+    opening = _opening_nouns(toks, drop, k)
+    if not particle and opening and i + 1 < len(toks):  # "테스트 서버 제외 배포 이력"
+        return " ".join(toks[j] for j in opening), [*opening, i]
     if particle in _KO_JOIN and k > 0 and not drop[k - 1]:
         prev = toks[k - 1]
         if _word(prev) and strip_particle(prev) == prev and prev not in _KO_STOP:

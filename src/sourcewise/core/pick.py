@@ -6,9 +6,13 @@ which every page of a manual says); operators it names (``?``, ``::``); and its 
 "default" question wants a value, a "how" question a step or a command, a "what is" question a
 definition, a when / who / how-many question a date, a name or a number.
 
-**A unit's score**: the question's groups it covers (specific ones weigh more; those its heading
-or the sentence before it covers count half), how well it fits the question's type, how close
-together the question's terms sit in it, and its hit's rank and relevance. Not word coverage alone.
+**A unit's score**: the question's groups it covers (specific ones weigh more, a name the question
+writes twice as much; an identifier's group needs its parts, so "proxy" alone is not "NO_PROXY";
+those its heading or the sentence before it covers count half, but the first two units under a
+heading of at most four words that is a name the question writes are about it: "### `SSL_CERT_FILE`"),
+how well it fits the question's type, how close together the question's terms sit in it, and its
+hit's rank and relevance. A fragment or a field's label ("Valid values: a filename") counts less. Not word
+coverage alone.
 
 **The gate** (honest refusal): an answer must contain at least one of the question's specific
 terms (or its analyzer forms) and every operator the question names, and with its heading and
@@ -18,7 +22,8 @@ passages as ones that may not answer.
 
 **The answer**: the best unit, with the sentence before it when that sentence holds what the
 unit leaves out ("The default is 5 seconds." after the one naming the timeout), the next unit
-when a "default" question's value or a "how" question's command follows, and a second unit from
+when a "default" question's value or a "how" question's command follows or it goes on from this
+one ("However, ..."), an example it announces ("For example:" and the block), and a second unit from
 elsewhere only when it scores near the best and covers more. At most ``limit`` units.
 """
 
@@ -65,6 +70,11 @@ _NUMBER = re2.compile(
 )
 # A sentence starting with one of these leans on the one before it.
 _BACK = ("These ", "This ", "They ", "Those ", "It ", "That ", "이는 ", "이것은 ", "그러므로 ", "따라서 ")
+# One starting with these goes on where the one before stops ("It is not in the scope of HTTPX
+# to ... However, it is suggested to use LifespanManager"): the answer is often there.
+_ON = ("However", "Instead", "But ", "Rather", "하지만", "그러나", "대신")
+SUBJECT_WORDS = 4  # a heading this short names its section's subject ("### `NO_PROXY`", "## Timeouts")
+SUBJECT_UNITS = 2  # the units under such a heading that are about it, whether they name it or not
 _NAME = re2.compile(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b")  # "Graydon Hoare": who wrote it
 _IMPERATIVE = frozenset(
     "use call pass set run install add create enable configure import write define open send "
@@ -114,7 +124,10 @@ def read(question: str) -> Asked:
     for n, word in enumerate(re.findall(r"\w+", question)):
         if question_word(word):
             continue
-        terms = frozenset(t for t in analyze(word, stem=True) if t not in _STOP_TERMS and _meaningful(t))
+        said = analyze(word, stem=True)
+        # an identifier keeps its parts, stop words too: "NO_PROXY" is not met by "proxy" alone
+        stop = _STOP_TERMS if len(said) == 1 or not word.isascii() else frozenset()
+        terms = frozenset(t for t in said if t not in stop and _meaningful(t))
         if terms and terms not in groups:
             if word.isascii() and n and (word[:1].isupper() or any(c.isdigit() for c in word)):
                 names.append(len(groups))
@@ -151,7 +164,7 @@ class _Cand:
     fit: float = 0.0
 
 
-def _fit(asked: Asked, unit: Unit, tokens: list[str]) -> float:
+def _fit(asked: Asked, unit: Unit, tokens: list[str], subject: set[int]) -> float:
     kind, text = asked.kind, unit.text
     if kind == "default":
         return 0.6 * _says_default(text) + 0.4 * bool(_VALUE.search(text))
@@ -167,9 +180,9 @@ def _fit(asked: Asked, unit: Unit, tokens: list[str]) -> float:
     if kind == "what":
         if unit.kind == "code":
             return 0.0
-        subject = covered(set(tokens[:5]), [asked.groups[i] for i in asked.specific])
+        named = covered(set(tokens[:5]), [asked.groups[i] for i in asked.specific])
         says = 0.5 if _DEFINITION.search(text) else 0.25 if _DEFINES.search(text) else 0.0
-        return 0.5 * bool(subject) + says
+        return 0.5 * bool(named or subject & set(asked.specific)) + says
     if kind == "who":
         return 0.5 if _NAME.search(text) else 0.0
     return 0.0
@@ -201,14 +214,19 @@ def _candidates(asked: Asked, hits: Sequence[RankedHit]) -> list[_Cand]:
     for h, (ranked, title, found) in enumerate(read_hits):
         heading: set[str] = set()
         previous: set[int] = set()
+        path = ranked.hit.heading_path
+        subject, under = _subject(asked, path[-1] if path else ""), 0
         for pos, (unit, tokens) in enumerate(found):
             terms = set(tokens)
             if unit.kind == "heading":
-                heading = terms
+                heading, under = terms, 0
+                subject = _subject(asked, unit.text)
                 continue
-            own = covered(terms, asked.groups)
+            under += 1
+            about = subject if under <= SUBJECT_UNITS else set()
+            own = covered(terms, asked.groups) | about
             context = covered(title | heading, asked.groups) - own
-            fit = _fit(asked, unit, tokens)
+            fit = _fit(asked, unit, tokens, about)
             after = found[pos + 1][0] if pos + 1 < len(found) else None
             if after is not None and _completes(asked.kind, unit, after):
                 fit = max(fit, 0.8)  # the value or the command is the next unit
@@ -216,16 +234,32 @@ def _candidates(asked: Asked, hits: Sequence[RankedHit]) -> list[_Cand]:
             score += 0.4 / (1 + h) + 0.3 * ranked.relevance - 0.02 * min(pos, 10)
             if asked.symbols and all(_names(unit.text, sym) for sym in asked.symbols):
                 score += 1.0  # the operator the question names, which no word search sees
-            if unit.kind != "code" and len(unit.text.split()) < 4:
-                score -= 0.3
+            if unit.kind != "code" and (len(unit.text.split()) < 4 or _label(unit.text)):
+                score -= 0.3  # a fragment, or a field's label and value ("Valid values: a filename")
             out.append(_Cand(h, pos, unit, own, context, score, fit))
             previous = own
     return out
 
 
+def _label(text: str) -> bool:
+    """``Label: value`` with no sentence's end: a field of a reference entry, not what it says."""
+    head, colon, rest = text.partition(":")
+    return bool(colon and rest.strip()) and len(head.split()) <= 2 and text[-1:] not in ".!?"
+
+
+def _subject(asked: Asked, heading: str) -> set[int]:
+    """The names the question writes that a heading of at most ``SUBJECT_WORDS`` words covers: the
+    entry of a reference ("### `SSL_CERT_FILE`"), whose text need not repeat its name. A heading
+    of plain words ("## Timeouts") names a topic its whole section shares: no subject."""
+    if not heading or not asked.names or len(heading.split()) > SUBJECT_WORDS:
+        return set()
+    return covered(set(analyze(heading, stem=True)), asked.groups) & set(asked.names)
+
+
 def _weights(asked: Asked, unit_terms: list[set[str]]) -> list[float]:
     """A weight per group: specific ones by how rare they are among the units read (an inverse
-    document frequency: "NO_PROXY" outweighs "environment"), generic ones 0.3."""
+    document frequency: "NO_PROXY" outweighs "environment"), twice that for a name the question
+    writes ("NO_PROXY", "Rc"), generic ones 0.3."""
     n = len(unit_terms)
     out = []
     for i, group in enumerate(asked.groups):
@@ -233,7 +267,7 @@ def _weights(asked: Asked, unit_terms: list[set[str]]) -> list[float]:
             out.append(0.3)
             continue
         df = sum(1 for terms in unit_terms if len(group & terms) >= _needed(group))
-        out.append(1.0 + math.log((n + 1) / (df + 1)) / 2)
+        out.append((1.0 + math.log((n + 1) / (df + 1)) / 2) * (2 if i in asked.names else 1))
     return out
 
 
@@ -337,18 +371,23 @@ def _window(asked: Asked, cand: _Cand, by_place: dict[tuple[int, int], _Cand]) -
     elif before is not None and cand.unit.text.startswith(_BACK) and before.unit.kind != "code":
         window.insert(0, before)  # "These are ..." needs what "these" are
     after = by_place.get((cand.hit, cand.pos + 1))
-    if after is not None and (
+    if after is None:
+        return window
+    more = by_place.get((cand.hit, cand.pos + 2))
+    if (
         _completes(asked.kind, cand.unit, after.unit)
-        or after.unit.text.startswith(_BACK)
+        or after.unit.text.startswith((*_BACK, *_ON))
         or cand.unit.text.endswith(":")
     ):
         window.append(after)
-        more = by_place.get((cand.hit, cand.pos + 2))
-        if (
-            cand.unit.text.endswith(":")
-            and after.unit.kind == "item"
-            and more is not None
-            and more.unit.kind == "item"
-        ):
+        listed = after.unit.kind == "item" and more is not None and more.unit.kind == "item"
+        if cand.unit.text.endswith(":") and listed and more is not None:
             window.append(more)  # the list a sentence announces
+    elif _announces(after.unit) and more is not None and more.unit.kind in ("code", "item"):
+        window.extend([after, more])  # "For example:" and the example
     return window
+
+
+def _announces(unit: Unit) -> bool:
+    """A short unit that announces what follows ("For example:", "예:")."""
+    return unit.kind != "code" and unit.text.endswith(":") and len(unit.text.split()) <= 4

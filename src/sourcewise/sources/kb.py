@@ -55,6 +55,26 @@ CANDIDATES = 100  # per leg, for hybrid fusion
 EMBED_BATCH = 256
 Key = tuple[int, int]  # a chunk in one view of the index
 MAX_LIMIT = 200
+# Results diversified per file: of the best ``DIVERSIFY`` x limit chunks, a file's first
+# ``PER_FILE`` keep their places and its others follow every file's first ones, so one long page
+# cannot fill the list and push out the page that answers.
+DIVERSIFY = 3
+PER_FILE = 3
+
+
+def diversified(hits: list[Hit], per_file: int) -> list[Hit]:
+    """``hits`` (best first) with each file's chunks after its ``per_file``-th moved to the end, in
+    order."""
+    seen: dict[str, int] = {}
+    first: list[Hit] = []
+    rest: list[Hit] = []
+    for hit in hits:
+        key = hit.path or hit.location
+        seen[key] = seen.get(key, 0) + 1
+        (first if seen[key] <= per_file else rest).append(hit)
+    return first + rest
+
+
 _warned: set[str] = set()
 
 
@@ -257,11 +277,12 @@ class KnowledgeBase:
         pairs.extend(_filter_pairs(filters))
         where = build_filter(pairs, warnings)
         view = self.store.view()  # one searcher: the keys it ranks are the ones it reads
-        scored = self._ranked(view, parsed, negations, where, mode, limit, warnings)
+        wider = min(MAX_LIMIT, limit * DIVERSIFY)
+        scored = self._ranked(view, parsed, negations, where, mode, wider, warnings)
         rows = view.rows([key for key, _ in scored])
         terms = set(kbterms.query_terms(parsed.text))
         hits = [self._hit(rows[key], score, terms) for key, score in scored if key in rows]
-        return hits, warnings
+        return diversified(hits, PER_FILE)[:limit], warnings
 
     def _ranked(
         self, view: Viewer, parsed: ParsedQuery, negations: list[str], where: StoreFilter, mode: Mode,
