@@ -8,6 +8,7 @@ proxy in front for a global limit). Bodies are read up to the limit before the a
 
 from __future__ import annotations
 
+import base64
 import hmac
 import json
 import math
@@ -66,9 +67,16 @@ def _header(scope: Scope, name: bytes) -> str | None:
 
 
 def _presented_key(scope: Scope) -> str | None:
+    """The key as ``Bearer KEY``, ``X-API-Key: KEY`` or, from a browser on the web page, the
+    password of HTTP Basic auth (any user name)."""
     auth = _header(scope, b"authorization")
     if auth and auth[:7].lower() == "bearer ":
         return auth[7:].strip()
+    if auth and auth[:6].lower() == "basic ":
+        try:
+            return base64.b64decode(auth[6:].strip(), validate=True).decode().partition(":")[2]
+        except (ValueError, UnicodeDecodeError):
+            return None
     return _header(scope, b"x-api-key")
 
 
@@ -91,7 +99,7 @@ def guarded(app: ASGIApp, doors: DoorSettings, *, open_paths: Iterable[str] = ("
                     401,
                     "Unauthorized",
                     "missing or wrong API key: send 'Authorization: Bearer KEY' or 'X-API-Key: KEY'",
-                    [("www-authenticate", "Bearer")],
+                    [("www-authenticate", "Bearer"), ("www-authenticate", 'Basic realm="sourcewise"')],
                 )
                 return
         client = (scope.get("client") or ("unknown", 0))[0]

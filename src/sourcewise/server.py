@@ -20,10 +20,12 @@ from typing import Annotated, Any, Literal, TypeVar
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp
 
+from . import webpage
 from ._version import __version__
 from .config import Settings
 from .core.present import render_answer
@@ -171,17 +173,19 @@ def build_api(settings: Settings | None = None, doors: DoorSettings | None = Non
             app.state.service = Service(session, doors)
             yield
 
-    api = FastAPI(
+    # Swagger UI and ReDoc from the assets fastapi-offline ships: /docs and /redoc work offline.
+    api = FastAPIOffline(
         title="sourcewise",
         version=__version__,
         description="Cited answers from the team's private sources and the web (`/ask`), search of "
         "the private sources (`/sources/search`), iterative retrieval for a task (`/retrieve`), web "
         "search with source tiers (`/web/search`), page fetching in slices (`/web/fetch`), routing "
-        "(`/route`) and `/health`. The names match the CLI and the MCP tools (docs/doors.md). Send "
-        "the API key as `Authorization: Bearer KEY` when the server has one.",
+        "(`/route`) and `/health`; a web page to ask from at `/`. The names match the CLI and the "
+        "MCP tools (docs/doors.md). Send the API key as `Authorization: Bearer KEY` when the server has one.",
         lifespan=lifespan,
     )
     _handlers(api)
+    api.include_router(webpage.router)
 
     @api.post("/web/search", response_model=SearchResponse, responses=ERRORS)
     @api.post("/search", response_model=SearchResponse, responses=ERRORS, include_in_schema=False)
@@ -270,6 +274,11 @@ def _handlers(api: FastAPI) -> None:
 
 def create_app(settings: Settings | None = None, doors: DoorSettings | None = None) -> ASGIApp:
     """The app factory (``uvicorn --factory sourcewise.server:create_app``): the API behind the
-    key, the per-client rate limit and the body limit; /health, /docs and /openapi.json stay open."""
+    key, the per-client rate limit and the body limit; /health and the API's documentation stay open."""
     doors = doors or DoorSettings()
-    return guarded(build_api(settings, doors), doors, open_paths=("/health", "/docs", "/openapi.json"))
+    return guarded(build_api(settings, doors), doors, open_paths=OPEN_PATHS)
+
+
+DOCS_ASSETS = ("swagger-ui-bundle.js", "swagger-ui.css", "redoc.standalone.js", "favicon.png")
+DOCS = ("/docs", "/redoc", "/openapi.json", *(f"/static-offline-docs/{a}" for a in DOCS_ASSETS))
+OPEN_PATHS = ("/health", *DOCS)

@@ -95,6 +95,8 @@ def describe_problems(errors: Sequence[Mapping[str, Any]]) -> str:
         parts = [str(p) for i, p in enumerate(loc) if i == 0 or isinstance(p, int)]
         name = ".".join(parts) or "arguments"
         msg = str(err.get("msg", "invalid"))
+        if err.get("type") == "json_invalid":  # pydantic says "0: JSON decode error"
+            name, msg = "body", "not valid JSON; send one JSON object with Content-Type: application/json"
         if err.get("type") == "too_short" and parts == ["sources"]:
             msg = NO_SOURCES
         if msg not in by_field.setdefault(name, []):
