@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from sourcewise.cli import app
+from test_cli import run
 
 from doorkit import free_port, spawn
-from test_cli import run
 
 
 def _env(tmp: Path) -> dict[str, str]:
@@ -36,7 +36,8 @@ def test_config_path_names_the_file_and_says_when_it_is_missing(tmp_path: Path) 
     given_file = tmp_path / "team.toml"
     given_file.write_text("timeout = 5\n")
     out = run(["config", "path", "--config", str(given_file)], tmp_path)
-    assert out.stdout.strip() == str(given_file) and out.stderr == ""
+    assert out.stdout.strip() == str(given_file)
+    assert out.stderr == ""
 
 
 def test_config_check_and_show(tmp_path: Path) -> None:
@@ -70,10 +71,12 @@ def test_keys_set_stores_0600_and_the_provider_finds_it(tmp_path: Path) -> None:
     assert json.loads(path.read_text()) == {"BRAVE_API_KEY": "BSA-test-key-42"}
     assert run(["keys", "path"], tmp_path).stdout.strip() == str(path)
     listed = run(["keys", "list"], tmp_path)
-    assert listed.stdout.strip() == "BRAVE_API_KEY" and "BSA-test" not in listed.stdout
+    assert listed.stdout.strip() == "BRAVE_API_KEY"
+    assert "BSA-test" not in listed.stdout
     providers = run(["providers"], tmp_path)
     brave = next(line for line in providers.stdout.splitlines() if line.startswith("brave "))
-    assert "ready" in brave and "not configured" not in brave
+    assert "ready" in brave
+    assert "not configured" not in brave
     assert "BSA-test" not in providers.stdout
 
 
@@ -125,7 +128,9 @@ def test_a_hostile_keys_file_is_a_config_error(stored: bytes) -> None:
         assert result.exit_code in (0, 2)
         assert result.exception is None or isinstance(result.exception, SystemExit)
         if result.exit_code == 2:
-            assert result.output.startswith(f"error: {path}") or result.output.startswith("error: cannot read")
+            assert result.output.startswith(f"error: {path}") or result.output.startswith(
+                "error: cannot read"
+            )
 
 
 @pytest.fixture
@@ -146,25 +151,32 @@ def test_output_file_takes_its_format_from_the_extension(kb_docs: Path, tmp_path
     assert out.returncode == 0, out.stderr
     assert out.stdout == ""
     lines = target.read_text().splitlines()
-    assert lines and all(json.loads(line)["source"] == "kb" for line in lines)
+    assert lines
+    assert all(json.loads(line)["source"] == "kb" for line in lines)
     answer = tmp_path / "answer.json"
     out = run(["ask", "When does the deploy window open?", "-S", "kb", "-o", str(answer)], tmp_path)
     assert out.returncode == 0, out.stderr
     assert json.loads(answer.read_text())["question"] == "When does the deploy window open?"
     out = run(["search", "deploy", "-S", "kb", "-o", str(tmp_path)], tmp_path)
-    assert out.returncode == 2 and "that is a folder" in out.stderr
+    assert out.returncode == 2
+    assert "that is a folder" in out.stderr
 
 
 def test_jsonl_with_a_source_prints_one_hit_per_line(kb_docs: Path, tmp_path: Path) -> None:
     out = run(["search", "deploy window", "-S", "kb", "--jsonl"], tmp_path)
     assert out.returncode == 0, out.stderr
     hits = [json.loads(line) for line in out.stdout.splitlines()]
-    assert hits and {h["source"] for h in hits} == {"kb"}
+    assert hits
+    assert {h["source"] for h in hits} == {"kb"}
 
 
 @pytest.mark.parametrize(
     ("extra", "named"),
-    [(["--tier", "1"], "--tier"), (["--strategy", "official"], "--strategy"), (["-p", "brave"], "--provider")],
+    [
+        (["--tier", "1"], "--tier"),
+        (["--strategy", "official"], "--strategy"),
+        (["-p", "brave"], "--provider"),
+    ],
 )
 def test_web_only_options_with_a_source_are_errors(tmp_path: Path, extra: list[str], named: str) -> None:
     out = run(["search", "deploy", "-S", "kb", *extra], tmp_path)
@@ -219,8 +231,8 @@ def test_serve_prints_its_url_and_how_to_stop(tmp_path: Path) -> None:
         assert proc.stderr is not None
         line = proc.stderr.readline().decode()
     assert line.startswith(f"sourcewise at http://127.0.0.1:{port}/ (the web page;")
-    assert f"http://127.0.0.1:{port}/docs" in line and "Ctrl-C to stop" in line
-
+    assert f"http://127.0.0.1:{port}/docs" in line
+    assert "Ctrl-C to stop" in line
 
 
 def test_the_readme_first_command_offline_prints_nothing_alarming(tmp_path: Path) -> None:
@@ -231,7 +243,8 @@ def test_the_readme_first_command_offline_prints_nothing_alarming(tmp_path: Path
     assert indexed.returncode == 0, indexed.stderr
     asked = run(["ask", "How do I index my notes?"], tmp_path, **offline)
     assert asked.returncode == 0, asked.stderr
-    assert "sourcewise index" in asked.stdout and "[1]" in asked.stdout
+    assert "sourcewise index" in asked.stdout
+    assert "[1]" in asked.stdout
     said = indexed.stdout + indexed.stderr + asked.stdout + asked.stderr
     assert "semantic" not in indexed.stderr + asked.stderr
     assert max(len(line) for line in said.splitlines()) <= 200
@@ -247,5 +260,7 @@ def test_no_semantic_warning_unless_semantic_search_is_asked_for(
     with kbmod.KnowledgeBase(tmp_path / "kb.sqlite3") as base:
         report = base.index([tmp_path / "a.md"])
         hits, warnings = base.search_with_warnings("deploy window")
-    assert report.embedded == 0 and hits and warnings == []
+    assert report.embedded == 0
+    assert hits
+    assert warnings == []
     assert not [r for r in caplog.records if "semantic" in r.getMessage()]

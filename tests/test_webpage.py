@@ -99,7 +99,8 @@ def test_the_page_answers_with_cited_linked_sources_and_reports(browser: Any, si
     assert "rotation.md" in first
     assert "#L" in first  # the file path with its lines
     reports = page.locator("#reports").inner_text()
-    assert "kb" in reports and "answered" in reports
+    assert "kb" in reports
+    assert "answered" in reports
     page.locator("#index-status summary").focus()
     page.keyboard.press("Enter")  # the index status opens from the keyboard
     assert "kb (knowledge base): ready - 2 files" in page.locator("#index-status").inner_text()
@@ -138,7 +139,8 @@ def test_the_api_documentation_works_offline(site: tuple[str, str]) -> None:
         assert f"/static-offline-docs/{asset}" in docs
         assert httpx.get(f"{url}/static-offline-docs/{asset}").status_code == 200
     redoc = httpx.get(f"{url}/redoc").text
-    assert "/static-offline-docs/redoc.standalone.js" in redoc and "cdn" not in redoc.lower()
+    assert "/static-offline-docs/redoc.standalone.js" in redoc
+    assert "cdn" not in redoc.lower()
 
 
 def test_a_body_that_is_not_json_gets_a_plain_message(site: tuple[str, str]) -> None:
