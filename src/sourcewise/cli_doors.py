@@ -73,11 +73,22 @@ def add_door_commands(app: typer.Typer, setup: Callable[..., Settings], fail: Ca
         host: HostOpt = "127.0.0.1",
         port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8765,
         workers: WorkersOpt = 1,
+        allowed_host: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--allowed-host",
+                metavar="HOST",
+                help="With --http: a Host header to accept besides loopback (repeatable), e.g. the "
+                "name behind your reverse proxy; * turns the DNS-rebinding check off.",
+            ),
+        ] = None,
         config: ConfigOpt = None,
     ) -> None:
         """Serve the tools to MCP clients: ask, search_sources, retrieve, route, web_search,
         web_fetch (stdio unless --http)."""
         settings = setup(False, config)
+        if allowed_host:  # the workers read it from the environment, as every door setting
+            os.environ["SOURCEWISE_ALLOWED_HOSTS"] = ",".join(allowed_host)
         try:
             _doors(host)
         except ConfigError as exc:

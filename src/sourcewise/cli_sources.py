@@ -107,25 +107,31 @@ def _progress(screen: Console):  # type: ignore[no-untyped-def]
 
 
 async def _ask(
-    question: str, sources: list[str] | None, reading: str | None, settings: Settings, live: bool, pick: bool
+    question: str,
+    sources: list[str] | None,
+    reading: str | None,
+    settings: Settings,
+    live: bool,
+    pick: bool,
+    effort: str = "balanced",
 ) -> Answer:
     """The command's one session: the answer, and after a clarifying question (``pick``: asked
     on a terminal) the answer for the reading chosen."""
     from .session import Session
 
     async with Session(settings) as session:
-        answer = await _run(session, question, sources, reading, live)
+        answer = await _run(session, question, sources, reading, live, effort)
         if answer.clarification and pick:
             typer.echo(printable(answer.clarification))  # one reading per line
             choice = typer.prompt("number", type=int, default=1)
             if not 1 <= choice <= len(answer.readings):
                 fail(InvalidOption(f"choose 1-{len(answer.readings)}"), 2)
-            answer = await _run(session, question, sources, answer.readings[choice - 1].label, live)
+            answer = await _run(session, question, sources, answer.readings[choice - 1].label, live, effort)
         return answer
 
 
 async def _run(
-    session: Session, question: str, sources: list[str] | None, reading: str | None, live: bool
+    session: Session, question: str, sources: list[str] | None, reading: str | None, live: bool, effort: str
 ) -> Answer:
     from .ask import aask
 
@@ -133,9 +139,10 @@ async def _run(
     if live:
         with screen.status("searching every source at once…"):
             return await aask(
-                question, sources=sources, reading=reading, session=session, progress=_progress(screen)
-            )
-    return await aask(question, sources=sources, reading=reading, session=session)
+                question, sources=sources, reading=reading, effort=effort,  # type: ignore[arg-type]
+                session=session, progress=_progress(screen),
+            )  # fmt: skip
+    return await aask(question, sources=sources, reading=reading, effort=effort, session=session)  # type: ignore[arg-type]
 
 
 @app.command("ask")
@@ -151,6 +158,15 @@ def ask_cmd(
         str | None,
         typer.Option("--reading", help="The reading of an ambiguous question, e.g. 'database migration'."),
     ] = None,
+    effort: Annotated[
+        str,
+        typer.Option(
+            "--effort",
+            metavar="LEVEL",
+            help="quick (5 hits a source, one pass, 5 s), balanced (default) or thorough "
+            "(20 hits, 5 cycles, 30 s a source).",
+        ),
+    ] = "balanced",
     output: OutputOpt = None,
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
@@ -170,7 +186,7 @@ def ask_cmd(
     pick = sys.stdin.isatty() and fmt != "json"
     with reported():
         try:
-            answer = run_sync(_ask(question, source or None, reading, settings, live, pick))
+            answer = run_sync(_ask(question, source or None, reading, settings, live, pick, effort))
         except KeyboardInterrupt:
             typer.echo("interrupted: every source was stopped", err=True)
             raise typer.Exit(130) from None

@@ -49,10 +49,22 @@ class RateLimiter:
 
 
 async def send_error(
-    send: Send, status: int, kind: str, message: str, headers: Iterable[tuple[str, str]] = ()
+    send: Send,
+    status: int,
+    kind: str,
+    message: str,
+    headers: Iterable[tuple[str, str]] = (),
+    *,
+    jsonrpc: bool = False,
 ) -> None:
-    """The one error body both doors use: ``{"error": {"type", "message", "status"}}``."""
-    body = json.dumps({"error": {"type": kind, "message": message, "status": status}}).encode()
+    """The HTTP API's error body, ``{"error": {"type", "message", "status"}}``; for the MCP door
+    (``jsonrpc``) a JSON-RPC error response with the same type and status in ``data``."""
+    error = {"type": kind, "message": message, "status": status}
+    if jsonrpc:
+        rpc = {"code": -32000, "message": f"{kind}: {message}", "data": error}
+        body = json.dumps({"jsonrpc": "2.0", "id": None, "error": rpc}).encode()
+    else:
+        body = json.dumps({"error": error}).encode()
     raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     raw += [(k.encode(), v.encode()) for k, v in headers]
     await send({"type": "http.response.start", "status": status, "headers": raw})
@@ -80,8 +92,11 @@ def _presented_key(scope: Scope) -> str | None:
     return _header(scope, b"x-api-key")
 
 
-def guarded(app: ASGIApp, doors: DoorSettings, *, open_paths: Iterable[str] = ("/health",)) -> ASGIApp:
-    """``app`` behind the key, the rate limit and the body limit; ``open_paths`` need no key."""
+def guarded(
+    app: ASGIApp, doors: DoorSettings, *, open_paths: Iterable[str] = ("/health",), jsonrpc: bool = False
+) -> ASGIApp:
+    """``app`` behind the key, the rate limit and the body limit; ``open_paths`` need no key;
+    ``jsonrpc``: refusals as JSON-RPC error responses (the MCP door)."""
     key = doors.api_key.get_secret_value().encode() if doors.api_key else None
     limiter = RateLimiter(doors.rate_limit, doors.rate_burst)
     free = frozenset(open_paths)
@@ -100,6 +115,7 @@ def guarded(app: ASGIApp, doors: DoorSettings, *, open_paths: Iterable[str] = ("
                     "Unauthorized",
                     "missing or wrong API key: send 'Authorization: Bearer KEY' or 'X-API-Key: KEY'",
                     [("www-authenticate", "Bearer"), ("www-authenticate", 'Basic realm="sourcewise"')],
+                    jsonrpc=jsonrpc,
                 )
                 return
         client = (scope.get("client") or ("unknown", 0))[0]
@@ -111,19 +127,22 @@ def guarded(app: ASGIApp, doors: DoorSettings, *, open_paths: Iterable[str] = ("
                 "RateLimited",
                 f"more than {doors.rate_limit:g} requests a minute from {client}; retry in {wait:.1f} s",
                 [("retry-after", str(math.ceil(wait)))],
+                jsonrpc=jsonrpc,
             )
             return
-        await _limited_body(app, scope, receive, send, doors.max_body_bytes)
+        await _limited_body(app, scope, receive, send, doors.max_body_bytes, jsonrpc)
 
     return guard
 
 
-async def _limited_body(app: ASGIApp, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
+async def _limited_body(
+    app: ASGIApp, scope: Scope, receive: Receive, send: Send, limit: int, jsonrpc: bool
+) -> None:
     """Read the body up to ``limit`` bytes, answer 413 past it, else replay it to ``app``."""
     declared = _header(scope, b"content-length")
     too_big = f"the request body is larger than {limit} bytes"
     if declared and declared.isdigit() and int(declared) > limit:
-        await send_error(send, 413, "PayloadTooLarge", too_big)
+        await send_error(send, 413, "PayloadTooLarge", too_big, jsonrpc=jsonrpc)
         return
     if scope.get("method") in ("GET", "HEAD", "DELETE", "OPTIONS"):
         await app(scope, receive, send)
@@ -137,7 +156,7 @@ async def _limited_body(app: ASGIApp, scope: Scope, receive: Receive, send: Send
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > limit:
-            await send_error(send, 413, "PayloadTooLarge", too_big)
+            await send_error(send, 413, "PayloadTooLarge", too_big, jsonrpc=jsonrpc)
             return
         chunks.append(chunk)
         if not message.get("more_body", False):

@@ -73,6 +73,10 @@ class RouteRequest(_Request):
 
 
 KB_SOURCES = "configured source names; leave it out for the knowledge base (kb)"
+EFFORT_HELP = (
+    "quick: 5 hits per source, one pass, at most 5 s per source; balanced: 10 hits, up to 3 "
+    "refinement cycles, source_timeout; thorough: 20 hits, up to 5 cycles, at least 30 s per source"
+)
 
 
 class SourcesSearchRequest(_Request):
@@ -99,6 +103,7 @@ class AskRequest(_Request):
         default=None,
         description="after a clarifying question: the number (from 1) or the label of the reading meant",
     )
+    effort: Literal["quick", "balanced", "thorough"] = Field(default="balanced", description=EFFORT_HELP)
 
 
 class AskResponse(Answer):
@@ -222,7 +227,8 @@ def build_api(settings: Settings | None = None, doors: DoorSettings | None = Non
         """One question across every source: cited sentences, the sources, each source's report.
         Some sources failing is a 200 with their reports; every source failing is a 503."""
         answer = await _limited(
-            service, service.ask(body.question, sources=body.sources, reading=body.reading)
+            service,
+            service.ask(body.question, sources=body.sources, reading=body.reading, effort=body.effort),
         )
         rendered = None if body.format == "json" else render_answer(answer, body.format)
         return AskResponse(**dict(answer), rendered=rendered)
