@@ -264,3 +264,24 @@ def test_no_semantic_warning_unless_semantic_search_is_asked_for(
     assert hits
     assert warnings == []
     assert not [r for r in caplog.records if "semantic" in r.getMessage()]
+
+
+def test_a_configured_source_adds_to_the_knowledge_base(kb_docs: Path, tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "n.md").write_text("# Standup\n\nThe deploy window moved to Friday.\n")
+    index = tmp_path / "notes.sqlite3"
+    assert run(["index", str(notes), "--kb", str(index), "--no-semantic"], tmp_path).returncode == 0
+    conf = tmp_path / "c.toml"
+    conf.write_text(f'[sources.notes]\ntype = "kb"\npath = "{index}"\n')
+    listed = run(["sources", "--config", str(conf)], tmp_path)
+    lines = {line.split(" ")[0]: line for line in listed.stdout.splitlines()}
+    assert lines["notes"].endswith("[ask: configured]")
+    assert lines["kb"].endswith("[ask: the knowledge base is indexed]")
+    assert "[ask: when the question needs the web" in lines["web"]
+    asked = run(["ask", "When is the deploy window?", "--json", "--config", str(conf)], tmp_path)
+    assert asked.returncode == 0, asked.stderr
+    assert {"kb", "notes"} <= {r["source"] for r in json.loads(asked.stdout)["reports"]}
+    conf.write_text(f'ask_sources = ["notes"]\n[sources.notes]\ntype = "kb"\npath = "{index}"\n')
+    only = run(["ask", "When is the deploy window?", "--json", "--config", str(conf)], tmp_path)
+    assert {r["source"] for r in json.loads(only.stdout)["reports"]} == {"notes"}

@@ -35,9 +35,10 @@ from .session import Session
 from .sources import Source
 from .sources.web import PagesSource
 
-__all__ = ["DEFAULT_SOURCES", "EFFORTS", "MAX_QUESTION", "Effort", "EffortLevel", "aask"]
+__all__ = ["DEFAULT_SOURCES", "EFFORTS", "MAX_QUESTION", "Effort", "EffortLevel", "aask", "default_sources"]
 
 MAX_QUESTION = 2_000
+"""Characters; a longer question is an ``InvalidQuery`` (it is a document, not a question)."""
 EffortLevel = Literal["quick", "balanced", "thorough"]
 
 
@@ -60,11 +61,23 @@ EFFORTS: dict[str, Effort] = {
     "balanced": Effort(limit=10, cycles=3),  # the default: source_timeout as configured
     "thorough": Effort(limit=20, cycles=5, at_least=30.0),  # more hits, more cycles, a longer wait
 }
-"""Characters; a longer question is an ``InvalidQuery`` (it is a document, not a question)."""
 DEFAULT_SOURCES = ("kb",)
+WEB_WHY = "when the question needs the web (recent or outside facts)"
 MAX_SOURCES = 32
 CLARIFY_EN = "I found several readings. Which one do you mean?"
 CLARIFY_KO = "몇 가지 뜻으로 읽힙니다. 어느 쪽인가요?"
+
+
+def default_sources(settings: Settings) -> dict[str, str]:
+    """The sources ``ask`` reads when none is named, each with why: ``ask_sources`` from the
+    config when set; else every configured source plus the knowledge base once it is indexed
+    (a configured source adds to it, it does not replace it); the web is added per question."""
+    if settings.ask_sources is not None:
+        return {name: "listed in ask_sources" for name in settings.ask_sources}
+    chosen = {name: "configured" for name in settings.sources}
+    if "kb" not in chosen and (settings.state_dir / "kb.sqlite3").is_file():
+        chosen["kb"] = "the knowledge base is indexed" if chosen else "the default"
+    return chosen or {name: "the default" for name in DEFAULT_SOURCES}
 
 
 def _choose(
@@ -73,8 +86,7 @@ def _choose(
     """The sources to search, warnings, and the pages the question names (its own source)."""
     warnings: list[str] = []
     if specs is None:
-        names = list(session.settings.sources) or list(DEFAULT_SOURCES)
-        chosen = session.sources(names)
+        chosen = session.sources(list(default_sources(session.settings)))
         if route.action == "search":
             chosen.append(session.source("web"))
     else:

@@ -209,7 +209,11 @@ def sources_cmd(
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
-    """List the sources: configured or built in, ready or not, how big and how fresh."""
+    """List the sources: configured or built in, ready or not, how big and how fresh, and
+    whether `ask` reads them when no --source is named (and why).
+
+    Example: sourcewise sources --json
+    """
     settings = setup(verbose, config)
     with reported():
         infos = sources_api.source_info(settings=settings)
@@ -222,6 +226,7 @@ def sources_cmd(
         fresh = f", updated {info.updated:%Y-%m-%d %H:%M}" if info.updated else ""
         where = f" {extractive.strip_controls(info.location)}" if info.location else ""
         detail = f" - {extractive.strip_controls(info.detail)}" if info.detail else ""
+        detail += f" [ask: {info.in_ask}]" if info.in_ask else " [ask: only when named with -S]"
         typer.echo(
             f"{info.name} ({info.type}, {info.kind.replace('_', ' ')}){where}: {state}{size}{fresh}{detail}"
         )

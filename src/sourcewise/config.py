@@ -125,6 +125,11 @@ class Settings(BaseSettings):
         description="[sources.NAME] sections: type (the plug-in, default NAME) and its options; "
         "a comma-separated list of names is a section each with default options",
     )
+    ask_sources: Annotated[list[str] | None, NoDecode] = Field(
+        default=None,
+        description="the sources `ask` reads when none is named; unset: every [sources.NAME] plus the "
+        "knowledge base once indexed (the web is added when a question needs it)",
+    )
     model_url: str | None = Field(
         default=None,
         description="an OpenAI-compatible Chat Completions base URL (OpenAI, Ollama, vLLM, llama.cpp) "
@@ -166,6 +171,7 @@ class Settings(BaseSettings):
 
     @field_validator(
         "providers",
+        "ask_sources",
         "allow_hosts",
         "recency_keywords",
         "external_keywords",

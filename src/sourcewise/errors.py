@@ -169,12 +169,13 @@ class NoProviderAvailable(SourcewiseError):
             )
             return
         tried = [(name, why) for name, why in self.attempts if not why.startswith("not configured")]
-        if not tried:  # nothing is configured: every way to configure one
+        if not tried:  # nothing is configured: what each provider in the chain needs, and every way
+            needs = "; ".join(f"{name}: {why.removeprefix('not configured ')}" for name, why in self.attempts)
             super().__init__(
-                "No search provider could answer: none is configured. Configure one: GEMINI_API_KEY, "
-                "an MCP search server (SOURCEWISE_MCP_COMMAND or SOURCEWISE_MCP_URL), a logged-in "
-                "`gemini` CLI on PATH, SEARXNG_URL, BRAVE_API_KEY, TAVILY_API_KEY or GOOGLE_CSE_KEY + "
-                "GOOGLE_CSE_ID (`sourcewise keys set NAME` stores a key)"
+                f"No search provider could answer: none is configured ({needs or 'the chain is empty'}). "
+                "Ways to configure one: GEMINI_API_KEY, an MCP search server (SOURCEWISE_MCP_COMMAND or "
+                "SOURCEWISE_MCP_URL), a logged-in `gemini` CLI on PATH, SEARXNG_URL, BRAVE_API_KEY, "
+                "TAVILY_API_KEY or GOOGLE_CSE_KEY + GOOGLE_CSE_ID (`sourcewise keys set NAME` stores a key)"
             )
             return
         unset = len(self.attempts) - len(tried)

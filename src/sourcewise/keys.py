@@ -54,7 +54,7 @@ def stored_keys(path: Path | None = None) -> dict[str, str]:
     path = path or keys_path()
     try:
         text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no file, or no config folder to hold one
         return {}
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}; fix it or delete it") from exc
