@@ -285,3 +285,20 @@ def test_a_configured_source_adds_to_the_knowledge_base(kb_docs: Path, tmp_path:
     conf.write_text(f'ask_sources = ["notes"]\n[sources.notes]\ntype = "kb"\npath = "{index}"\n')
     only = run(["ask", "When is the deploy window?", "--json", "--config", str(conf)], tmp_path)
     assert {r["source"] for r in json.loads(only.stdout)["reports"]} == {"notes"}
+
+
+def test_a_first_code_index_is_waited_for_not_mistaken_for_nothing(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for i in range(1500):
+        (repo / f"mod{i}.py").write_text(f"def token_expiry_{i}(token):\n    return token.expires_at < {i}\n")
+    question = ["ask", "Where is the token expiry checked?", "--source", f"code:{repo}"]
+    out = run(question, tmp_path, SOURCEWISE_SOURCE_TIMEOUT="0.01")
+    assert out.returncode == 4, out.stderr
+    assert "still indexing (" in out.stderr
+    assert "run the search again when it is done" in out.stderr
+    # retrieve waits for the first index (under no source deadline): the files, not "nothing"
+    found = run(["retrieve", "Fix the token expiry check", "--source", f"code:{repo}"], tmp_path)
+    assert found.returncode == 0, found.stderr
+    assert "mod" in found.stdout
+    assert "nothing relevant found" not in found.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -196,6 +197,7 @@ def ask_cmd(
         else:
             echo(present.render_answer(answer, fmt, explain=explain, specs=source or ()))
     if not answer.hits and not answer.clarification:
+        _not_ready(answer.reports)
         failed = [r for r in answer.reports if r.status not in ("ok", "empty")]
         if failed and len(failed) == len(answer.reports):
             said = "; ".join(f"{r.source}: {r.status}" for r in failed)
@@ -308,4 +310,14 @@ def retrieve_cmd(
         else:
             echo(render_retrieval(found))
     if not found.candidates:
+        _not_ready([r for c in found.cycles for r in c.reports])
         typer.echo("warning: nothing relevant found", err=True)
+
+
+def _not_ready(reports: Sequence[SourceReport]) -> None:
+    """A source still building its first index is not "nothing found": say so, exit 4."""
+    busy = [r for r in reports if r.status == "timeout" and r.error and "still indexing" in r.error]
+    for r in busy:
+        echo(f"warning: {r.source}: {r.error}", err=True)
+    if busy:
+        raise typer.Exit(4)
