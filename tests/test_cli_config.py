@@ -302,3 +302,14 @@ def test_a_first_code_index_is_waited_for_not_mistaken_for_nothing(tmp_path: Pat
     assert found.returncode == 0, found.stderr
     assert "mod" in found.stdout
     assert "nothing relevant found" not in found.stderr
+
+
+@pytest.mark.parametrize(
+    "command", [["search"], ["ask"], ["retrieve"], ["index"], ["mcp"], ["serve"], ["keys", "set"]]
+)
+def test_help_speaks_in_words_with_an_example(tmp_path: Path, command: list[str]) -> None:
+    out = run([*command, "--help"], tmp_path)
+    assert out.returncode == 0
+    assert "<int>" not in out.stdout
+    assert "<list[str]>" not in out.stdout
+    assert "Example" in out.stdout

@@ -10,7 +10,7 @@ merges them with ``app.add_typer(module.app)``. Shared options and printing: ``c
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -97,5 +97,24 @@ for _group in (cli_web, cli_sources, cli_index, cli_config):
 add_door_commands(app, _setup, _fail)
 
 
+WORDS = {"int": "N", "int range": "N", "float": "SECONDS", "str": "TEXT", "list[str]": "TEXT", "path": "PATH"}
+
+
+def _in_words(command: Any) -> Any:
+    """Help with metavars in words (``-n N``, ``QUERY``, ``quick|deep``), not typer's type names
+    (``<int>``, ``<list[str]>``, ``{query}``), on every command of the tree."""
+    for param in command.params:
+        if param.metavar is not None or getattr(param, "is_flag", False):
+            continue
+        if param.param_type_name == "argument":
+            param.metavar = (param.name or "value").upper()
+            continue
+        label = param.display_type(None).strip("<>")
+        param.metavar = WORDS.get(label, label.removeprefix("list[").removesuffix("]"))
+    for sub in getattr(command, "commands", {}).values():
+        _in_words(sub)
+    return command
+
+
 def main() -> None:
-    app()
+    _in_words(typer.main.get_command(app))()

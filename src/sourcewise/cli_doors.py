@@ -85,7 +85,11 @@ def add_door_commands(app: typer.Typer, setup: Callable[..., Settings], fail: Ca
         config: ConfigOpt = None,
     ) -> None:
         """Serve the tools to MCP clients: ask, search_sources, retrieve, route, web_search,
-        web_fetch (stdio unless --http)."""
+        web_fetch (stdio unless --http; over HTTP it prints its URL).
+
+        Examples: claude mcp add sourcewise -- sourcewise mcp;
+        sourcewise mcp --http --port 8765 --allowed-host search.example.org
+        """
         settings = setup(False, config)
         if allowed_host:  # the workers read it from the environment, as every door setting
             os.environ["SOURCEWISE_ALLOWED_HOSTS"] = ",".join(allowed_host)

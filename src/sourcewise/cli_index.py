@@ -64,7 +64,7 @@ def index_progress(live: bool) -> Iterator[Progress | None]:
 @app.command("index")
 def index_cmd(
     paths: Annotated[
-        list[Path] | None, typer.Argument(metavar="PATH...", help="Files or folders to index.")
+        list[Path] | None, typer.Argument(metavar="PATH", help="Files or folders to index.")
     ] = None,
     kb: Annotated[
         Path | None, typer.Option("--kb", metavar="FILE", help="Index file (default STATE_DIR/kb.sqlite3).")

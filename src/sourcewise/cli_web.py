@@ -129,7 +129,10 @@ def providers(
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
-    """List the web search providers: configured or not, suspended or not."""
+    """List the web search providers: configured or not, suspended or not.
+
+    Examples: sourcewise providers; sourcewise providers --reset brave
+    """
     settings = setup(verbose, config)
     if name is not None and not reset:
         fail(InvalidOption(f"a provider name ({name!r}) is only taken with --reset"), 2)
@@ -156,7 +159,10 @@ def rate(
     query: Annotated[str | None, typer.Option("--query", "-q", help="What the user asked.")] = None,
     config: ConfigOpt = None,
 ) -> None:
-    """Rate one URL: tier, reliability score and why."""
+    """Rate one URL: tier, reliability score and why.
+
+    Example: sourcewise rate https://react.dev/reference/rsc/server-components
+    """
     settings = setup(False, config)
     with reported():
         rating = api.rate_source(url, query, settings=settings)
@@ -182,7 +188,10 @@ def route_cmd(
     today: TodayOpt = None,
     config: ConfigOpt = None,
 ) -> None:
-    """Decide whether to search the web, fetch the URLs in the question, or skip."""
+    """Decide whether to search the web, fetch the URLs in the question, or skip.
+
+    Example: sourcewise route "What changed in Python 3.14?"
+    """
     settings = setup(False, config)
     with reported():
         decision = routing.route(question, today=_day(today), settings=settings)
@@ -209,7 +218,10 @@ def plan_cmd(
     today: TodayOpt = None,
     config: ConfigOpt = None,
 ) -> None:
-    """Query type, keywords, entities, filters and one query per source."""
+    """Query type, keywords, entities, filters and one query per source kind.
+
+    Example: sourcewise plan "who approved the budget last week" --source chat
+    """
     settings = setup(False, config)
     with reported():
         result = routing.plan(question, source or None, today=_day(today), settings=settings)
@@ -240,6 +252,7 @@ def context_cmd(
 
     Exits 0 with the context (or when the question needs no web), 3 when no provider answered,
     1 when the URLs in the question could not be read.
+    Example: sourcewise context "latest Next.js release notes"
     """
     settings = setup(True, config, allow_private=allow_private or None)
     with reported():
@@ -275,7 +288,10 @@ def fetch_cmd(
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
-    """Fetch a page: main content as Markdown, title, tier, score and passages for --prompt."""
+    """Fetch a page: main content as Markdown, title, tier, score and passages for --prompt.
+
+    Example: sourcewise fetch https://peps.python.org/pep-0008/ --prompt "line length"
+    """
     settings = setup(verbose, config)
     with reported():
         try:
