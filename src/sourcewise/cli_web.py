@@ -209,9 +209,15 @@ def route_cmd(
 @app.command("plan")
 def plan_cmd(
     question: Annotated[str, typer.Argument(help="The user's question.")],
-    source: Annotated[
+    kind: Annotated[
         list[str] | None,
-        typer.Option("--source", help="chat, email, knowledge_base, project_tracker, web (repeatable)."),
+        typer.Option(
+            "--kind",
+            "-k",
+            metavar="KIND",
+            help="A kind of source to plan for (repeatable): chat, email, knowledge_base, "
+            "project_tracker, web. (--source names sources everywhere else.)",
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON for machines.")] = False,
     broaden: Annotated[int, typer.Option("--broaden", help="Apply this many broadening steps.")] = 0,
@@ -220,11 +226,11 @@ def plan_cmd(
 ) -> None:
     """Query type, keywords, entities, filters and one query per source kind.
 
-    Example: sourcewise plan "who approved the budget last week" --source chat
+    Example: sourcewise plan "who approved the budget last week" --kind chat
     """
     settings = setup(False, config)
     with reported():
-        result = routing.plan(question, source or None, today=_day(today), settings=settings)
+        result = routing.plan(question, kind or None, today=_day(today), settings=settings)
     for _ in range(max(0, broaden)):
         result = result.broaden() or result
     if as_json:
