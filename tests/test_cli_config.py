@@ -313,3 +313,25 @@ def test_help_speaks_in_words_with_an_example(tmp_path: Path, command: list[str]
     assert "<int>" not in out.stdout
     assert "<list[str]>" not in out.stdout
     assert "Example" in out.stdout
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=st.text(st.characters(codec="utf-8", exclude_characters="\x00"), min_size=1, max_size=80))
+def test_output_to_a_hostile_file_name_is_written_or_a_clean_exit_2(name: str) -> None:
+    import typer
+
+    from sourcewise.cli_common import echo, output_format, written_to
+
+    with tempfile.TemporaryDirectory() as tmp:
+        target = Path(tmp) / name
+        assert output_format(target, "quick", False) in ("json", "jsonl", "quick")
+        code = 0
+        try:
+            with written_to(target):
+                echo("results")
+        except typer.Exit as stop:
+            code = stop.exit_code
+        if code == 0:
+            assert target.read_text(encoding="utf-8") == "results\n"
+        else:
+            assert code == 2
