@@ -335,3 +335,13 @@ def test_output_to_a_hostile_file_name_is_written_or_a_clean_exit_2(name: str) -
             assert target.read_text(encoding="utf-8") == "results\n"
         else:
             assert code == 2
+
+
+def test_shell_completion_is_offered_and_completes_commands(tmp_path: Path) -> None:
+    script = run(["--show-completion", "bash"], tmp_path)
+    assert script.returncode == 0
+    assert "_sourcewise_completion" in script.stdout
+    env = {**os.environ, **_env(tmp_path), "_SOURCEWISE_COMPLETE": "complete_bash",
+           "COMP_WORDS": "sourcewise con", "COMP_CWORD": "1"}  # fmt: skip
+    out = subprocess.run(["sourcewise"], capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert {"config", "context"} <= set(out.stdout.split())

@@ -117,4 +117,4 @@ def _in_words(command: Any) -> Any:
 
 
 def main() -> None:
-    _in_words(typer.main.get_command(app))()
+    _in_words(typer.main.get_command(app))(prog_name="sourcewise")
