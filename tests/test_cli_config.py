@@ -338,7 +338,7 @@ def test_output_to_a_hostile_file_name_is_written_or_a_clean_exit_2(name: str) -
 
 
 def test_shell_completion_is_offered_and_completes_commands(tmp_path: Path) -> None:
-    script = run(["--show-completion", "bash"], tmp_path)
+    script = run(["--show-completion", "bash"], tmp_path, SHELL="/bin/bash")
     assert script.returncode == 0
     assert "_sourcewise_completion" in script.stdout
     env = {**os.environ, **_env(tmp_path), "_SOURCEWISE_COMPLETE": "complete_bash",
