@@ -150,8 +150,8 @@ def test_no_provider_reachable(server: LocalServer, tmp_path: Path) -> None:
         SOURCEWISE_TIMEOUT="2",
     )
     assert out.returncode == 3
-    assert "searxng: transient: HTTP 503" in out.stderr
-    assert "brave: not configured" in out.stderr
+    assert "error: No search provider could answer: searxng: transient: HTTP 503" in out.stderr
+    assert "(1 more not configured)" in out.stderr  # counted, not listed: the cause comes first
     assert out.stdout == ""
 
 

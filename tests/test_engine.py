@@ -206,8 +206,10 @@ async def test_no_provider_names_what_was_tried(server: LocalServer, tmp_path: P
     with pytest.raises(NoProviderAvailable) as info:
         await engine.asearch("react server components")
     text = str(info.value)
-    assert "google: not configured" in text
-    assert "duckduckgo: transient: HTTP 500" in text
+    # The cause first; providers that are not configured are counted, not listed (issue 26).
+    assert text.startswith("No search provider could answer: duckduckgo: transient: HTTP 500")
+    assert "(1 more not configured)" in text
+    assert [name for name, why in info.value.attempts if why.startswith("not configured")] == ["google"]
 
 
 async def test_zero_results_is_empty_with_a_warning(server: LocalServer, tmp_path: Path) -> None:
@@ -290,7 +292,7 @@ def test_no_provider_hint_names_every_way_to_configure_one(monkeypatch: pytest.M
 
     from pydantic import AliasChoices
 
-    hint = str(NoProviderAvailable([("searxng", "down")]))
+    hint = str(NoProviderAvailable([("searxng", "not configured (set SEARXNG_URL)")]))
     for way in ("GEMINI_API_KEY", "MCP", "SOURCEWISE_MCP_COMMAND", "SOURCEWISE_MCP_URL", "`gemini` CLI"):
         assert way in hint
     # every variable named is one that configures something (the hint cannot drift from config.py

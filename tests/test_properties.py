@@ -291,7 +291,7 @@ COMMANDS = [
     ["rate", "{url}", "--query", "{text}"],
     ["route", "{text}", "--today", "{text}"],
     ["route", "{text}", "--json"],
-    ["plan", "{text}", "--source", "{text}", "--broaden", "3"],
+    ["plan", "{text}", "--kind", "{text}", "--broaden", "3"],
     ["plan", "{text}", "--json"],
     ["context", "{text}"],
     ["fetch", "{url}", "--max-chars", "0"],

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
+from typing import Literal
 
 from . import routing
 from .answer import write_with_model
@@ -33,14 +35,49 @@ from .session import Session
 from .sources import Source
 from .sources.web import PagesSource
 
-__all__ = ["DEFAULT_SOURCES", "MAX_QUESTION", "aask"]
+__all__ = ["DEFAULT_SOURCES", "EFFORTS", "MAX_QUESTION", "Effort", "EffortLevel", "aask", "default_sources"]
 
 MAX_QUESTION = 2_000
 """Characters; a longer question is an ``InvalidQuery`` (it is a document, not a question)."""
+EffortLevel = Literal["quick", "balanced", "thorough"]
+
+
+@dataclass(frozen=True)
+class Effort:
+    """What one ``effort`` level sets together: hits wanted per source, refinement cycles after
+    the first pass, and each source's time budget (seconds, bounded by ``source_timeout``)."""
+
+    limit: int
+    cycles: int
+    at_most: float = 300.0
+    at_least: float = 0.0
+
+    def deadline(self, configured: float) -> float:
+        return min(max(configured, self.at_least), self.at_most)
+
+
+EFFORTS: dict[str, Effort] = {
+    "quick": Effort(limit=5, cycles=1, at_most=5.0),  # one pass, a short wait
+    "balanced": Effort(limit=10, cycles=3),  # the default: source_timeout as configured
+    "thorough": Effort(limit=20, cycles=5, at_least=30.0),  # more hits, more cycles, a longer wait
+}
 DEFAULT_SOURCES = ("kb",)
+WEB_WHY = "when the question needs the web (recent or outside facts)"
 MAX_SOURCES = 32
 CLARIFY_EN = "I found several readings. Which one do you mean?"
 CLARIFY_KO = "몇 가지 뜻으로 읽힙니다. 어느 쪽인가요?"
+
+
+def default_sources(settings: Settings) -> dict[str, str]:
+    """The sources ``ask`` reads when none is named, each with why: ``ask_sources`` from the
+    config when set; else every configured source plus the knowledge base once it is indexed
+    (a configured source adds to it, it does not replace it); the web is added per question."""
+    if settings.ask_sources is not None:
+        return {name: "listed in ask_sources" for name in settings.ask_sources}
+    chosen = {name: "configured" for name in settings.sources}
+    if "kb" not in chosen and (settings.state_dir / "kb.sqlite3").is_file():
+        chosen["kb"] = "the knowledge base is indexed" if chosen else "the default"
+    return chosen or {name: "the default" for name in DEFAULT_SOURCES}
 
 
 def _choose(
@@ -49,8 +86,7 @@ def _choose(
     """The sources to search, warnings, and the pages the question names (its own source)."""
     warnings: list[str] = []
     if specs is None:
-        names = list(session.settings.sources) or list(DEFAULT_SOURCES)
-        chosen = session.sources(names)
+        chosen = session.sources(list(default_sources(session.settings)))
         if route.action == "search":
             chosen.append(session.source("web"))
     else:
@@ -112,7 +148,8 @@ async def aask(
     sources: Sequence[str | Source] | None = None,
     reading: str | None = None,
     use_model: bool | None = None,
-    limit: int = 10,
+    limit: int | None = None,
+    effort: EffortLevel = "balanced",
     today: date | None = None,
     session: Session | None = None,
     settings: Settings | None = None,
@@ -124,16 +161,22 @@ async def aask(
     objects; default: the configured sources (or the embedded knowledge base), plus the web when
     the question needs it. ``reading``: the chosen reading of an ambiguous question.
     ``use_model``: ``False`` forces the extractive answer even when a model is configured.
+    ``effort``: quick, balanced or thorough (``EFFORTS``): hits per source (unless ``limit`` says),
+    refinement cycles and each source's time budget, together.
     ``session``: a long-lived one to reuse; otherwise one is opened on ``settings`` and closed.
     """
     if isinstance(question, str) and len(question) > MAX_QUESTION:
         raise InvalidQuery(f"a question is at most {MAX_QUESTION} characters, got {len(question)}")
+    if effort not in EFFORTS:
+        raise InvalidOption(f"effort must be one of {', '.join(EFFORTS)}, got {effort!r}")
+    level = EFFORTS[effort]
+    limit = level.limit if limit is None else limit
     if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 50:
         raise InvalidOption(f"limit must be 1-50, got {limit!r}")
     own = session is None
     session = session or Session(settings)
     try:
-        return await _ask(session, question, sources, reading, use_model, limit, today, progress)
+        return await _ask(session, question, sources, reading, use_model, limit, level, today, progress)
     finally:
         if own:
             await session.aclose()
@@ -146,6 +189,7 @@ async def _ask(
     reading: str | None,
     use_model: bool | None,
     limit: int,
+    level: Effort,
     today: date | None,
     progress: Progress | None,
 ) -> Answer:
@@ -161,9 +205,10 @@ async def _ask(
     if route.readings:  # seed 003: ask before searching when the reading changes the sources
         return _ask_first(question, route, plan, warnings)
     t1 = clock()
-    gathered = await gather(chosen, plan, deadline=settings.source_timeout, limit=limit, progress=progress)
+    deadline = level.deadline(settings.source_timeout)
+    gathered = await gather(chosen, plan, deadline=deadline, limit=limit, progress=progress)
     # Seed 004: a first pass that is not good enough gets refinement cycles (retrieve.py).
-    extra, cycles = await refine_gathered(question, plan, chosen, gathered, settings)
+    extra, cycles = await refine_gathered(question, plan, chosen, gathered, settings, level.cycles)
     hits = [[*first, *more] for first, more in zip(gathered.hits, extra, strict=True)]
     t2 = clock()
     terms = _terms(plan)

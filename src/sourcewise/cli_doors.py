@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .config import Settings
     from .service import DoorSettings
 
-__all__ = ["add_door_commands"]
+__all__ = ["add_door_commands", "door_url"]
 
 HostOpt = Annotated[str, typer.Option("--host", help="Address to listen on (loopback unless you say so).")]
 WorkersOpt = Annotated[int, typer.Option("--workers", min=1, max=64, help="Worker processes.")]
@@ -48,9 +48,17 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def _uvicorn(target: str, host: str, port: int, workers: int, config: Path | None) -> None:
+def door_url(host: str, port: int, path: str = "/") -> str:
+    """The address a client uses: ``0.0.0.0`` and ``::`` listen everywhere, so this machine's
+    loopback is named; an IPv6 address goes in brackets."""
+    shown = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, f"[{host}]" if ":" in host else host)
+    return f"http://{shown}:{port}{path}"
+
+
+def _uvicorn(target: str, host: str, port: int, workers: int, config: Path | None, says: str) -> None:
     import uvicorn
 
+    typer.echo(f"{says}; press Ctrl-C to stop", err=True)
     if config is not None:
         os.environ["SOURCEWISE_CONFIG"] = str(config.resolve())
     uvicorn.run(target, factory=True, host=host, port=port, workers=workers, log_level="warning")
@@ -65,17 +73,33 @@ def add_door_commands(app: typer.Typer, setup: Callable[..., Settings], fail: Ca
         host: HostOpt = "127.0.0.1",
         port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8765,
         workers: WorkersOpt = 1,
+        allowed_host: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--allowed-host",
+                metavar="HOST",
+                help="With --http: a Host header to accept besides loopback (repeatable), e.g. the "
+                "name behind your reverse proxy; * turns the DNS-rebinding check off.",
+            ),
+        ] = None,
         config: ConfigOpt = None,
     ) -> None:
         """Serve the tools to MCP clients: ask, search_sources, retrieve, route, web_search,
-        web_fetch (stdio unless --http)."""
+        web_fetch (stdio unless --http; over HTTP it prints its URL).
+
+        Examples: claude mcp add sourcewise -- sourcewise mcp;
+        sourcewise mcp --http --port 8765 --allowed-host search.example.org
+        """
         settings = setup(False, config)
+        if allowed_host:  # the workers read it from the environment, as every door setting
+            os.environ["SOURCEWISE_ALLOWED_HOSTS"] = ",".join(allowed_host)
         try:
             _doors(host)
         except ConfigError as exc:
             fail(exc, 2)
         if http:
-            _uvicorn("sourcewise.mcp_server:create_http_app", host, port, workers, config)
+            says = f"MCP over Streamable HTTP at {door_url(host, port, '/mcp')}"
+            _uvicorn("sourcewise.mcp_server:create_http_app", host, port, workers, config, says)
             return
         from .mcp_server import build_server
 
@@ -88,11 +112,16 @@ def add_door_commands(app: typer.Typer, setup: Callable[..., Settings], fail: Ca
         workers: WorkersOpt = 1,
         config: ConfigOpt = None,
     ) -> None:
-        """Serve the HTTP API: /ask, /sources/search, /retrieve, /route, /web/search, /web/fetch,
-        /health (OpenAPI at /docs and /openapi.json)."""
+        """Serve the web page (/) and the HTTP API: /ask, /sources/search, /retrieve, /route,
+        /web/search, /web/fetch, /health (its documentation at /docs, /redoc and /openapi.json).
+
+        Example: sourcewise serve --port 8080, then open http://127.0.0.1:8080/
+        """
         setup(False, config)
         try:
             _doors(host)
         except ConfigError as exc:
             fail(exc, 2)
-        _uvicorn("sourcewise.server:create_app", host, port, workers, config)
+        url = door_url(host, port)
+        says = f"sourcewise at {url} (the web page; the API's documentation at {url}docs)"
+        _uvicorn("sourcewise.server:create_app", host, port, workers, config, says)

@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ._lazy import lazy_module
-from .cli import ConfigOpt, VerboseOpt, _echo, _echo_json, _fail, _reported, _setup, app
+from .cli_common import (
+    ConfigOpt,
+    OutputOpt,
+    VerboseOpt,
+    console,
+    echo,
+    echo_json,
+    fail,
+    new_app,
+    output_format,
+    reported,
+    setup,
+    written_to,
+)
 from .core.text import printable
 from .errors import InvalidOption
 
@@ -25,7 +39,9 @@ else:  # imported when a command first needs them: ``--help`` starts without the
     present = lazy_module("sourcewise.core.present")
     extractive = lazy_module("sourcewise.core.extractive")
 
-__all__ = ["render_retrieval", "search_sources_cmd", "sources_app"]
+__all__ = ["app", "render_retrieval", "search_sources_cmd", "sources_app"]
+
+app = new_app()
 
 SourceOpt = Annotated[
     list[str] | None,
@@ -40,15 +56,19 @@ ICON = {"ok": "✓", "empty": "·", "timeout": "⏱", "rate_limited": "⏸", "un
 
 
 def search_sources_cmd(query: str, sources: list[str], fmt: str, limit: int, settings: Settings) -> None:
-    """``sourcewise search QUERY --source ...``: the query in each source's own syntax."""
-    if fmt not in present.ANSWER_FORMATS:
-        _fail(InvalidOption(f"format must be one of {', '.join(present.ANSWER_FORMATS)}; got {fmt!r}"), 2)
-    with _reported():
+    """``sourcewise search QUERY --source ...``: the query in each source's own syntax; ``jsonl``
+    prints one hit per line (each names its source)."""
+    if fmt not in (*present.ANSWER_FORMATS, "jsonl"):
+        fail(InvalidOption(f"format must be one of {', '.join(present.ANSWER_FORMATS)}; got {fmt!r}"), 2)
+    with reported():
         results = sources_api.search_sources(query, sources, limit=limit, settings=settings)
     if fmt == "json":
-        _echo_json(results)
+        echo_json(results)
+    elif fmt == "jsonl":
+        for hit in (h for r in results for h in r.hits):
+            echo_json(hit, indent=None)
     else:
-        _echo(present.render_results(results, fmt))
+        echo(present.render_results(results, fmt))
     if not any(r.hits for r in results):
         typer.echo("warning: no results", err=True)
 
@@ -59,59 +79,71 @@ def search_sources_command(
     source: SourceOpt = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="quick, deep, progressive or json.")] = "quick",
     as_json: Annotated[bool, typer.Option("--json", help="The results as JSON.")] = False,
+    as_jsonl: Annotated[bool, typer.Option("--jsonl", help="One JSON hit per line.")] = False,
     limit: Annotated[int, typer.Option("--limit", "-n", help="Results per source, 1-200.")] = 10,
+    output: OutputOpt = None,
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
-    """Search private sources (default: the knowledge base) with a query in their own syntax."""
-    settings = _setup(verbose, config)
-    search_sources_cmd(query, source or ["kb"], "json" if as_json else fmt, limit, settings)
+    """Search private sources (default: the knowledge base) with a query in their own syntax.
+
+    Example: sourcewise search-sources "token expiry after:2025-01-01" -S kb
+    """
+    settings = setup(verbose, config)
+    shape = output_format(output, fmt, as_json, as_jsonl)
+    with written_to(output):
+        search_sources_cmd(query, source or ["kb"], shape, limit, settings)
 
 
-def _progress(console: Console):  # type: ignore[no-untyped-def]
+def _progress(screen: Console):  # type: ignore[no-untyped-def]
     from .models import SourceReport
 
     def show(report: SourceReport | str) -> None:
         if isinstance(report, SourceReport):
             detail = f"{report.hits} results" if report.status == "ok" else report.status.replace("_", " ")
             name = extractive.strip_controls(report.source)
-            console.print(f"{ICON[report.status]} {name}: {detail} ({report.elapsed_ms:.0f} ms)")
+            screen.print(f"{ICON[report.status]} {name}: {detail} ({report.elapsed_ms:.0f} ms)")
 
     return show
 
 
 async def _ask(
-    question: str, sources: list[str] | None, reading: str | None, settings: Settings, live: bool, pick: bool
+    question: str,
+    sources: list[str] | None,
+    reading: str | None,
+    settings: Settings,
+    live: bool,
+    pick: bool,
+    effort: str = "balanced",
 ) -> Answer:
     """The command's one session: the answer, and after a clarifying question (``pick``: asked
     on a terminal) the answer for the reading chosen."""
     from .session import Session
 
     async with Session(settings) as session:
-        answer = await _run(session, question, sources, reading, live)
+        answer = await _run(session, question, sources, reading, live, effort)
         if answer.clarification and pick:
             typer.echo(printable(answer.clarification))  # one reading per line
             choice = typer.prompt("number", type=int, default=1)
             if not 1 <= choice <= len(answer.readings):
-                _fail(InvalidOption(f"choose 1-{len(answer.readings)}"), 2)
-            answer = await _run(session, question, sources, answer.readings[choice - 1].label, live)
+                fail(InvalidOption(f"choose 1-{len(answer.readings)}"), 2)
+            answer = await _run(session, question, sources, answer.readings[choice - 1].label, live, effort)
         return answer
 
 
 async def _run(
-    session: Session, question: str, sources: list[str] | None, reading: str | None, live: bool
+    session: Session, question: str, sources: list[str] | None, reading: str | None, live: bool, effort: str
 ) -> Answer:
-    from rich.console import Console
-
     from .ask import aask
 
-    console = Console(stderr=True, highlight=False)
+    screen = console()
     if live:
-        with console.status("searching every source at once…"):
+        with screen.status("searching every source at once…"):
             return await aask(
-                question, sources=sources, reading=reading, session=session, progress=_progress(console)
-            )
-    return await aask(question, sources=sources, reading=reading, session=session)
+                question, sources=sources, reading=reading, effort=effort,  # type: ignore[arg-type]
+                session=session, progress=_progress(screen),
+            )  # fmt: skip
+    return await aask(question, sources=sources, reading=reading, effort=effort, session=session)  # type: ignore[arg-type]
 
 
 @app.command("ask")
@@ -127,37 +159,53 @@ def ask_cmd(
         str | None,
         typer.Option("--reading", help="The reading of an ambiguous question, e.g. 'database migration'."),
     ] = None,
+    effort: Annotated[
+        str,
+        typer.Option(
+            "--effort",
+            metavar="LEVEL",
+            help="quick (5 hits a source, one pass, 5 s), balanced (default) or thorough "
+            "(20 hits, 5 cycles, 30 s a source).",
+        ),
+    ] = "balanced",
+    output: OutputOpt = None,
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
-    """Answer a question from every source at once, each sentence citing the source behind it."""
+    """Answer a question from every source at once, each sentence citing the source behind it.
+
+    Examples: sourcewise ask "How do I index my notes?";
+    sourcewise ask "Why did the deploy fail?" -S slack -S kb --format deep -o answer.md
+    """
     from ._sync import run_sync
 
-    settings = _setup(verbose, config)
-    fmt = "json" if as_json else fmt
+    settings = setup(verbose, config)
+    fmt = output_format(output, fmt, as_json)
     if fmt not in present.ANSWER_FORMATS:
-        _fail(InvalidOption(f"format must be one of {', '.join(present.ANSWER_FORMATS)}; got {fmt!r}"), 2)
+        fail(InvalidOption(f"format must be one of {', '.join(present.ANSWER_FORMATS)}; got {fmt!r}"), 2)
     live = sys.stderr.isatty() and fmt != "json"
     pick = sys.stdin.isatty() and fmt != "json"
-    with _reported():
+    with reported():
         try:
-            answer = run_sync(_ask(question, source or None, reading, settings, live, pick))
+            answer = run_sync(_ask(question, source or None, reading, settings, live, pick, effort))
         except KeyboardInterrupt:
             typer.echo("interrupted: every source was stopped", err=True)
             raise typer.Exit(130) from None
-    if fmt == "json":
-        _echo_json(answer)
-    else:
-        _echo(present.render_answer(answer, fmt, explain=explain, specs=source or ()))
+    with written_to(output):
+        if fmt == "json":
+            echo_json(answer)
+        else:
+            echo(present.render_answer(answer, fmt, explain=explain, specs=source or ()))
     if not answer.hits and not answer.clarification:
+        _not_ready(answer.reports)
         failed = [r for r in answer.reports if r.status not in ("ok", "empty")]
         if failed and len(failed) == len(answer.reports):
             said = "; ".join(f"{r.source}: {r.status}" for r in failed)
-            _echo(f"error: no source could answer ({said})", err=True)
+            echo(f"error: no source could answer ({said})", err=True)
             raise typer.Exit(3)
 
 
-sources_app = typer.Typer(rich_markup_mode=None, help="List the sources, or add one (add-mcp).")
+sources_app = new_app(help="List the sources, or add one (add-mcp).")
 app.add_typer(sources_app, name="sources")
 
 
@@ -168,14 +216,18 @@ def sources_cmd(
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
-    """List the sources: configured or built in, ready or not, how big and how fresh."""
+    """List the sources: configured or built in, ready or not, how big and how fresh, and
+    whether `ask` reads them when no --source is named (and why). `sources add-mcp` adds one.
+
+    Example: sourcewise sources --json
+    """
     if ctx.invoked_subcommand is not None:
         return
-    settings = _setup(verbose, config)
-    with _reported():
+    settings = setup(verbose, config)
+    with reported():
         infos = sources_api.source_info(settings=settings)
     if as_json:
-        _echo_json(infos)
+        echo_json(infos)
         return
     for info in infos:
         state = "ready" if info.ready else "not ready"
@@ -183,6 +235,7 @@ def sources_cmd(
         fresh = f", updated {info.updated:%Y-%m-%d %H:%M}" if info.updated else ""
         where = f" {extractive.strip_controls(info.location)}" if info.location else ""
         detail = f" - {extractive.strip_controls(info.detail)}" if info.detail else ""
+        detail += f" [ask: {info.in_ask}]" if info.in_ask else " [ask: only when named with -S]"
         typer.echo(
             f"{info.name} ({info.type}, {info.kind.replace('_', ' ')}){where}: {state}{size}{fresh}{detail}"
         )
@@ -242,21 +295,36 @@ def retrieve_cmd(
     ] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", help="Candidates to show, 1-50.")] = 10,
     no_model: Annotated[bool, typer.Option("--no-model", help="Rule-based relevance only.")] = False,
+    output: OutputOpt = None,
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
-    """Find the files a task needs: search, score, learn the codebase's words, search again (3 cycles)."""
-    settings = _setup(verbose, config)
+    """Find the files a task needs: search, score, learn the codebase's words, search again (3 cycles).
+
+    Example: sourcewise retrieve "Add a rate limit to the HTTP server" --source code:.
+    """
+    settings = setup(verbose, config)
     if not source:
-        _fail(InvalidOption("give at least one --source, e.g. --source code:."), 2)
-    with _reported():
+        fail(InvalidOption("give at least one --source, e.g. --source code:."), 2)
+    with reported():
         found = sources_api.retrieve(
             task, sources=source, max_cycles=max_cycles, include=include or (), exclude=exclude,
             limit=limit, use_model=False if no_model else None, settings=settings,
         )  # fmt: skip
-    if as_json:
-        _echo_json(found)
-    else:
-        _echo(render_retrieval(found))
+    with written_to(output):
+        if output_format(output, "text", as_json) == "json":
+            echo_json(found)
+        else:
+            echo(render_retrieval(found))
     if not found.candidates:
+        _not_ready([r for c in found.cycles for r in c.reports])
         typer.echo("warning: nothing relevant found", err=True)
+
+
+def _not_ready(reports: Sequence[SourceReport]) -> None:
+    """A source still building its first index is not "nothing found": say so, exit 4."""
+    busy = [r for r in reports if r.status == "timeout" and r.error and "still indexing" in r.error]
+    for r in busy:
+        echo(f"warning: {r.source}: {r.error}", err=True)
+    if busy:
+        raise typer.Exit(4)

@@ -129,6 +129,11 @@ class Settings(BaseSettings):
         default_factory=dict,
         description="[access.NAME] sections: key_sha256 and the sources that user may search (access.py)",
     )
+    ask_sources: Annotated[list[str] | None, NoDecode] = Field(
+        default=None,
+        description="the sources `ask` reads when none is named; unset: every [sources.NAME] plus the "
+        "knowledge base once indexed (the web is added when a question needs it)",
+    )
     model_url: str | None = Field(
         default=None,
         description="an OpenAI-compatible Chat Completions base URL (OpenAI, Ollama, vLLM, llama.cpp) "
@@ -170,6 +175,7 @@ class Settings(BaseSettings):
 
     @field_validator(
         "providers",
+        "ask_sources",
         "allow_hosts",
         "recency_keywords",
         "external_keywords",

@@ -19,6 +19,7 @@ from .core.tiers import SourceTable, table_for
 from .core.validate import validate_max_results, validate_query, validate_strategy, validate_tier
 from .errors import (
     InvalidOption,
+    NoNetwork,
     NoProviderAvailable,
     ParseError,
     ProviderError,
@@ -172,11 +173,15 @@ class Engine:
         deadline = deadline or Deadline(self.settings.timeout)
         attempts: list[tuple[str, str]] = []
         client = self.client
+        offline = False
         for name in self.chain(names):
             provider = self.providers[name]
             ready, detail = provider.configured(self._config(name))
             if not ready:
                 attempts.append((name, f"not configured ({detail})"))
+                continue
+            if offline and not provider.self_hosted:
+                attempts.append((name, "skipped: no network"))
                 continue
             hold = self.state.suspended(name, self.clock())
             if hold:
@@ -189,11 +194,12 @@ class Engine:
             try:
                 out = await self._ask(client, provider, query, max_results, deadline)
             except ProviderError as exc:
+                offline = offline or isinstance(exc, NoNetwork)
                 attempts.append((name, self._handle(exc)))
                 continue
             self.state.clear(name)
             return WebAnswer(out.results, name, attempts, out.answer)
-        raise NoProviderAvailable(attempts)
+        raise NoProviderAvailable(attempts, offline=offline)
 
     async def _ask(
         self, client: httpx.AsyncClient, provider: Provider, query: str, max_results: int, deadline: Deadline

@@ -61,6 +61,7 @@ __all__ = [
     "InvalidQuery",
     "InvalidURL",
     "ModelError",
+    "NoNetwork",
     "NoProviderAvailable",
     "ParseError",
     "ProviderError",
@@ -137,6 +138,13 @@ class ProviderNotConfigured(ProviderError):
     kind = "not configured"
 
 
+class NoNetwork(ProviderError):
+    """The provider's host could not be reached and this machine has no route to the internet:
+    no retry, and the engine skips the other providers that are not self-hosted."""
+
+    kind = "no network"
+
+
 class RateLimited(ProviderError):
     policy = "suspend"
     kind = "rate limited"
@@ -167,18 +175,31 @@ class ParseError(ProviderError):
 class NoProviderAvailable(SourcewiseError):
     """No provider in the chain answered. ``attempts`` lists what was tried and why it failed."""
 
-    def __init__(self, attempts: Sequence[tuple[str, str]]) -> None:
+    def __init__(self, attempts: Sequence[tuple[str, str]], *, offline: bool = False) -> None:
         self.attempts = list(attempts)
-        if self.attempts:
-            tried = "; ".join(f"{name}: {why}" for name, why in self.attempts)
-        else:
-            tried = "no providers in the chain"
+        self.offline = offline
+        if offline:  # the cause first, once: not one line per provider (those are under -v)
+            super().__init__(
+                "No search provider could answer: no network (no route to the internet), so the web "
+                "providers were skipped; -v lists each"
+            )
+            return
+        tried = [(name, why) for name, why in self.attempts if not why.startswith("not configured")]
+        if not tried:  # nothing is configured: what each provider in the chain needs, and every way
+            needs = "; ".join(f"{name}: {why.removeprefix('not configured ')}" for name, why in self.attempts)
+            super().__init__(
+                f"No search provider could answer: none is configured ({needs or 'the chain is empty'}). "
+                "Ways to configure one: GEMINI_API_KEY, an MCP search server (SOURCEWISE_MCP_COMMAND or "
+                "SOURCEWISE_MCP_URL), a logged-in `gemini` CLI on PATH, SEARXNG_URL, BRAVE_API_KEY, "
+                "TAVILY_API_KEY or GOOGLE_CSE_KEY + GOOGLE_CSE_ID (`sourcewise keys set NAME` stores a key)"
+            )
+            return
+        unset = len(self.attempts) - len(tried)
+        said = "; ".join(f"{name}: {why[:120]}" for name, why in tried[:4])
+        more = f" ({unset} more not configured)" if unset else ""
         super().__init__(
-            f"No search provider could answer. Tried: {tried}. "
-            "Check your network, or configure another provider: GEMINI_API_KEY, an MCP search "
-            "server (SOURCEWISE_MCP_COMMAND or SOURCEWISE_MCP_URL), a logged-in `gemini` CLI on "
-            "PATH, SEARXNG_URL, BRAVE_API_KEY, TAVILY_API_KEY or GOOGLE_CSE_KEY + GOOGLE_CSE_ID; "
-            "`sourcewise providers` shows their state."
+            f"No search provider could answer: {said}{more}. Check the network, or configure another "
+            "provider (`sourcewise providers` lists them)"
         )
 
 

@@ -8,6 +8,7 @@ proxy in front for a global limit). Bodies are read up to the limit before the a
 
 from __future__ import annotations
 
+import base64
 import hmac
 import json
 import math
@@ -49,10 +50,22 @@ class RateLimiter:
 
 
 async def send_error(
-    send: Send, status: int, kind: str, message: str, headers: Iterable[tuple[str, str]] = ()
+    send: Send,
+    status: int,
+    kind: str,
+    message: str,
+    headers: Iterable[tuple[str, str]] = (),
+    *,
+    jsonrpc: bool = False,
 ) -> None:
-    """The one error body both doors use: ``{"error": {"type", "message", "status"}}``."""
-    body = json.dumps({"error": {"type": kind, "message": message, "status": status}}).encode()
+    """The HTTP API's error body, ``{"error": {"type", "message", "status"}}``; for the MCP door
+    (``jsonrpc``) a JSON-RPC error response with the same type and status in ``data``."""
+    error = {"type": kind, "message": message, "status": status}
+    if jsonrpc:
+        rpc = {"code": -32000, "message": f"{kind}: {message}", "data": error}
+        body = json.dumps({"jsonrpc": "2.0", "id": None, "error": rpc}).encode()
+    else:
+        body = json.dumps({"error": error}).encode()
     raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     raw += [(k.encode(), v.encode()) for k, v in headers]
     await send({"type": "http.response.start", "status": status, "headers": raw})
@@ -67,9 +80,16 @@ def _header(scope: Scope, name: bytes) -> str | None:
 
 
 def _presented_key(scope: Scope) -> str | None:
+    """The key as ``Bearer KEY``, ``X-API-Key: KEY`` or, from a browser on the web page, the
+    password of HTTP Basic auth (any user name)."""
     auth = _header(scope, b"authorization")
     if auth and auth[:7].lower() == "bearer ":
         return auth[7:].strip()
+    if auth and auth[:6].lower() == "basic ":
+        try:
+            return base64.b64decode(auth[6:].strip(), validate=True).decode().partition(":")[2]
+        except (ValueError, UnicodeDecodeError):
+            return None
     return _header(scope, b"x-api-key")
 
 
@@ -79,10 +99,12 @@ def guarded(
     *,
     open_paths: Iterable[str] = ("/health",),
     grants: Mapping[str, access.Grant] | None = None,
+    jsonrpc: bool = False,
 ) -> ASGIApp:
     """``app`` behind the key, the rate limit and the body limit; ``open_paths`` need no key.
     ``grants`` (``[access]`` sections): each user's own key, their grant bound to the request
-    (``access``); the single ``api_key`` then opens nothing."""
+    (``access``); the single ``api_key`` then opens nothing. ``jsonrpc``: refusals as JSON-RPC
+    error responses (the MCP door)."""
     key = doors.api_key.get_secret_value().encode() if doors.api_key else None
     limiter = RateLimiter(doors.rate_limit, doors.rate_burst)
     free = frozenset(open_paths)
@@ -96,13 +118,13 @@ def guarded(
         if grants and path not in free:
             grant = access.authenticate(grants, _presented_key(scope))
             if grant is None:
-                await _unauthorized(send)
+                await _unauthorized(send, jsonrpc)
                 return
             scope[access.SCOPE_KEY] = grant
         elif key is not None and path not in free:
             given = (_presented_key(scope) or "").encode()
             if not hmac.compare_digest(given, key):
-                await _unauthorized(send)
+                await _unauthorized(send, jsonrpc)
                 return
         client = (scope.get("client") or ("unknown", 0))[0]
         wait = limiter.allow(str(client))
@@ -113,25 +135,29 @@ def guarded(
                 "RateLimited",
                 f"more than {doors.rate_limit:g} requests a minute from {client}; retry in {wait:.1f} s",
                 [("retry-after", str(math.ceil(wait)))],
+                jsonrpc=jsonrpc,
             )
             return
         with access.bound(grant):
-            await _limited_body(app, scope, receive, send, doors.max_body_bytes)
+            await _limited_body(app, scope, receive, send, doors.max_body_bytes, jsonrpc)
 
     return guard
 
 
-async def _unauthorized(send: Send) -> None:
+async def _unauthorized(send: Send, jsonrpc: bool) -> None:
     message = "missing or wrong API key: send 'Authorization: Bearer KEY' or 'X-API-Key: KEY'"
-    await send_error(send, 401, "Unauthorized", message, [("www-authenticate", "Bearer")])
+    challenges = [("www-authenticate", "Bearer"), ("www-authenticate", 'Basic realm="sourcewise"')]
+    await send_error(send, 401, "Unauthorized", message, challenges, jsonrpc=jsonrpc)
 
 
-async def _limited_body(app: ASGIApp, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
+async def _limited_body(
+    app: ASGIApp, scope: Scope, receive: Receive, send: Send, limit: int, jsonrpc: bool
+) -> None:
     """Read the body up to ``limit`` bytes, answer 413 past it, else replay it to ``app``."""
     declared = _header(scope, b"content-length")
     too_big = f"the request body is larger than {limit} bytes"
     if declared and declared.isdigit() and int(declared) > limit:
-        await send_error(send, 413, "PayloadTooLarge", too_big)
+        await send_error(send, 413, "PayloadTooLarge", too_big, jsonrpc=jsonrpc)
         return
     if scope.get("method") in ("GET", "HEAD", "DELETE", "OPTIONS"):
         await app(scope, receive, send)
@@ -145,7 +171,7 @@ async def _limited_body(app: ASGIApp, scope: Scope, receive: Receive, send: Send
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > limit:
-            await send_error(send, 413, "PayloadTooLarge", too_big)
+            await send_error(send, 413, "PayloadTooLarge", too_big, jsonrpc=jsonrpc)
             return
         chunks.append(chunk)
         if not message.get("more_body", False):

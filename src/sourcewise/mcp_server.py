@@ -12,12 +12,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, StrictInt, ValidationError
 from starlette.types import ASGIApp
@@ -32,7 +33,14 @@ from .models import Answer, Page, Retrieval, Route, SearchResponse, SourceResult
 from .service import DOOR_MAX_CHARS, DoorSettings, Progress, Service, classify, describe_problems
 from .session import Session
 
-__all__ = ["SEARCH_BUDGET", "build_server", "create_http_app", "render_page", "render_search"]
+__all__ = [
+    "SEARCH_BUDGET",
+    "build_server",
+    "create_http_app",
+    "render_page",
+    "render_search",
+    "transport_security",
+]
 
 log = logging.getLogger("sourcewise")
 SEARCH_BUDGET = 6_000  # characters of text for one search's results
@@ -89,8 +97,10 @@ async def _tool_call(ctx: Ctx) -> AsyncIterator[Service]:
         raise ToolError(f"internal error ({type(exc).__name__}); the server logged the details") from exc
 
 
-def _result(model: BaseModel, text: str, *, keep: str | None = None) -> CallToolResult:
-    data = _fit(model.model_dump(mode="json"), STRUCTURED_BUDGET, keep)
+def _result(
+    model: BaseModel, text: str, *, keep: str | None = None, budget: int = STRUCTURED_BUDGET
+) -> CallToolResult:
+    data = _fit(model.model_dump(mode="json"), budget, keep)
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
@@ -197,6 +207,20 @@ TierArg = Annotated[
     Field(default=None, ge=1, le=4, description="only this tier: 1 official docs ... 4 blogs"),
 ]
 Strategy = Literal["default", "official", "comprehensive", "progressive"]
+DetailArg = Annotated[
+    Literal["compact", "full"],
+    Field(
+        description="compact: one line per result (title, location, tier or source) and hit texts cut "
+        "to their snippets in the structured result; full: snippets and whole texts"
+    ),
+]
+EffortArg = Annotated[
+    Literal["quick", "balanced", "thorough"],
+    Field(
+        description="quick: 5 hits per source, one pass, at most 5 s per source; balanced (default): "
+        "10 hits, up to 3 refinement cycles; thorough: 20 hits, up to 5 cycles, at least 30 s per source"
+    ),
+]
 
 
 async def web_search(
@@ -211,6 +235,7 @@ async def web_search(
             "comprehensive: the best 3 of each tier; progressive: official first, then examples"
         ),
     ] = "default",
+    detail: DetailArg = "full",
 ) -> Annotated[CallToolResult, SearchResponse]:
     """Search the web. Each result has its tier (1 official docs, 2 semi-official, 3 community,
     4 blogs/media), a 0-100 reliability score and why; duplicates are merged. Use it to find
@@ -219,6 +244,10 @@ async def web_search(
         response = await service.web_search(
             query, tier=tier, max_results=max_results, strategy=strategy, progress=_progress(ctx)
         )
+        if detail == "compact":
+            lines = [f"[{i}] tier {r.tier} {r.title} - {r.url}" for i, r in enumerate(response.results, 1)]
+            head = f"{len(response.results)} results for {response.query!r} (via {response.provider})"
+            return _result(response, _budget("\n".join([head, *lines]), SEARCH_BUDGET), budget=0)
         return _result(response, render_search(response))
 
 
@@ -305,6 +334,7 @@ async def search_sources(
     ctx: Ctx,
     sources: SourcesArg = None,
     limit: Annotated[StrictInt, Field(ge=1, le=50, description="results per source")] = 10,
+    detail: DetailArg = "full",
 ) -> Annotated[CallToolResult, SourceResults]:
     """Search the team's private sources (knowledge base, code, chat, mail, issues) with a query in
     their own filter syntax (from:, in:, after:, before:, path:, label: ...). Filters a source
@@ -312,6 +342,9 @@ async def search_sources(
     async with _tool_call(ctx) as service:
         results = await service.search_sources(query, sources, limit=limit)
         wrapped = SourceResults(results=results)
+        if detail == "compact":
+            lines = [f"{h.source}: {h.title} - {h.location}" for r in results for h in r.hits]
+            return _result(wrapped, _budget("\n".join(lines) or "no results", SEARCH_BUDGET), budget=0)
         return _result(wrapped, _budget(render_results(results), SEARCH_BUDGET))
 
 
@@ -321,6 +354,7 @@ async def ask(
     sources: AskSourcesArg = None,
     format: FormatArg = "quick",
     reading: ReadingArg = None,
+    effort: EffortArg = "balanced",
 ) -> Annotated[CallToolResult, Answer]:
     """Answer a question from every source at once (private sources, and the web when the question
     needs it): sentences that each end with [n] citations, the sources behind them with their kind,
@@ -328,7 +362,9 @@ async def ask(
     into different readings the answer is a clarifying question listing them: ask again with
     reading. A tool error when every source failed, with each one's reason."""
     async with _tool_call(ctx) as service:
-        answer = await service.ask(question, sources=sources, reading=reading, progress=_progress(ctx))
+        answer = await service.ask(
+            question, sources=sources, reading=reading, effort=effort, progress=_progress(ctx)
+        )
         return _result(answer, _budget(_render_answer(answer, format), SEARCH_BUDGET), keep="sources")
 
 
@@ -428,6 +464,26 @@ def create_http_app(
     settings = settings or load_settings()
     server = build_server(settings, doors)
     app = server.streamable_http_app(
-        stateless_http=True, max_request_body_size=doors.max_body_bytes, host=host
+        stateless_http=True,
+        max_request_body_size=doors.max_body_bytes,
+        host=host,
+        transport_security=transport_security(doors.allowed_hosts),
     )
-    return guarded(app, doors, open_paths=(), grants=access.grants(settings))
+    return guarded(app, doors, open_paths=(), grants=access.grants(settings), jsonrpc=True)
+
+
+LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
+
+
+def transport_security(allowed: Sequence[str]) -> TransportSecuritySettings:
+    """DNS-rebinding protection, on by default: the Host header must be loopback or one of
+    ``allowed`` (``host`` for any port, or ``host:port``), a browser's Origin the same; ``*`` turns
+    the check off (a proxy in front that checks instead)."""
+    if "*" in allowed:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    hosts = list(LOOPBACK_HOSTS)
+    for host in allowed:  # a bare name: any port, and none (a proxy on 80/443 sends the bare name)
+        with_port = "]:" in host if host.startswith("[") else ":" in host
+        hosts += [host] if with_port else [host, f"{host}:*"]
+    origins = [f"{scheme}://{h}" for h in hosts for scheme in ("http", "https")]
+    return TransportSecuritySettings(allowed_hosts=hosts, allowed_origins=origins)

@@ -293,6 +293,9 @@ class SourceInfo(_Model):
     detail: str = ""
     items: int | None = Field(default=None, description="documents, files, messages or issues indexed")
     updated: datetime | None = None
+    in_ask: str | None = Field(
+        default=None, description="why `ask` reads it when no source is named; null: only when named"
+    )
 
 
 ReportStatus = Literal["ok", "empty", "failed", "unavailable", "rate_limited", "timeout"]

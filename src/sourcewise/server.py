@@ -20,10 +20,12 @@ from typing import Annotated, Any, Literal, TypeVar
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp
 
+from . import webpage
 from ._version import __version__
 from .access import grants
 from .config import Settings, load_settings
@@ -72,6 +74,10 @@ class RouteRequest(_Request):
 
 
 KB_SOURCES = "configured source names; leave it out for the knowledge base (kb), or the key's own sources"
+EFFORT_HELP = (
+    "quick: 5 hits per source, one pass, at most 5 s per source; balanced: 10 hits, up to 3 "
+    "refinement cycles, source_timeout; thorough: 20 hits, up to 5 cycles, at least 30 s per source"
+)
 
 
 class SourcesSearchRequest(_Request):
@@ -98,6 +104,7 @@ class AskRequest(_Request):
         default=None,
         description="after a clarifying question: the number (from 1) or the label of the reading meant",
     )
+    effort: Literal["quick", "balanced", "thorough"] = Field(default="balanced", description=EFFORT_HELP)
 
 
 class AskResponse(Answer):
@@ -172,17 +179,19 @@ def build_api(settings: Settings | None = None, doors: DoorSettings | None = Non
             app.state.service = Service(session, doors)
             yield
 
-    api = FastAPI(
+    # Swagger UI and ReDoc from the assets fastapi-offline ships: /docs and /redoc work offline.
+    api = FastAPIOffline(
         title="sourcewise",
         version=__version__,
         description="Cited answers from the team's private sources and the web (`/ask`), search of "
         "the private sources (`/sources/search`), iterative retrieval for a task (`/retrieve`), web "
         "search with source tiers (`/web/search`), page fetching in slices (`/web/fetch`), routing "
-        "(`/route`) and `/health`. The names match the CLI and the MCP tools (docs/doors.md). Send "
-        "the API key as `Authorization: Bearer KEY` when the server has one.",
+        "(`/route`) and `/health`; a web page to ask from at `/`. The names match the CLI and the "
+        "MCP tools (docs/doors.md). Send the API key as `Authorization: Bearer KEY` when the server has one.",
         lifespan=lifespan,
     )
     _handlers(api)
+    api.include_router(webpage.router)
 
     @api.post("/web/search", response_model=SearchResponse, responses=ERRORS)
     @api.post("/search", response_model=SearchResponse, responses=ERRORS, include_in_schema=False)
@@ -219,7 +228,8 @@ def build_api(settings: Settings | None = None, doors: DoorSettings | None = Non
         """One question across every source: cited sentences, the sources, each source's report.
         Some sources failing is a 200 with their reports; every source failing is a 503."""
         answer = await _limited(
-            service, service.ask(body.question, sources=body.sources, reading=body.reading)
+            service,
+            service.ask(body.question, sources=body.sources, reading=body.reading, effort=body.effort),
         )
         rendered = None if body.format == "json" else render_answer(answer, body.format)
         return AskResponse(**dict(answer), rendered=rendered)
@@ -271,7 +281,11 @@ def _handlers(api: FastAPI) -> None:
 
 def create_app(settings: Settings | None = None, doors: DoorSettings | None = None) -> ASGIApp:
     """The app factory (``uvicorn --factory sourcewise.server:create_app``): the API behind the
-    key, the per-client rate limit and the body limit; /health, /docs and /openapi.json stay open."""
+    key, the per-client rate limit and the body limit; /health and the API's documentation stay open."""
     doors, settings = doors or DoorSettings(), settings or load_settings()
-    api = build_api(settings, doors)
-    return guarded(api, doors, open_paths=("/health", "/docs", "/openapi.json"), grants=grants(settings))
+    return guarded(build_api(settings, doors), doors, open_paths=OPEN_PATHS, grants=grants(settings))
+
+
+DOCS_ASSETS = ("swagger-ui-bundle.js", "swagger-ui.css", "redoc.standalone.js", "favicon.png")
+DOCS = ("/docs", "/redoc", "/openapi.json", *(f"/static-offline-docs/{a}" for a in DOCS_ASSETS))
+OPEN_PATHS = ("/health", *DOCS)

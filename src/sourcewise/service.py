@@ -19,14 +19,14 @@ import os
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from . import access
 from ._version import __version__
-from .ask import aask
+from .ask import EffortLevel, aask
 from .core.urls import canonical_url
 from .core.validate import validate_query
 from .errors import (
@@ -96,6 +96,8 @@ def describe_problems(errors: Sequence[Mapping[str, Any]]) -> str:
         parts = [str(p) for i, p in enumerate(loc) if i == 0 or isinstance(p, int)]
         name = ".".join(parts) or "arguments"
         msg = str(err.get("msg", "invalid"))
+        if err.get("type") == "json_invalid":  # pydantic says "0: JSON decode error"
+            name, msg = "body", "not valid JSON; send one JSON object with Content-Type: application/json"
         if err.get("type") == "too_short" and parts == ["sources"]:
             msg = NO_SOURCES
         if msg not in by_field.setdefault(name, []):
@@ -131,6 +133,18 @@ class DoorSettings(BaseSettings):
     rate_burst: int = Field(default=30, ge=1, description="requests a client may send at once")
     max_body_bytes: int = Field(default=65_536, ge=1024, description="largest request body accepted")
     request_timeout: float = Field(default=60.0, gt=0, le=600, description="seconds one request may take")
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="MCP over HTTP: Host header values accepted besides loopback (host or host:port, "
+        "comma-separated), e.g. the public name behind a reverse proxy; * turns the DNS-rebinding check off",
+    )
+
+    @field_validator("allowed_hosts", mode="before")
+    @classmethod
+    def _hosts(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
 
 
 class Health(_Model):
@@ -292,6 +306,7 @@ class Service:
         *,
         sources: Sequence[str] | None = None,
         reading: str | int | None = None,
+        effort: EffortLevel = "balanced",
         progress: Progress = _no_progress,
     ) -> Answer:
         """One question across every source, cited (``sourcewise.aask``). ``reading``: after a
@@ -318,11 +333,15 @@ class Service:
         label = reading
         if isinstance(reading, int) or (isinstance(reading, str) and _NUMBER.fullmatch(reading.strip())):
             # A number picks from the readings a first pass finds, as the CLI's prompt does.
-            first = _answered(await aask(question, sources=chosen, session=session, progress=report))
+            first = _answered(
+                await aask(question, sources=chosen, effort=effort, session=session, progress=report)
+            )
             label = _pick_reading(first, int(reading))
         if label is not None and not isinstance(label, str):
             raise InvalidOption(f"reading is a number or a label, got {type(label).__name__}")
-        answer = await aask(question, sources=chosen, reading=label, session=session, progress=report)
+        answer = await aask(
+            question, sources=chosen, reading=label, effort=effort, session=session, progress=report
+        )
         return _answered(answer)
 
     async def retrieve(

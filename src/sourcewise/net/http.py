@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import functools
+import ipaddress
 import ssl
 from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
@@ -12,8 +13,9 @@ from email.utils import parsedate_to_datetime
 import httpx
 
 from ..config import Settings
-from ..errors import ParseError, TransientError
+from ..errors import NoNetwork, ParseError, TransientError
 from ..providers.base import HttpRequest, HttpResponse
+from .online import no_route
 
 __all__ = ["make_client", "retry_after_seconds", "send"]
 
@@ -65,6 +67,7 @@ async def send(
     The body is read as a stream and refused (``ParseError``) once it passes ``max_bytes``
     counted after decompression, so a compressed bomb costs at most that much memory.
     Messages name the failure but never the URL, which may carry a key (Google's does).
+    A connection failure to a public host on a machine with no route is ``NoNetwork``.
     """
     try:
         async with (
@@ -84,6 +87,8 @@ async def send(
     except httpx.DecodingError as exc:
         raise ParseError(provider, f"the answer could not be decompressed ({type(exc).__name__})") from exc
     except httpx.TransportError as exc:
+        if isinstance(exc, httpx.ConnectError) and not _local(request.url) and no_route():
+            raise NoNetwork(provider, "no network (no route to the internet)") from exc
         raise TransientError(provider, f"connection failed ({type(exc).__name__})") from exc
     headers = {k.lower(): v for k, v in response.headers.items()}
     return HttpResponse(
@@ -113,3 +118,15 @@ def _encoding(response: httpx.Response) -> str:
         return codecs.lookup(name).name
     except LookupError:
         return "utf-8"
+
+
+def _local(url: str) -> bool:
+    """A loopback or private host (a self-hosted provider): reachable without the internet."""
+    host = httpx.URL(url).host
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private

@@ -168,5 +168,10 @@ class Source(ABC):
             detail="" if path is None or path.expanduser().exists() else "path does not exist",
         )
 
+    def pending(self) -> str | None:
+        """What the source is still doing when a search times out (a first index: "still indexing,
+        N of M files"), so that the report says so instead of a bare time-out; ``None``: nothing."""
+        return None
+
     async def aclose(self) -> None:  # noqa: B027 (optional hook; most sources hold nothing)
         """Release what the source holds (database handles, clients). Safe to call twice."""

@@ -189,6 +189,7 @@ class CodeSource(Source):
     Options = CodeOptions
 
     _index: CodeIndex | None = None
+    _indexing: tuple[int, int] | None = None  # (files done, files found) while an index runs
     _last: CodeIndexReport | None = None
     _repo: Repo | None = None  # the repository's structure, per state of the index
     _lexical: tuple[list[str], dict[str, float]] | None = None  # the task's words' BM25, for later cycles
@@ -242,24 +243,44 @@ class CodeSource(Source):
             ignored=found.ignored, skipped=skipped[:MAX_SKIPPED_REPORTED],
         )  # fmt: skip
 
-    def _progress(self) -> Callable[[int, int], None] | None:
-        """Progress of a long first index on stderr, when stderr is a terminal (never in a pipe)."""
-        if not sys.stderr.isatty():
-            return None
+    def _progress(self) -> Callable[[int, int], None]:
+        """Progress of a long first index: kept for ``pending`` and shown on stderr when stderr is
+        a terminal (never in a pipe)."""
+        shown = sys.stderr.isatty()
 
         def report(done: int, total: int) -> None:
-            end = "\n" if done == total else ""
-            print(
-                f"\rsourcewise: indexing {self.name}: {done:,} of {total:,} files", end=end, file=sys.stderr
-            )
+            self._indexing = (done, total)
+            if shown:
+                end = "\n" if done == total else ""
+                print(
+                    f"\rsourcewise: indexing {self.name}: {done:,} of {total:,} files",
+                    end=end,
+                    file=sys.stderr,
+                )
 
         return report
+
+    def pending(self) -> str | None:
+        if self._indexing is None:
+            return None
+        done, total = self._indexing
+        where = f"{done:,} of {total:,} files" if total else "listing the files"
+        return f"still indexing ({where}); run the search again when it is done"
 
     async def refresh(self) -> CodeIndexReport:
         """Index new and changed files, drop deleted ones; what it did and what it skipped."""
         async with self._refresh_lock:
-            self._last = await asyncio.to_thread(self._refresh_sync)
+            self._last = await asyncio.to_thread(self._refresh_done)
             return self._last
+
+    def _refresh_done(self) -> CodeIndexReport:
+        """The refresh, then ``pending`` cleared: in the thread, which goes on when a deadline
+        gives up waiting for it (so a time-out can still say how far the index got)."""
+        self._indexing = (0, 0)
+        try:
+            return self._refresh_sync()
+        finally:
+            self._indexing = None
 
     async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
         parsed, warnings = self.parse(query)

@@ -17,6 +17,7 @@ import asyncio
 import logging
 import os
 import tempfile
+import time
 from collections.abc import Iterable, Mapping
 from datetime import UTC, date, datetime
 from functools import lru_cache
@@ -35,7 +36,7 @@ from ..models import Hit, SourceInfo, SourceQuery, SourceResult
 from . import kbterms
 from .base import Capabilities, Source, SourceOptions
 from .kbembed import Embedder, embedder, embedder_within, semantic_available
-from .kbindex import IndexReport, run_index
+from .kbindex import IndexReport, Progress, run_index
 from .kbpg import display_url, is_url
 from .kbquery import LexQuery, Row, StoreFilter, Viewer
 from .kbsnippet import snippet as _snippet
@@ -202,24 +203,42 @@ class KnowledgeBase:
     def location(self) -> str:
         return self.store.location
 
-    def index(self, paths: Iterable[str | os.PathLike[str]] | str | os.PathLike[str]) -> IndexReport:
-        """Add, update and remove files under ``paths``; a report of what changed and what was skipped."""
+    def index(
+        self,
+        paths: Iterable[str | os.PathLike[str]] | str | os.PathLike[str],
+        progress: Progress | None = None,
+    ) -> IndexReport:
+        """Add, update and remove files under ``paths``; a report of what changed and what was
+        skipped, its ``seconds`` the whole run's (embedding included). ``progress``: see ``Progress``."""
+        started = time.monotonic()
         if isinstance(paths, str | os.PathLike):
             paths = [paths]
         force = self.store.get_meta("analyzer") not in (None, kbterms.ANALYZER_ID)
-        report = run_index(self.store, paths, force=force)
+        report = run_index(self.store, paths, force=force, progress=progress)
         self.store.set_meta("analyzer", kbterms.ANALYZER_ID)
-        self.store.set_meta("last_run", last_run_record(
-            report.seconds, len(report.added), len(report.updated), len(report.removed), report.unchanged,
-            len(report.skipped), report.chunks))  # fmt: skip
         self._matrix = None
-        embedded = self._embed_missing() if self.semantic is not False else 0
-        return report.model_copy(update={"embedded": embedded}) if embedded else report
+        embedded = self._embed_missing(progress) if self._wants_model() else 0
+        seconds = round(time.monotonic() - started, 3)
+        self.store.set_meta("last_run", last_run_record(
+            seconds, len(report.added), len(report.updated), len(report.removed), report.unchanged,
+            len(report.skipped), report.chunks))  # fmt: skip
+        return report.model_copy(update={"embedded": embedded, "seconds": seconds})
 
-    def _embed_missing(self) -> int:
+    def _wants_model(self) -> bool:
+        """Semantic search on: asked for (``semantic=True``: the missing extra is said), or left
+        to the default (``None``: on when the extra is installed, silently off when not)."""
+        if self.semantic is True:
+            return True
+        return self.semantic is None and semantic_available()
+
+    def _embed_missing(self, progress: Progress | None = None) -> int:
+        if progress is not None:
+            progress("model", 0, None)
         model = embedder()
         if model is None:
             return 0
+        _, chunks, _ = self.store.stats()
+        total = max(0, chunks - self.store.vector_count())
         done = 0
         # Batch by batch, each stored in its own transaction: a killed run keeps what was embedded
         # and the next one starts where it stopped.
@@ -227,6 +246,8 @@ class KnowledgeBase:
             vecs = model.encode([text for _, text in part])
             self.store.put_vectors([(h, v.tobytes()) for (h, _), v in zip(part, vecs, strict=True)])
             done += len(part)
+            if progress is not None:
+                progress("embed", done, max(total, done))
             log.info("kb: %d chunks embedded", done)
             if len(part) < EMBED_BATCH:
                 break
@@ -297,7 +318,8 @@ class KnowledgeBase:
             if self.semantic is False:
                 warnings.append("kb: semantic search is off for this knowledge base; searched lexically")
             elif not semantic_available():
-                embedder()  # says once how to install the extra
+                if self.semantic is True or mode == "semantic":  # asked for: say how to install it
+                    embedder()
             elif not self._vectors()[0].size:
                 warnings.append(
                     "kb: this index has no embeddings (built with --no-semantic?); searched lexically"

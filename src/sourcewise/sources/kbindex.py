@@ -16,7 +16,7 @@ import os
 import re
 import time
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, date, datetime
 from functools import lru_cache
 from pathlib import Path
@@ -28,7 +28,15 @@ from ..core.extract import decode, extract
 from ..errors import InvalidOption
 from .kbstore import ChunkRow, FileRow, Store, StoreWriter
 
-__all__ = ["FORMATS", "MAX_CHUNKS_PER_FILE", "MAX_FILE_BYTES", "IndexReport", "Skipped", "run_index"]
+__all__ = [
+    "FORMATS",
+    "MAX_CHUNKS_PER_FILE",
+    "MAX_FILE_BYTES",
+    "IndexReport",
+    "Progress",
+    "Skipped",
+    "run_index",
+]
 
 MAX_FILE_BYTES = 20_000_000
 """Larger files are skipped and reported (a 20 MB Markdown file is a data dump, not a document)."""
@@ -47,6 +55,11 @@ class Skipped(BaseModel):
     path: str
     reason: str
     state: str = Field(default="skipped", description="skipped (by rule) or failed (could not be read)")
+
+
+# Called as (step, done, total or None): "files" while indexing, "model" while the semantic
+# model loads, "embed" while chunks are embedded.
+Progress = Callable[[str, int, int | None], None]
 
 
 class IndexReport(BaseModel):
@@ -228,8 +241,15 @@ def _removed(known: Iterable[str], roots: list[Path], seen: set[str]) -> list[st
     return sorted(p for p in known if p not in seen and (p in files or p.startswith(tuple(dirs))))
 
 
-def run_index(store: Store, paths: Iterable[str | os.PathLike[str]], *, force: bool = False) -> IndexReport:
-    """Index ``paths`` (files or folders) into ``store``; see the module docstring."""
+def run_index(
+    store: Store,
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    force: bool = False,
+    progress: Progress | None = None,
+) -> IndexReport:
+    """Index ``paths`` (files or folders) into ``store``; see the module docstring. ``progress``
+    is called with ("files", files done, files found) after each file."""
     started = time.monotonic()
     try:
         roots = [Path(p).expanduser().resolve() for p in paths]
@@ -250,9 +270,12 @@ def run_index(store: Store, paths: Iterable[str | os.PathLike[str]], *, force: b
     try:
         run = _Run(store, writer, force)
         seen: set[str] = set()
-        for path, explicit in walk(roots):
+        found = list(walk(roots))  # walked first: the total makes a rate and an end time
+        for done, (path, explicit) in enumerate(found, 1):
             seen.add(str(path))
             run.one(path, explicit)
+            if progress is not None:
+                progress("files", done, len(found))
         removed = _removed(run.known, roots, seen)
         gone_skipped = _removed([p for p, _, _ in store.coverage()], roots, seen)
         for gone in [*removed, *gone_skipped]:

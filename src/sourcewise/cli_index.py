@@ -1,0 +1,148 @@
+"""``sourcewise index`` (with progress at a terminal) and ``sourcewise cache clear``."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from .cli_common import ConfigOpt, VerboseOpt, console, echo, echo_json, fail, new_app, reported, setup
+from .errors import InvalidOption
+
+if TYPE_CHECKING:
+    from .sources.kb import KnowledgeBase
+    from .sources.kbindex import Progress
+
+__all__ = ["app", "index_progress"]
+
+app = new_app()
+cache_app = new_app(help="The page cache.", no_args_is_help=True)
+app.add_typer(cache_app, name="cache")
+
+STEPS = {"files": "indexing files", "model": "loading the semantic model", "embed": "embedding chunks"}
+
+
+@contextmanager
+def index_progress(live: bool) -> Iterator[Progress | None]:
+    """A rich progress display on stderr (files, rate, time left) when ``live``; else nothing."""
+    if not live:
+        yield None
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        SpinnerColumn,
+        TaskID,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.progress import (
+        Progress as Bars,
+    )
+
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn())  # fmt: skip
+    with Bars(*columns, console=console(), transient=False) as bars:
+        tasks: dict[str, TaskID] = {}
+
+        def show(step: str, done: int, total: int | None) -> None:
+            if step not in tasks:
+                tasks[step] = bars.add_task(STEPS.get(step, step), total=total, rate="")
+            task = tasks[step]
+            elapsed = bars.tasks[task].elapsed or 0.0
+            rate = f"{done / elapsed:,.0f}/s" if elapsed > 0.5 and done else ""
+            bars.update(task, completed=done, total=total, rate=rate)
+
+        yield show
+
+
+@app.command("index")
+def index_cmd(
+    paths: Annotated[
+        list[Path] | None, typer.Argument(metavar="PATH", help="Files or folders to index.")
+    ] = None,
+    kb: Annotated[
+        str | None,
+        typer.Option(
+            "--kb", metavar="FILE|URL", help="Index file (default STATE_DIR/kb.sqlite3) or a postgresql:// URL."
+        ),
+    ] = None,
+    no_semantic: Annotated[bool, typer.Option("--no-semantic", help="Do not compute embeddings.")] = False,
+    status: Annotated[
+        bool, typer.Option("--status", help="Show the index (size, chunks, files, last run, coverage).")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="The report as JSON.")] = False,
+    config: ConfigOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Build or update the local knowledge base from Markdown, text, rst, HTML and PDF files.
+
+    At a terminal it shows progress (files, rate, time left; then embedding); Ctrl-C keeps what
+    was committed and says so. Examples: sourcewise index ~/notes; sourcewise index --status
+    """
+    from .sources.kb import KnowledgeBase
+
+    settings = setup(verbose, config)
+    if status:
+        with reported(), KnowledgeBase(kb, settings=settings, semantic=False) as base:
+            _index_status(base, as_json)
+        return
+    if not paths:
+        fail(InvalidOption("give the files or folders to index (or --status)"), 2)
+    live = sys.stderr.isatty() and not as_json
+    with reported(), KnowledgeBase(kb, settings=settings, semantic=False if no_semantic else None) as base:
+        try:
+            with index_progress(live) as progress:
+                report = base.index(paths, progress)
+        except OSError as exc:  # a path the system refuses to look at (a name too long ...)
+            fail(InvalidOption(f"cannot index {exc.filename or ''}: {exc.strerror or exc}"), 2)
+        except KeyboardInterrupt:
+            echo(f"interrupted: {base.location} keeps the files committed before the stop; "
+                 "run the same command again to finish (unchanged files are skipped)", err=True)  # fmt: skip
+            raise typer.Exit(130) from None
+    if as_json:
+        typer.echo(report.model_dump_json(indent=2))
+        return
+    echo(
+        f"{report.index}: {len(report.added)} added, {len(report.updated)} updated, "
+        f"{len(report.removed)} removed, {report.unchanged} unchanged, {len(report.skipped)} skipped "
+        f"({report.chunks} chunks written, {report.embedded} embedded, {report.seconds:.1f} s)"
+    )
+    for item in report.skipped:
+        echo(f"skipped {item.path}: {item.reason}", err=True)
+    for warning in report.warnings:
+        echo(f"warning: {warning}", err=True)
+
+
+def _index_status(base: KnowledgeBase, as_json: bool) -> None:
+    st = base.status()
+    if as_json:
+        echo_json(st)
+        return
+    run = st.last_run
+    last = f"last run {run.at:%Y-%m-%d %H:%M} UTC ({run.seconds:.1f} s)" if run else "never indexed"
+    missing = [c for c in st.coverage if c.state != "indexed"]
+    echo(f"{st.index}: {st.bytes_on_disk / 1e6:.1f} MB on disk, {st.files} files, {st.chunks} chunks, "
+         f"{st.embedded} embedded, {last}; {len(missing)} files not indexed")  # fmt: skip
+    for c in missing:
+        echo(f"{c.state} {c.path}: {c.reason}")
+
+
+@cache_app.command("clear")
+def cache_clear(config: ConfigOpt = None) -> None:
+    """Empty the page cache.
+
+    Example: sourcewise cache clear
+    """
+    settings = setup(False, config)
+    from .net.cache import PageCache
+
+    cache = PageCache(settings.state_dir / "pages.sqlite3", settings.cache_ttl)
+    removed = cache.clear()
+    cache.close()
+    echo(f"removed {removed} cached page(s)")
