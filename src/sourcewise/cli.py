@@ -97,7 +97,6 @@ for _group in (cli_web, cli_sources, cli_index, cli_config):
 add_door_commands(app, _setup, _fail)
 from . import cli_access, cli_mcp  # noqa: E402, F401 (register `access` and `sources add-mcp`)
 
-
 WORDS = {"int": "N", "int range": "N", "float": "SECONDS", "str": "TEXT", "list[str]": "TEXT", "path": "PATH"}
 
 

@@ -69,7 +69,9 @@ def index_cmd(
     kb: Annotated[
         str | None,
         typer.Option(
-            "--kb", metavar="FILE|URL", help="Index file (default STATE_DIR/kb.sqlite3) or a postgresql:// URL."
+            "--kb",
+            metavar="FILE|URL",
+            help="Index file (default STATE_DIR/kb.sqlite3) or a postgresql:// URL.",
         ),
     ] = None,
     no_semantic: Annotated[bool, typer.Option("--no-semantic", help="Do not compute embeddings.")] = False,

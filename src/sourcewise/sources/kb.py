@@ -194,6 +194,10 @@ class KnowledgeBase:
             target = (settings or load_settings()).state_dir / "kb.sqlite3"
         else:
             target = Path(path).expanduser()
+        try:  # a name from a byte-level argv (surrogate escapes) cannot reach SQLite or the engine
+            str(target).encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidOption(f"the index path {str(target)!a} is not valid UTF-8: name another") from None
         if str(target) == ":memory:" or _writable_dir(target.parent):
             return str(target)
         _warn_once(f"cannot write to {target.parent}; the knowledge base is in memory for this run only")
