@@ -7,13 +7,12 @@ itself (signals, start-up, stdio MCP, two processes sharing state) still start o
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
-from sourcewise.cli import app
+from sourcewise.cli import command
 
 
 @dataclass(frozen=True)
@@ -31,12 +30,9 @@ def run_cli(args: list[str], env: Mapping[str, str | None] | None = None, stdin:
     An exception that escapes the command fails the test with its traceback, as a process would have
     printed one: only `SystemExit` is a way to finish.
     """
-    logger = logging.getLogger("sourcewise")
-    saved = (logger.handlers[:], logger.propagate, logger.level)
-    try:
-        result = CliRunner().invoke(app, args, env=dict(env or {}), input=stdin)
-    finally:  # the command points the library's logger at its own stderr; give it back
-        logger.handlers[:], logger.propagate, logger.level = saved[0], saved[1], saved[2]
+    # The command points the library's logger at its own stderr: conftest's `_library_logger` gives
+    # it back after the test.
+    result = CliRunner().invoke(command(), args, env=dict(env or {}), input=stdin, prog_name="sourcewise")
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return Ran(result.exit_code, result.stdout, result.stderr)

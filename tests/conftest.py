@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Iterator
@@ -69,6 +70,17 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+@pytest.fixture(autouse=True)
+def _library_logger() -> Iterator[None]:
+    """A command run in this process points the library's logger at its own stderr and stops it
+    propagating; every test gets it back as it was, so a later test on the same worker still sees
+    the library's records (caplog)."""
+    logger = logging.getLogger("sourcewise")
+    saved = (logger.handlers[:], logger.propagate, logger.level)
+    yield
+    logger.handlers[:], logger.propagate, logger.level = saved
 
 
 @pytest.fixture

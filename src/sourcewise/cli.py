@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from . import cli_config, cli_index, cli_sources, cli_web
+from . import cli_access, cli_config, cli_index, cli_sources, cli_web
 from ._version import __version__
 from .cli_common import (
     ConfigOpt,
@@ -51,6 +51,7 @@ __all__ = [
     "_reported",
     "_setup",
     "app",
+    "command",
     "main",
 ]
 
@@ -92,10 +93,10 @@ def _main(
     color(not no_color)
 
 
-for _group in (cli_web, cli_sources, cli_index, cli_config):
+for _group in (cli_web, cli_sources, cli_index, cli_config, cli_access):
     app.add_typer(_group.app)
 add_door_commands(app, _setup, _fail)
-from . import cli_access, cli_mcp  # noqa: E402, F401 (register `access` and `sources add-mcp`)
+from . import cli_mcp  # noqa: E402, F401 (registers `sources add-mcp` on the sources group)
 
 WORDS = {"int": "N", "int range": "N", "float": "SECONDS", "str": "TEXT", "list[str]": "TEXT", "path": "PATH"}
 
@@ -116,5 +117,10 @@ def _in_words(command: Any) -> Any:
     return command
 
 
+def command() -> Any:
+    """The command tree as it runs: typer's, with its help in words."""
+    return _in_words(typer.main.get_command(app))
+
+
 def main() -> None:
-    _in_words(typer.main.get_command(app))(prog_name="sourcewise")
+    command()(prog_name="sourcewise")

@@ -3,18 +3,28 @@ Registered on the main app by ``cli.py``."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from . import access
-from .cli import ConfigOpt, _echo, _fail, _reported, _setup, app
-from .config import config_path
+from ._lazy import lazy_module
+from .cli_common import ConfigOpt, new_app
+from .cli_common import echo as _echo
+from .cli_common import fail as _fail
+from .cli_common import reported as _reported
+from .cli_common import setup as _setup
 from .errors import InvalidOption
 
-__all__ = ["access_app"]
+if TYPE_CHECKING:
+    from . import access
+else:  # loaded when a command runs: `sourcewise --help` stays light
+    access = lazy_module("sourcewise.access")
 
-access_app = typer.Typer(
+__all__ = ["access_app", "app"]
+
+app = new_app()
+access_app = new_app(
     help="Users of the HTTP API and MCP over HTTP, each with a key and the sources they may search.",
     no_args_is_help=True,
 )
@@ -34,7 +44,7 @@ def access_add(
 ) -> None:
     """Create a random key for NAME, print it once, and write [access.NAME] (its sha256 and the
     sources) to the config file. The key is not stored: give it to the user now."""
-    path = config.expanduser() if config else config_path()
+    path = config.expanduser() if config else _config_path()
     if not path.exists():  # the first user of a server without a config file yet
         path.parent.mkdir(parents=True, exist_ok=True)
         path.touch(0o600)
@@ -60,3 +70,9 @@ def access_list(config: ConfigOpt = None) -> None:
         _echo("no [access] sections: the doors take the one SOURCEWISE_API_KEY (or none)")
     for grant in table.values():
         _echo(f"{grant.user}: {', '.join(grant.sources)}")
+
+
+def _config_path() -> Path:
+    from .config import config_path
+
+    return config_path()
