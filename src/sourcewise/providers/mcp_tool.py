@@ -210,6 +210,10 @@ async def _call(options: McpOptions, settings: Settings, args: dict[str, Any], s
     from mcp.client.stdio import stdio_client
 
     if not options.command:
+        # The one HTTP client not lent by the session, justified: the MCP SDK speaks through
+        # httpx2 (another library, whose client the session's httpx client cannot stand in for)
+        # and opens its client per connection; the connection, and so the client, lives for
+        # this call only and is closed with it.
         async with (
             asyncio.timeout(seconds),
             Client(str(options.url), read_timeout_seconds=seconds) as client,
@@ -250,7 +254,10 @@ async def run(call: ProviderCall) -> ProviderOutput:
     out = parse_tool_output(result.structured_content, _texts(result))
     # A Gemini agent cites grounding redirects: resolved within what is left of the call's budget
     left = call.deadline - (call.clock() - started) - max(0.25, 0.1 * call.deadline)
-    links = await resolve_redirects((r.url for r in out.results), settings, clock=call.clock, seconds=left)
+    links = await resolve_redirects(
+        (r.url for r in out.results), settings,
+        fetcher=call.fetcher, cache=call.redirects, clock=call.clock, seconds=left,
+    )  # fmt: skip
     results = [r.model_copy(update={"url": links.get(r.url, r.url)}) for r in out.results]
     return ProviderOutput(results[: call.max_results], out.answer)
 
