@@ -428,17 +428,17 @@ def index_cmd(
         except OSError as exc:  # a path the system refuses to look at (a name too long ...)
             _fail(InvalidOption(f"cannot index {exc.filename or ''}: {exc.strerror or exc}"), 2)
     if as_json:
-        typer.echo(report.model_dump_json(indent=2))
+        _echo_json(report)
         return
-    typer.echo(
+    _echo(  # file names come from outside: every line loses its control characters
         f"{report.index}: {len(report.added)} added, {len(report.updated)} updated, "
         f"{len(report.removed)} removed, {report.unchanged} unchanged, {len(report.skipped)} skipped "
         f"({report.chunks} chunks written, {report.embedded} embedded, {report.seconds:.1f} s)"
     )
     for item in report.skipped:
-        typer.echo(f"skipped {item.path}: {item.reason}", err=True)
+        _echo(f"skipped {item.path}: {item.reason}", err=True)
     for warning in report.warnings:
-        typer.echo(f"warning: {warning}", err=True)
+        _echo(f"warning: {warning}", err=True)
 
 
 def _index_status(base: KnowledgeBase, as_json: bool) -> None:
