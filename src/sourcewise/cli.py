@@ -1,6 +1,6 @@
 """The ``sourcewise`` command: parse, call the public API, print. Exit codes:
 0 success (including zero results, with a warning on stderr), 1 other errors,
-2 bad input or config, 3 no provider could answer."""
+2 bad input or config, 3 no provider (or, for `ask` and `retrieve`, no source) could answer."""
 
 from __future__ import annotations
 

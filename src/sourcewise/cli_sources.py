@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -11,6 +12,7 @@ from ._lazy import lazy_module
 from .cli import ConfigOpt, VerboseOpt, _echo, _echo_json, _fail, _reported, _setup, app
 from .core.text import printable
 from .errors import InvalidOption
+from .models import SourceReport, failed_everywhere
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -150,11 +152,7 @@ def ask_cmd(
     else:
         _echo(present.render_answer(answer, fmt, explain=explain, specs=source or ()))
     if not answer.hits and not answer.clarification:
-        failed = [r for r in answer.reports if r.status not in ("ok", "empty")]
-        if failed and len(failed) == len(answer.reports):
-            said = "; ".join(f"{r.source}: {r.status}" for r in failed)
-            _echo(f"error: no source could answer ({said})", err=True)
-            raise typer.Exit(3)
+        _exit_if_failed_everywhere(answer.reports)
 
 
 @app.command("sources")
@@ -252,4 +250,13 @@ def retrieve_cmd(
     else:
         _echo(render_retrieval(found))
     if not found.candidates:
+        _exit_if_failed_everywhere([r for cycle in found.cycles for r in cycle.reports])
         typer.echo("warning: nothing relevant found", err=True)
+
+
+def _exit_if_failed_everywhere(reports: Sequence[SourceReport]) -> None:
+    """Exit 3 when every source failed: that is no "nothing found" (documented exit codes)."""
+    if failed_everywhere(reports):
+        said = "; ".join(dict.fromkeys(f"{r.source}: {r.status}" for r in reports))
+        _echo(f"error: no source could answer ({said})", err=True)
+        raise typer.Exit(3)

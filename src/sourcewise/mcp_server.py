@@ -74,7 +74,7 @@ async def _tool_call(ctx: Ctx) -> AsyncIterator[Service]:
         async with asyncio.timeout(limit):
             yield service
     except SourcewiseError as exc:
-        failure = classify(exc)
+        failure = classify(exc, service.hidden)
         raise ToolError(f"{failure.kind}: {failure.message}") from exc
     except ToolError:
         raise
