@@ -409,11 +409,15 @@ def index_cmd(
         bool, typer.Option("--status", help="Show the index (size, chunks, files, last run, coverage).")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="The report as JSON.")] = False,
+    rebuild: Annotated[
+        bool, typer.Option("--rebuild", help="Delete the index (a damaged one too) and index PATHS anew.")
+    ] = False,
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
     """Build or update the local knowledge base from Markdown, text, rst, HTML and PDF files."""
     from .sources.kb import KnowledgeBase
+    from .sources.kbrepair import remove_index
 
     settings = _setup(verbose, config)
     if status:
@@ -422,6 +426,11 @@ def index_cmd(
         return
     if not paths:
         _fail(InvalidOption("give the files or folders to index (or --status)"), 2)
+    if rebuild:  # only once every path is there: a typo must not cost the index
+        missing = [str(p) for p in paths if not p.exists()]
+        if missing:
+            _fail(InvalidOption(f"no such file or folder: {', '.join(missing)}; the index is kept"), 2)
+        remove_index(KnowledgeBase.location_for(kb, settings))
     with _reported(), KnowledgeBase(kb, settings=settings, semantic=False if no_semantic else None) as base:
         try:
             report = base.index(paths)

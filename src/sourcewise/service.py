@@ -34,7 +34,9 @@ from .errors import (
     ConfigError,
     FetchError,
     FetchTimeout,
+    IndexDamaged,
     IndexVersionError,
+    IndexWriteError,
     InvalidInput,
     InvalidOption,
     InvalidQuery,
@@ -202,7 +204,7 @@ def classify(exc: SourcewiseError, hidden: Sequence[str] = ()) -> Failure:
         return Failure(503, kind, message, {"reports": reports})
     if isinstance(exc, SourceRateLimited):
         return Failure(429, kind, message, {"source": exc.source, "retry_after": exc.retry_after})
-    if isinstance(exc, SourceUnavailable | IndexVersionError):
+    if isinstance(exc, SourceUnavailable | IndexVersionError | IndexDamaged | IndexWriteError):
         return Failure(503, kind, message, {"source": exc.source})
     if isinstance(exc, SourceError | ModelError):
         return Failure(502, kind, message)

@@ -149,7 +149,7 @@ class KnowledgeBase:
         # None: wait for the model however long it takes to load; a number: search lexically
         # (and say so) when it is not ready within that many seconds (the sources under a deadline).
         self.model_wait: float | None = None
-        self.store: Store = store or KBStore(self._location(path, settings))
+        self.store: Store = store or KBStore(self.location_for(path, settings))
         self._matrix: tuple[Any, Any] | None = None
         if self.store.get_meta("analyzer") not in (None, kbterms.ANALYZER_ID):
             _warn_once(f"{self.store.location} was built by another analyzer; run `sourcewise index` again")
@@ -163,7 +163,9 @@ class KnowledgeBase:
             self.store.legacy_paths = None
 
     @staticmethod
-    def _location(path: str | os.PathLike[str] | None, settings: Settings | None) -> str:
+    def location_for(path: str | os.PathLike[str] | None, settings: Settings | None) -> str:
+        """The index file ``KnowledgeBase(path, settings=settings)`` opens (``:memory:`` when its
+        folder cannot be written)."""
         if path is None:
             target = (settings or load_settings()).state_dir / "kb.sqlite3"
         else:

@@ -12,8 +12,10 @@ anything else, like a corrupt PDF), kept in the index's coverage, and never stop
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
+import sqlite3
 import stat
 import time
 import unicodedata
@@ -26,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..core.chunk import Document, chunk_document
 from ..core.extract import decode, extract
-from ..errors import InvalidOption
+from ..errors import IndexWriteError, InvalidOption, SourcewiseError
 from ._files import file_kind, read_capped, shown
 from .kbstore import ChunkRow, FileRow, Store, Writer
 from .kbwalk import walk
@@ -42,6 +44,7 @@ FORMATS = {
     ".rst": "rst", ".html": "html", ".htm": "html", ".pdf": "pdf",
 }  # fmt: skip
 _SUFFIXES = frozenset(FORMATS)
+log = logging.getLogger("sourcewise")
 
 
 class Skipped(BaseModel):
@@ -230,6 +233,24 @@ def _removed(known: Iterable[str], roots: list[Path], seen: set[str]) -> list[st
     return sorted(p for p in known if p not in seen and (p in files or p.startswith(tuple(dirs))))
 
 
+def _abandon(writer: Writer) -> None:
+    try:
+        writer.abandon()
+    except (OSError, sqlite3.DatabaseError, ValueError) as exc:  # a full disk may refuse that too
+        log.warning("kb: the run's uncommitted changes could not be rolled back cleanly (%s)", exc)
+
+
+def _not_written(location: str, exc: BaseException) -> IndexWriteError:
+    folder = Path(location).parent if location != ":memory:" else Path(":memory:")
+    why = " ".join(str(exc).split())[:200] or type(exc).__name__
+    return IndexWriteError(
+        "kb",
+        f"could not write the index in {shown(str(folder))} ({why}); the files committed before "
+        "are kept and the previous index still answers. Free space on that disk (or check the "
+        "folder's permissions) and run `sourcewise index` again.",
+    )
+
+
 def run_index(store: Store, paths: Iterable[str | os.PathLike[str]], *, force: bool = False) -> IndexReport:
     """Index ``paths`` (files or folders) into ``store``; see the module docstring."""
     started = time.monotonic()
@@ -260,8 +281,14 @@ def run_index(store: Store, paths: Iterable[str | os.PathLike[str]], *, force: b
         for gone in [*removed, *gone_skipped]:
             writer.remove(gone)
         writer.finish()
-    except BaseException:
+    except SourcewiseError:
         writer.abandon()
+        raise
+    except (OSError, sqlite3.DatabaseError, ValueError) as exc:  # the store could not write
+        _abandon(writer)
+        raise _not_written(store.location, exc) from exc
+    except BaseException:  # Ctrl-C, a kill: what was committed stays, the rest is rolled back
+        _abandon(writer)
         raise
     return IndexReport(
         index=store.location, added=run.added, updated=run.updated, removed=removed,

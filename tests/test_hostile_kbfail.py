@@ -1,0 +1,127 @@
+"""Issue 29, item 3: a damaged index is reported with its fix, a full disk leaves the previous index.
+
+Real damage (a truncated SQLite file, a truncated engine segment) and a real write limit
+(``RLIMIT_FSIZE`` in a child process: every write past it fails with ``EFBIG``, as on a full
+disk). On the code before: the damage said "is not a sourcewise index" with no way out, and a
+full disk during ``index`` ended in a traceback (``ValueError: An index writer was killed``).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from sourcewise import IndexDamaged, IndexWriteError, KnowledgeBase
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def _docs(root: Path) -> Path:
+    docs = root / "docs"
+    docs.mkdir()
+    for i in range(20):
+        (docs / f"d{i}.md").write_text(
+            f"# Note {i}\n\nThe rollback procedure {i} redeploys the previous tag.\n"
+        )
+    return docs
+
+
+def _cli(args: list[str], state: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "SOURCEWISE_STATE_DIR": str(state), "HF_HUB_OFFLINE": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "sourcewise", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+        check=False,
+    )
+
+
+def _truncate_sqlite(kb: Path) -> None:
+    os.truncate(kb, kb.stat().st_size // 2)
+
+
+def _truncate_segment(kb: Path) -> None:
+    segments = sorted(Path(str(kb) + ".tantivy").glob("*.idx"))
+    assert segments, "the engine wrote no segment"
+    os.truncate(segments[0], segments[0].stat().st_size // 2)
+
+
+@pytest.mark.parametrize("damage", [_truncate_sqlite, _truncate_segment])
+def test_a_damaged_index_says_how_to_rebuild_and_rebuild_works(tmp_path: Path, damage) -> None:  # type: ignore[no-untyped-def]
+    docs, state = _docs(tmp_path), tmp_path / "state"
+    kb = state / "kb.sqlite3"
+    with KnowledgeBase(kb, semantic=False) as base:
+        base.index([docs])
+    for wal in state.glob("kb.sqlite3-*"):
+        wal.unlink()  # the checkpointed file alone, as a copy or a crash may leave it
+    damage(kb)
+    with pytest.raises(IndexDamaged, match=r"index --rebuild"):
+        KnowledgeBase(kb, semantic=False)
+    status = _cli(["index", "--status"], state)
+    assert status.returncode != 0
+    assert "sourcewise index --rebuild" in status.stderr
+    assert "Traceback" not in status.stderr
+    typo = _cli(["index", "--rebuild", str(tmp_path / "no-such-folder")], state)
+    assert typo.returncode == 2
+    assert kb.exists()  # a rebuild with a wrong path keeps the index
+    rebuilt = _cli(["index", "--rebuild", "--no-semantic", str(docs)], state)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert "20 added" in rebuilt.stdout
+    with KnowledgeBase(kb, semantic=False) as base:
+        assert base.search("rollback procedure redeploys")
+
+
+CHILD = textwrap.dedent(
+    """
+    import resource, signal, sys
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG
+    resource.setrlimit(resource.RLIMIT_FSIZE, (CAP, CAP))
+    from sourcewise import IndexWriteError, KnowledgeBase
+    try:
+        with KnowledgeBase(sys.argv[1], semantic=False) as base:
+            base.index(sys.argv[2:])
+    except IndexWriteError as exc:
+        print("IndexWriteError:", exc)
+        sys.exit(7)
+    """
+)
+
+
+def test_a_full_disk_is_an_index_write_error_and_the_previous_index_answers(tmp_path: Path) -> None:
+    docs = _docs(tmp_path)
+    kb = tmp_path / "state" / "kb.sqlite3"
+    with KnowledgeBase(kb, semantic=False) as base:
+        base.index([docs])
+        before = [h.location for h in base.search("rollback procedure redeploys", limit=50)]
+    big = tmp_path / "big"
+    big.mkdir()
+    rng = random.Random(29)
+    words = ["".join(rng.choice("abcdefghij") for _ in range(7)) for _ in range(5000)]
+    for i in range(20):  # about 5 MB of text: the engine's segments outgrow the limit
+        (big / f"b{i}.md").write_text(f"# Big {i}\n\n" + " ".join(rng.choice(words) for _ in range(30_000)))
+    limit = 400_000
+    child = subprocess.run(
+        [sys.executable, "-c", CHILD.replace("CAP", str(limit)), str(kb), str(docs), str(big)],
+        capture_output=True, text=True, timeout=240, check=False,
+    )  # fmt: skip
+    assert child.returncode == 7, (child.stdout, child.stderr)
+    assert "could not write the index in" in child.stdout
+    assert "previous index still answers" in child.stdout
+    assert "Traceback" not in child.stderr
+    with KnowledgeBase(kb, semantic=False) as base:
+        after = [h.location for h in base.search("rollback procedure redeploys", limit=50)]
+    assert after == before
+    assert len(before) == 20
+
+
+def test_index_write_error_is_a_source_error_with_the_folder() -> None:
+    exc = IndexWriteError("kb", "could not write the index in /x")
+    assert exc.source == "kb"
