@@ -92,7 +92,7 @@ class Session:
             if url:
                 from .net.redis_store import RedisProviderState
 
-                self._state = RedisProviderState(url)
+                self._state = RedisProviderState(url, self.settings.state_dir / "state.sqlite3")
             else:
                 from .net.state import ProviderState
 
