@@ -14,11 +14,11 @@ import pytest
 from sourcewise import load_settings
 from sourcewise.server import create_app
 from sourcewise.service import DoorSettings
+from test_cli import SMALL
 
 from doorkit import uvicorn_thread
 from redisd import redis_process
 from servers import LocalServer, Reply
-from test_cli import SMALL
 
 
 def test_redis_killed_while_serving_degrades_to_local_state(
