@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from sourcewise import IndexDamaged, IndexWriteError, KnowledgeBase
+from sourcewise import IndexDamaged, IndexWriteError, KnowledgeBase, SourceUnavailable
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -125,3 +125,33 @@ def test_a_full_disk_is_an_index_write_error_and_the_previous_index_answers(tmp_
 def test_index_write_error_is_a_source_error_with_the_folder() -> None:
     exc = IndexWriteError("kb", "could not write the index in /x")
     assert exc.source == "kb"
+
+
+@pytest.fixture
+def read_only_mount(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A small tmpfs that a test fills and then remounts read-only; skipped where mounting is not
+    allowed (not root, no CAP_SYS_ADMIN)."""
+    where = tmp_path / "ro"
+    where.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=20m", "tmpfs", str(where)], check=False)
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", str(where)], check=False)
+
+
+def test_an_index_on_a_read_only_folder_is_an_error_not_an_empty_index(
+    tmp_path: Path, read_only_mount: Path
+) -> None:
+    docs, kb = _docs(tmp_path), read_only_mount / "kb.sqlite3"
+    with KnowledgeBase(kb, semantic=False) as base:
+        base.index([docs])
+    subprocess.run(["mount", "-o", "remount,ro", str(read_only_mount)], check=True)
+    with pytest.raises(SourceUnavailable, match=r"cannot be written.*--kb FILE"):
+        KnowledgeBase(kb, semantic=False)  # was: an empty index in memory, 0 hits, exit 0
+    state = _cli(["index", "--status", "--kb", str(kb)], tmp_path / "state")
+    assert state.returncode != 0
+    assert "cannot be written" in state.stderr
+    assert "Traceback" not in state.stderr

@@ -172,6 +172,13 @@ class KnowledgeBase:
             target = Path(path).expanduser()
         if str(target) == ":memory:" or _writable_dir(target.parent):
             return str(target)
+        if target.exists():  # never an empty stand-in for an index that is there: 0 hits would lie
+            raise SourceUnavailable(
+                "kb",
+                f"the index {target} is in a folder that cannot be written; the search engine writes "
+                "a lock file beside its index even to read it. Make the folder writable, or copy the "
+                "index (the file and its .tantivy folder) to a writable folder and pass --kb FILE.",
+            )
         _warn_once(f"cannot write to {target.parent}; the knowledge base is in memory for this run only")
         return ":memory:"
 
