@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -155,3 +157,39 @@ def test_an_index_on_a_read_only_folder_is_an_error_not_an_empty_index(
     assert state.returncode != 0
     assert "cannot be written" in state.stderr
     assert "Traceback" not in state.stderr
+
+
+def test_ctrl_c_during_index_leaves_no_half_index(tmp_path: Path) -> None:
+    docs, state = _docs(tmp_path), tmp_path / "state"
+    rng = random.Random(7)
+    words = ["".join(rng.choice("klmnopqrst") for _ in range(6)) for _ in range(3000)]
+    for i in range(60):
+        (docs / f"long{i}.md").write_text(
+            f"# Long {i}\n\n" + " ".join(rng.choice(words) for _ in range(8000))
+        )
+    env = {**os.environ, "SOURCEWISE_STATE_DIR": str(state), "HF_HUB_OFFLINE": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sourcewise", "index", "--no-semantic", str(docs)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    engine = state / "kb.sqlite3.tantivy"
+    while proc.poll() is None and not any(engine.glob("*.idx")) and not (state / "kb.sqlite3-wal").exists():
+        time.sleep(0.05)  # until the run writes: then the interrupt lands mid-run
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=240)
+    assert "Traceback" not in err
+    if proc.returncode == 0:
+        pytest.skip("the run finished before the interrupt arrived")
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    with KnowledgeBase(state / "kb.sqlite3", semantic=False) as base:
+        kept = base.store.files()  # opens: not damaged
+    again = _cli(["index", "--no-semantic", str(docs)], state)
+    assert again.returncode == 0, again.stderr
+    assert f"{len(kept)} unchanged" in again.stdout  # the files committed before the interrupt
+    with KnowledgeBase(state / "kb.sqlite3", semantic=False) as base:
+        files, chunks, _ = base.store.stats()
+        engine_docs = base.store.index.searcher().num_docs  # type: ignore[attr-defined]
+        assert base.search("rollback procedure redeploys")
+    assert files == 80
+    assert engine_docs == chunks  # no file twice, none half-written

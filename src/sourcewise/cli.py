@@ -431,11 +431,22 @@ def index_cmd(
         if missing:
             _fail(InvalidOption(f"no such file or folder: {', '.join(missing)}; the index is kept"), 2)
         remove_index(KnowledgeBase.location_for(kb, settings))
-    with _reported(), KnowledgeBase(kb, settings=settings, semantic=False if no_semantic else None) as base:
-        try:
-            report = base.index(paths)
-        except OSError as exc:  # a path the system refuses to look at (a name too long ...)
-            _fail(InvalidOption(f"cannot index {exc.filename or ''}: {exc.strerror or exc}"), 2)
+    try:
+        with (
+            _reported(),
+            KnowledgeBase(kb, settings=settings, semantic=False if no_semantic else None) as base,
+        ):
+            try:
+                report = base.index(paths)
+            except OSError as exc:  # a path the system refuses to look at (a name too long ...)
+                _fail(InvalidOption(f"cannot index {exc.filename or ''}: {exc.strerror or exc}"), 2)
+    except KeyboardInterrupt:  # the run rolled back what it had not committed
+        typer.echo(
+            "interrupted: every file is in its old form or its new one; run `sourcewise index` "
+            "again to finish",
+            err=True,
+        )
+        raise typer.Exit(130) from None
     if as_json:
         _echo_json(report)
         return
