@@ -12,7 +12,6 @@ from ._lazy import lazy_module
 from .cli import ConfigOpt, VerboseOpt, _echo, _echo_json, _fail, _reported, _setup, app
 from .core.text import printable
 from .errors import InvalidOption
-from .models import SourceReport, failed_everywhere
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -256,6 +255,8 @@ def retrieve_cmd(
 
 def _exit_if_failed_everywhere(reports: Sequence[SourceReport]) -> None:
     """Exit 3 when every source failed: that is no "nothing found" (documented exit codes)."""
+    from .models import failed_everywhere  # here: `--help` loads no model
+
     if failed_everywhere(reports):
         said = "; ".join(dict.fromkeys(f"{r.source}: {r.status}" for r in reports))
         _echo(f"error: no source could answer ({said})", err=True)
