@@ -16,6 +16,13 @@ from doorkit import free_port
 @contextmanager
 def redis_server() -> Iterator[str]:
     """A throw-away redis-server (no persistence) and its URL."""
+    with redis_process() as (url, _proc):
+        yield url
+
+
+@contextmanager
+def redis_process() -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A throw-away redis-server, its URL and its process (a test may kill it)."""
     binary = shutil.which("redis-server")
     if binary is None:
         pytest.skip("redis-server is not installed (apt-get install redis-server)")
@@ -38,7 +45,7 @@ def redis_server() -> Iterator[str]:
                 if time.monotonic() > end or proc.poll() is not None:
                     raise AssertionError("redis-server did not start") from None
                 time.sleep(0.05)
-        yield url
+        yield url, proc
     finally:
         proc.terminate()
         proc.wait(10)

@@ -9,12 +9,21 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sourcewise import AuthError, NoProviderAvailable, ParseError, ProviderError, RateLimited, load_settings
+from sourcewise import (
+    AuthError,
+    NoProviderAvailable,
+    ParseError,
+    ProviderError,
+    RateLimited,
+    Session,
+    load_settings,
+)
 from sourcewise.config import DEFAULT_CHAIN, Settings
 from sourcewise.engine import Engine
 from sourcewise.net.redirects import resolve_redirects
@@ -269,7 +278,11 @@ async def test_resolving_links_shares_the_calls_timeout(server: LocalServer, tmp
 async def test_no_time_left_means_no_link_is_requested(server: LocalServer, tmp_path: Path) -> None:
     serve(server, weather_body())
     links = [f"{server.url}/grounding-api-redirect/{i}" for i in REAL]
-    found = await resolve_redirects(links, gemini_settings(server, tmp_path), clock=time.time, seconds=0.0)
+    settings = gemini_settings(server, tmp_path)
+    async with Session(settings) as s:
+        found = await resolve_redirects(
+            links, settings, fetcher=s.fetcher, cache=s.redirects, clock=time.time, seconds=0.0
+        )
     assert found == {}
     assert sum(server.hits(f"/grounding-api-redirect/{i}") for i in REAL) == 0
 
@@ -356,3 +369,51 @@ async def test_an_unresolved_grounding_link_is_never_official(server: LocalServe
     for link in links:
         assert link.tier == 4
         assert "final site is unknown" in link.reason
+
+
+async def test_links_are_resolved_with_the_sessions_one_guarded_client(
+    server: LocalServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 19: resolving grounding links builds no client of its own; the GETs go through the
+    # session fetcher's guarded client (it sends the fetcher's Accept header), every search.
+    serve(server, weather_body())
+    built: list[httpx.AsyncClient] = []
+    real_init = httpx.AsyncClient.__init__
+
+    def counting_init(self: httpx.AsyncClient, *args: Any, **kwargs: Any) -> None:
+        built.append(self)
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(httpx.AsyncClient, "__init__", counting_init)
+    settings = gemini_settings(server, tmp_path)
+    async with Session(settings) as session:
+        first = await session.engine.asearch("weather in San Francisco")
+        ours = {id(session.client), id(session.fetcher.client(settings.allow_private))}
+        assert {id(c) for c in built} == ours  # the provider client and the fetcher's: no other
+        for question in ("weather in Oakland", "weather in Berkeley"):
+            await session.engine.asearch(question)
+        assert len(built) == 2  # later searches built none
+    assert set(REAL.values()) <= {r.url for r in first.results}
+    link_gets = [s for s in server.seen if s.path.startswith("/grounding-api-redirect/")]
+    assert link_gets, "no grounding link was requested"
+    assert all(s.headers.get("Accept", "").startswith("text/html") for s in link_gets)
+
+
+async def test_the_sessions_client_refuses_links_to_private_addresses(
+    server: LocalServer, tmp_path: Path
+) -> None:
+    # The same client keeps the guard: without allow_hosts, links on 127.0.0.1 (a loopback
+    # address) are never requested, through the engine or directly, and are kept as they were.
+    body = serve(server, weather_body())
+    settings = gemini_settings(server, tmp_path, allow_hosts=[])
+    async with Session(settings) as session:
+        response = await session.engine.asearch("weather in San Francisco")
+        direct = await resolve_redirects(
+            [f"{server.url}/grounding-api-redirect/1"], settings,
+            fetcher=session.fetcher, cache=session.redirects, clock=time.time,
+        )  # fmt: skip
+    assert direct == {}
+    assert sum(server.hits(f"/grounding-api-redirect/{i}") for i in REAL) == 0
+    links = {c["web"]["uri"] for c in body["candidates"][0]["groundingMetadata"]["groundingChunks"]}
+    assert f"{server.url}/grounding-api-redirect/1" in links
+    assert f"{server.url}/grounding-api-redirect/1" in {r.url for r in response.results}

@@ -31,6 +31,8 @@ NEW_IN_SOURCES = [
 NEW_IN_RETRIEVE = ["Candidate", "Cycle", "Learned", "Retrieval", "aretrieve", "retrieve"]
 # robots.txt (issue 26, item 7).
 NEW_IN_ROBOTS = ["RobotsDisallowed", "robots_allowed"]
+# Hostile input (issue 29, item 3): a damaged index, a full disk.
+NEW_IN_HOSTILE = ["IndexDamaged", "IndexWriteError"]
 
 
 def test_public_api_is_pinned() -> None:
@@ -98,6 +100,7 @@ def test_public_api_is_pinned() -> None:
             *NEW_IN_SOURCES,
             *NEW_IN_RETRIEVE,
             *NEW_IN_ROBOTS,
+            *NEW_IN_HOSTILE,
         ]
     )
     for name in sourcewise.__all__:

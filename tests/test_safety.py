@@ -24,6 +24,7 @@ from sourcewise import (
     FetchHTTPError,
     InvalidURL,
     NoProviderAvailable,
+    Session,
     afetch,
     canonical_url,
     fetch,
@@ -43,6 +44,12 @@ from servers import LocalServer, Reply
 
 PAGE = "<html><head><title>Secret</title></head><body><p>" + "internal numbers " * 30 + "</p></body></html>"
 JSON = "application/json"
+
+
+async def resolve_links(links: list[str], settings: Settings) -> dict[str, str]:
+    """Resolved through a session's fetcher and redirect cache, as a provider call gets them."""
+    async with Session(settings) as s:
+        return await resolve_redirects(links, settings, fetcher=s.fetcher, cache=s.redirects, clock=time.time)
 
 
 def settings_for(tmp_path: Path, **extra: object) -> Settings:
@@ -137,7 +144,7 @@ async def test_a_link_resolved_with_allow_private_is_not_served_to_a_default_cal
     async def resolve(**extra: object) -> dict[str, str]:
         # a fresh cache object per call: the SQLite file is what a later process would read
         settings = settings_for(tmp_path, gemini_redirect_hosts=["127.0.0.1"], **extra)
-        return await resolve_redirects([link], settings, clock=time.time)
+        return await resolve_links([link], settings)
 
     assert await resolve(allow_private=True) == {link: INTRANET}
     assert await resolve(allow_private=True) == {link: INTRANET}
@@ -157,7 +164,7 @@ async def test_a_link_with_user_info_is_requested_stored_and_logged_without_it(
     server.route("/gone", Reply(500, "oops"))
     settings = settings_for(tmp_path, allow_private=True, gemini_redirect_hosts=["127.0.0.1"])
     links = [f"http://alice:hunter2@127.0.0.1:{server.port}/{p}" for p in ("r", "u", "gone")]
-    found = await resolve_redirects(links, settings, clock=time.time)
+    found = await resolve_links(links, settings)
     assert found == {links[0]: INTRANET}  # a target with user info is never kept
     assert all("authorization" not in {k.lower() for k in s.headers} for s in server.seen)
     stored = b"".join(f.read_bytes() for f in (tmp_path / "state").glob("redirects.sqlite3*"))
@@ -165,7 +172,7 @@ async def test_a_link_with_user_info_is_requested_stored_and_logged_without_it(
     for secret in ("hunter2", "alice", "pa55word"):
         assert secret.encode() not in stored
         assert secret not in caplog.text
-    again = await resolve_redirects([f"http://127.0.0.1:{server.port}/r"], settings, clock=time.time)
+    again = await resolve_links([f"http://127.0.0.1:{server.port}/r"], settings)
     assert again == {f"http://127.0.0.1:{server.port}/r": INTRANET}
     assert server.hits("/r") == 1  # keyed without the user info
 

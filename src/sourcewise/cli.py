@@ -1,7 +1,7 @@
 """The ``sourcewise`` command: parse, call the public API, print. Exit codes:
 0 success (including zero results, with a warning on stderr), 1 other errors,
-2 bad input or config, 3 no provider could answer, 4 a source is still building its first
-index (run again), 130 interrupted (Ctrl-C).
+2 bad input or config, 3 no provider (or, for `ask` and `retrieve`, no source) could answer,
+4 a source is still building its first index (run again), 130 interrupted (Ctrl-C).
 
 Each group of commands lives in its own module (``cli_web``, ``cli_sources``, ``cli_index``,
 ``cli_config``, ``cli_doors``) with its own ``typer.Typer()``; this module makes the one app and

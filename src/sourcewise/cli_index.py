@@ -79,6 +79,9 @@ def index_cmd(
         bool, typer.Option("--status", help="Show the index (size, chunks, files, last run, coverage).")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="The report as JSON.")] = False,
+    rebuild: Annotated[
+        bool, typer.Option("--rebuild", help="Delete the index (a damaged one too) and index PATHS anew.")
+    ] = False,
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -96,6 +99,17 @@ def index_cmd(
         return
     if not paths:
         fail(InvalidOption("give the files or folders to index (or --status)"), 2)
+    if rebuild:  # only once every path is there: a typo must not cost the index
+        from .sources.kbpg import is_url
+        from .sources.kbrepair import remove_index
+
+        if is_url(kb):
+            fail(InvalidOption("--rebuild deletes an embedded index; drop a PostgreSQL one's database"), 2)
+        missing = [str(p) for p in paths if not p.exists()]
+        if missing:
+            fail(InvalidOption(f"no such file or folder: {', '.join(missing)}; the index is kept"), 2)
+        with reported():
+            remove_index(KnowledgeBase.location_for(kb, settings))
     live = sys.stderr.isatty() and not as_json
     with reported(), KnowledgeBase(kb, settings=settings, semantic=False if no_semantic else None) as base:
         try:
@@ -108,9 +122,9 @@ def index_cmd(
                  "run the same command again to finish (unchanged files are skipped)", err=True)  # fmt: skip
             raise typer.Exit(130) from None
     if as_json:
-        typer.echo(report.model_dump_json(indent=2))
+        echo_json(report)
         return
-    echo(
+    echo(  # file names come from outside: every line loses its control characters
         f"{report.index}: {len(report.added)} added, {len(report.updated)} updated, "
         f"{len(report.removed)} removed, {report.unchanged} unchanged, {len(report.skipped)} skipped "
         f"({report.chunks} chunks written, {report.embedded} embedded, {report.seconds:.1f} s)"

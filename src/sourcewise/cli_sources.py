@@ -198,11 +198,7 @@ def ask_cmd(
             echo(present.render_answer(answer, fmt, explain=explain, specs=source or ()))
     if not answer.hits and not answer.clarification:
         _not_ready(answer.reports)
-        failed = [r for r in answer.reports if r.status not in ("ok", "empty")]
-        if failed and len(failed) == len(answer.reports):
-            said = "; ".join(f"{r.source}: {r.status}" for r in failed)
-            echo(f"error: no source could answer ({said})", err=True)
-            raise typer.Exit(3)
+        _exit_if_failed_everywhere(answer.reports)
 
 
 sources_app = new_app(help="List the sources, or add one (add-mcp).")
@@ -317,7 +313,9 @@ def retrieve_cmd(
         else:
             echo(render_retrieval(found))
     if not found.candidates:
-        _not_ready([r for c in found.cycles for r in c.reports])
+        reports = [r for c in found.cycles for r in c.reports]
+        _not_ready(reports)
+        _exit_if_failed_everywhere(reports)
         typer.echo("warning: nothing relevant found", err=True)
 
 
@@ -328,3 +326,13 @@ def _not_ready(reports: Sequence[SourceReport]) -> None:
         echo(f"warning: {r.source}: {r.error}", err=True)
     if busy:
         raise typer.Exit(4)
+
+
+def _exit_if_failed_everywhere(reports: Sequence[SourceReport]) -> None:
+    """Exit 3 when every source failed: that is no "nothing found" (documented exit codes)."""
+    from .models import failed_everywhere  # here: `--help` loads no model
+
+    if failed_everywhere(reports):
+        said = "; ".join(dict.fromkeys(f"{r.source}: {r.status}" for r in reports))
+        echo(f"error: no source could answer ({said})", err=True)
+        raise typer.Exit(3)

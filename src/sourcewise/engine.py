@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import httpx
 
@@ -34,6 +34,9 @@ from .net.state import MAX_SUSPENSION, OWN_BASE, OWN_MAX, ProviderState
 from .providers import HttpResponse, Provider, load_providers
 from .providers.base import ProviderCall, ProviderOutput
 from .registry import provider_options
+
+if TYPE_CHECKING:
+    from .net.fetch import Fetcher
 
 __all__ = ["Engine", "WebAnswer", "run_sync"]
 
@@ -65,9 +68,11 @@ class Engine:
     """Runs searches over the provider chain: settings, providers, suspensions, a clock, a client.
 
     A ``Session`` builds the one engine of its life over its own client, provider state and
-    redirect cache (``session.engine``). Built alone (tests, benchmarks), the engine makes its
-    own client on first use from ``transport`` (the seam tests use, ``httpx.MockTransport``) and
-    keeps it until ``aclose()``; ``state`` defaults to the SQLite file in ``settings.state_dir``.
+    redirect cache and fetcher (``session.engine``). Built alone (tests, benchmarks), the engine
+    makes its own client on first use from ``transport`` (the seam tests use,
+    ``httpx.MockTransport``), and its own fetcher and redirect cache when a provider resolves
+    grounding links, and keeps them until ``aclose()``; ``state`` defaults to the SQLite file
+    in ``settings.state_dir``.
     """
 
     def __init__(
@@ -80,7 +85,7 @@ class Engine:
         state: ProviderState | None = None,
         providers: dict[str, Provider] | None = None,
         options: Mapping[str, object] | None = None,
-        redirects: Callable[[], RedirectCache | None] = lambda: None,
+        links: Callable[[], tuple[Fetcher, RedirectCache]] | None = None,
     ) -> None:
         self.settings = settings
         self.transport = transport
@@ -89,7 +94,8 @@ class Engine:
         self.providers = providers or load_providers()
         # the providers' validated [providers.NAME] options: a session's registry passes its own
         self.options = dict(options) if options is not None else provider_options(self.providers, settings)
-        self.redirects = redirects
+        self._links = links
+        self._own_links: tuple[Fetcher, RedirectCache] | None = None
         self.table: SourceTable = table_for(self.settings.official, self.settings.tiers)
         self._client = client
         self._owns = (client is None, state is None)  # what it made itself, it closes
@@ -100,9 +106,26 @@ class Engine:
             self._client = make_client(self.settings, self.transport)
         return self._client
 
+    def links(self) -> tuple[Fetcher, RedirectCache]:
+        """The fetcher (its guarded client) and redirect cache grounding links are resolved
+        with: the session's (``links``), or, built alone, the engine's own, made on first use."""
+        if self._links is not None:
+            return self._links()
+        if self._own_links is None:
+            from .net.fetch import Fetcher  # here: only a provider that resolves links needs it
+
+            fetcher = Fetcher(self.settings, clock=self.clock)
+            self._own_links = fetcher, RedirectCache(self.settings.state_dir / "redirects.sqlite3")
+        return self._own_links
+
     async def aclose(self) -> None:
         """Close what the engine made itself (a session closes what it lent)."""
         owns_client, owns_state = self._owns
+        if self._own_links is not None:
+            fetcher, redirects = self._own_links
+            await fetcher.aclose()
+            redirects.close()
+            self._own_links = None
         if owns_client and self._client is not None:
             await self._client.aclose()
             self._client = None
@@ -229,9 +252,10 @@ class Engine:
         try:
             async with asyncio.timeout(seconds):
                 if provider.run is not None:
+                    fetcher, redirects = self.links()
                     call = ProviderCall(
                         query, limit, self.settings, client, seconds, self.clock,
-                        options=self.options.get(provider.name), redirects=self.redirects(),
+                        options=self.options.get(provider.name), redirects=redirects, fetcher=fetcher,
                     )  # fmt: skip
                     return await provider.run(call)
                 request = provider.build(query, limit, self._config(provider.name))

@@ -21,7 +21,10 @@
     │   ├── SourceUnavailable       skip      missing path, not indexed, not configured
     │   ├── SourceFormatError       skip      a file or export of the wrong shape
     │   ├── SourceRateLimited       suspend   the source asked us to slow down
-    │   └── IndexVersionError       skip      an index written by a newer sourcewise
+    │   ├── IndexVersionError       skip      an index written by a newer sourcewise
+    │   │   └── IndexDamaged        skip      a damaged index file (the fix: ``index --rebuild``)
+    │   └── IndexWriteError         skip      an index run could not write (full disk ...); the
+    │                                         previous index is kept
     ├── ModelError                            the answer model failed or answered garbage (ask
     │                                         falls back to the extractive answer)
     └── FetchError                            a page could not be fetched or read
@@ -55,7 +58,9 @@ __all__ = [
     "FetchError",
     "FetchHTTPError",
     "FetchTimeout",
+    "IndexDamaged",
     "IndexVersionError",
+    "IndexWriteError",
     "InvalidInput",
     "InvalidOption",
     "InvalidQuery",
@@ -288,6 +293,19 @@ class SourceRateLimited(SourceError):
 
 class IndexVersionError(SourceError):
     kind = "newer index"
+
+
+class IndexDamaged(SourceFormatError):
+    """An index file is damaged (truncated, overwritten): the message says how to rebuild it."""
+
+    kind = "damaged index"
+
+
+class IndexWriteError(SourceError):
+    """An index run could not write (a full disk, a file-size limit, a read-only folder). The
+    files committed before stay: the previous index keeps answering."""
+
+    kind = "index not written"
 
 
 class ModelError(SourcewiseError):

@@ -86,7 +86,7 @@ async def _tool_call(ctx: Ctx) -> AsyncIterator[Service]:
             with access.bound(grant):
                 yield service
     except SourcewiseError as exc:
-        failure = classify(exc)
+        failure = classify(exc, service.hidden)
         raise ToolError(f"{failure.kind}: {failure.message}") from exc
     except ToolError:
         raise

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Annotated, Literal
 
@@ -37,6 +38,7 @@ __all__ = [
     "SourceReport",
     "SourceResult",
     "Tier",
+    "failed_everywhere",
 ]
 
 Tier = Literal[1, 2, 3, 4]
@@ -314,6 +316,12 @@ class SourceReport(_Model):
     error: str | None = None
     retry_after: float | None = Field(default=None, description="seconds until a rate limit lifts")
     elapsed_ms: float = 0.0
+
+
+def failed_everywhere(reports: Sequence[SourceReport]) -> bool:
+    """Every source failed (none answered, not even with nothing): a door's 503, the CLI's exit 3.
+    What looks like "no results" must not hide it."""
+    return bool(reports) and all(r.status not in ("ok", "empty") for r in reports)
 
 
 class Factor(_Model):

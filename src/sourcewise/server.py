@@ -250,8 +250,9 @@ def build_api(settings: Settings | None = None, doors: DoorSettings | None = Non
 
 def _handlers(api: FastAPI) -> None:
     @api.exception_handler(SourcewiseError)
-    async def library_error(_request: Request, exc: SourcewiseError) -> JSONResponse:
-        failure = classify(exc)
+    async def library_error(request: Request, exc: SourcewiseError) -> JSONResponse:
+        service = getattr(request.app.state, "service", None)
+        failure = classify(exc, service.hidden if service is not None else ())
         return _error(failure.status, failure.kind, failure.message, **failure.extra)
 
     @api.exception_handler(RequestValidationError)

@@ -29,12 +29,15 @@ from ._version import __version__
 from .ask import EffortLevel, aask
 from .core.urls import canonical_url
 from .core.validate import validate_query
+from .doorsafe import door_safe, hidden_paths, safe_reports
 from .errors import (
     AddressNotAllowed,
     ConfigError,
     FetchError,
     FetchTimeout,
+    IndexDamaged,
     IndexVersionError,
+    IndexWriteError,
     InvalidInput,
     InvalidOption,
     InvalidQuery,
@@ -47,7 +50,17 @@ from .errors import (
     SourceUnavailable,
     SourcewiseError,
 )
-from .models import Answer, Page, Retrieval, Route, SearchResponse, SourceReport, SourceResult, _Model
+from .models import (
+    Answer,
+    Page,
+    Retrieval,
+    Route,
+    SearchResponse,
+    SourceReport,
+    SourceResult,
+    _Model,
+    failed_everywhere,
+)
 from .pages import build_page
 from .retrieve import aretrieve
 from .routing import route as _route
@@ -64,6 +77,7 @@ __all__ = [
     "Service",
     "classify",
     "describe_problems",
+    "door_safe",
     "door_text",
 ]
 
@@ -168,11 +182,15 @@ class Failure:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def classify(exc: SourcewiseError) -> Failure:
-    """The status and typed reason for ``exc``. Messages never hold a key or a stack trace."""
+def classify(exc: SourcewiseError, hidden: Sequence[str] = ()) -> Failure:
+    """The status and typed reason for ``exc``. Messages never hold a key or a stack trace, and
+    a source's never a file path or URL (``doorsafe``; ``hidden``: the paths the server knows)."""
     kind, message = type(exc).__name__, str(exc)
     if isinstance(exc, access.AccessDenied):
         return Failure(401, "Unauthorized", message)
+    if isinstance(exc, SourceError):
+        log.warning("%s: %s", kind, message)  # the operator's log keeps the detail
+        message = door_safe(message, hidden)
     if isinstance(exc, InvalidInput):
         return Failure(400, kind, message)
     if isinstance(exc, NoProviderAvailable):
@@ -191,13 +209,19 @@ def classify(exc: SourcewiseError) -> Failure:
         return Failure(503, kind, f"the server's configuration is invalid: {message}")
     if isinstance(exc, NoSourceAnswered):
         reports = [
-            {"source": r.source, "status": r.status, "error": r.error, "retry_after": r.retry_after}
-            for r in exc.reports
+            {
+                "source": r.source,
+                "kind": r.kind,
+                "status": r.status,
+                "error": r.error,
+                "retry_after": r.retry_after,
+            }
+            for r in safe_reports(exc.reports, hidden)
         ]
         return Failure(503, kind, message, {"reports": reports})
     if isinstance(exc, SourceRateLimited):
         return Failure(429, kind, message, {"source": exc.source, "retry_after": exc.retry_after})
-    if isinstance(exc, SourceUnavailable | IndexVersionError):
+    if isinstance(exc, SourceUnavailable | IndexVersionError | IndexDamaged | IndexWriteError):
         return Failure(503, kind, message, {"source": exc.source})
     if isinstance(exc, SourceError | ModelError):
         return Failure(502, kind, message)
@@ -211,6 +235,7 @@ class Service:
         self.session = session
         self.settings = session.settings
         self.doors = doors or DoorSettings()
+        self.hidden = hidden_paths(self.settings)  # what no error over a door may show
 
     def health(self) -> Health:
         rows = self.session.engine.status()
@@ -342,7 +367,7 @@ class Service:
         answer = await aask(
             question, sources=chosen, reading=label, effort=effort, session=session, progress=report
         )
-        return _answered(answer)
+        return _answered(answer).model_copy(update={"reports": safe_reports(answer.reports, self.hidden)})
 
     async def retrieve(
         self,
@@ -356,17 +381,28 @@ class Service:
         door_text(task, "the task")
         chosen = self.door_sources(sources, ["kb"]) or ["kb"]
         await progress(0, max_cycles, f"retrieving for {task[:80]!r}")
-        result = await aretrieve(task, sources=chosen, max_cycles=max_cycles, session=self.session)
+        found = await aretrieve(task, sources=chosen, max_cycles=max_cycles, session=self.session)
+        cycles = [
+            c.model_copy(update={"reports": safe_reports(c.reports, self.hidden)}) for c in found.cycles
+        ]
+        result = _retrieved(found).model_copy(update={"cycles": tuple(cycles)})
         await progress(max_cycles, max_cycles, f"{len(result.candidates)} candidates")
         return result
 
 
 def _answered(answer: Answer) -> Answer:
     """``answer``, or ``NoSourceAnswered`` when nothing was found because every source failed."""
-    failed = [r for r in answer.reports if r.status not in ("ok", "empty")]
-    if not answer.hits and not answer.clarification and failed and len(failed) == len(answer.reports):
+    if not answer.hits and not answer.clarification and failed_everywhere(answer.reports):
         raise NoSourceAnswered(answer.reports)
     return answer
+
+
+def _retrieved(result: Retrieval) -> Retrieval:
+    """``result``, or ``NoSourceAnswered`` when no cycle's source answered (as ``ask``)."""
+    reports = [r for cycle in result.cycles for r in cycle.reports]
+    if not result.candidates and failed_everywhere(reports):
+        raise NoSourceAnswered(result.cycles[0].reports)
+    return result
 
 
 def _pick_reading(first: Answer, number: int) -> str:

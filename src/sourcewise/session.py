@@ -92,7 +92,7 @@ class Session:
             if url:
                 from .net.redis_store import RedisProviderState
 
-                self._state = RedisProviderState(url)
+                self._state = RedisProviderState(url, self.settings.state_dir / "state.sqlite3")
             else:
                 from .net.state import ProviderState
 
@@ -135,7 +135,7 @@ class Session:
                 state=self.state,
                 providers=self.registry.providers,
                 options=self.registry.provider_options,
-                redirects=lambda: self.redirects,  # opened only when a provider resolves links
+                links=lambda: (self.fetcher, self.redirects),  # opened only when a provider resolves links
             )
         return self._engine
 

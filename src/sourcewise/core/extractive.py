@@ -12,6 +12,7 @@ Linear: one pass over the lines, no backtracking pattern.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -30,6 +31,7 @@ __all__ = [
     "strip_controls",
     "support",
     "units",
+    "unmarked",
 ]
 
 MAX_SENTENCE = 400  # characters; a longer "sentence" is cut at a word
@@ -237,11 +239,26 @@ def support(sentence: str, passage: str) -> float:
     return len(words & set(analyze(passage))) / len(words)
 
 
+#: ``[7]``, ``[1, 2]``, ``[3-4]``: the shape of a citation marker, in text quoted from a source
+_MARKER = re.compile(r"\[(\d{1,6}(?:\s{0,3}[,\-–]\s{0,3}\d{1,6}){0,20})\]")
+_CODE_SPAN = re.compile(r"(`[^`\n]{0,2000}`)")
+
+
+def unmarked(sentence: str) -> str:
+    """``sentence`` with every ``[n]``-shaped text outside inline code turned into ``(n)``: text
+    from a document can never pass for one of the answer's own citation markers."""
+    if "[" not in sentence:
+        return sentence
+    pieces = _CODE_SPAN.split(sentence)
+    return "".join(p if i % 2 else _MARKER.sub(r"(\1)", p) for i, p in enumerate(pieces))
+
+
 def assemble(
     parts: Sequence[tuple[str, Sequence[int]]], hits: Sequence[RankedHit]
 ) -> tuple[str, list[Citation], list[RankedHit]]:
     """The answer text from (unit, hit indexes) parts: ``[n]`` numbered by first citation; a code
-    block keeps its lines, on lines of its own."""
+    block keeps its lines, on lines of its own (fenced: ``[0]`` in code is code, not a marker);
+    any other ``[n]`` a source wrote is neutralised (``unmarked``)."""
     numbers: dict[int, int] = {}
     cited: list[RankedHit] = []
     text = ""
@@ -249,7 +266,7 @@ def assemble(
     after_block = False
     for sentence, indexes in parts:
         block = sentence.startswith("```")
-        clean = printable(sentence).strip() if block else strip_controls(sentence).strip()
+        clean = printable(sentence).strip() if block else unmarked(strip_controls(sentence).strip())
         markers = []
         for index in indexes:
             if index not in numbers:

@@ -88,16 +88,19 @@ class Fetcher:
         self._hosts: dict[str, asyncio.Semaphore] = {}
         self._last: dict[str, float] = {}
 
-    def _guard(self, allow_private: bool) -> AddressGuard:
+    def guard(self, allow_private: bool) -> AddressGuard:
+        """The address guard for ``allow_private``: one per setting, for the fetcher's life."""
         if allow_private not in self._guards:
             self._guards[allow_private] = AddressGuard(
                 allow_private=allow_private, allow_hosts=self.settings.allow_hosts, resolver=self.resolver
             )
         return self._guards[allow_private]
 
-    def _client(self, allow_private: bool) -> httpx.AsyncClient:
+    def client(self, allow_private: bool) -> httpx.AsyncClient:
+        """The guarded client for ``allow_private`` (never follows redirects by itself): pages
+        and grounding links (``net.redirects``) go through it, no other client reaches web pages."""
         if allow_private not in self._clients:
-            guard = self._guard(allow_private)
+            guard = self.guard(allow_private)
             self._clients[allow_private] = httpx.AsyncClient(
                 transport=GuardedTransport(guard),
                 timeout=httpx.Timeout(self.settings.timeout),
@@ -151,7 +154,7 @@ class Fetcher:
 
     def _permitted(self, doc: CachedDocument, allow_private: bool) -> bool:
         """A cached page reaches only a caller whose own guard would have let every hop through."""
-        guard = self._guard(allow_private)
+        guard = self.guard(allow_private)
         try:
             for host, port, addresses in doc.hops:
                 guard.check(host, port, addresses)
@@ -161,7 +164,7 @@ class Fetcher:
         return True
 
     async def _robots_check(self, url: str, allow_private: bool, deadline: Deadline) -> None:
-        client = self._client(allow_private)
+        client = self.client(allow_private)
         await self.robots.check(
             url,
             lambda target: self._with_retries(client, request_url(target), deadline),
@@ -171,8 +174,8 @@ class Fetcher:
     async def _download(
         self, url: str, allow_private: bool, obey_robots: bool, deadline: Deadline
     ) -> CachedDocument:
-        client = self._client(allow_private)
-        guard = self._guard(allow_private)
+        client = self.client(allow_private)
+        guard = self.guard(allow_private)
         current = request_url(url)
         hops: list[tuple[str, int, list[str]]] = []
         for hop in range(self.settings.max_redirects + 1):

@@ -1,8 +1,10 @@
 """Resolve redirect links (Gemini's ``vertexaisearch.cloud.google.com/grounding-api-redirect/...``)
 to the page they point at, so that tiers and dedup see the real site.
 
-One GET per link through the guarded client (``net.guard``), never following further: the
-``Location`` of the first answer is the page. Answers are cached in SQLite beside the page cache.
+One GET per link through the session's guarded client (the fetcher's ``client``, ``net.guard``),
+never following further: the ``Location`` of the first answer is the page. No client is built
+here: the session's fetcher lends its own, so links obey the same guard as pages. Answers are
+cached in SQLite beside the page cache.
 A link that cannot be resolved (refused, timed out, no redirect, not an http(s) target) is kept
 as it was: resolution never fails a search.
 
@@ -20,6 +22,7 @@ import logging
 import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
@@ -28,7 +31,10 @@ from ..config import Settings
 from ..core.urls import is_http_url
 from ..errors import AddressNotAllowed, SourcewiseError
 from .db import open_db
-from .guard import AddressGuard, GuardedTransport, Resolver
+from .guard import AddressGuard
+
+if TYPE_CHECKING:
+    from .fetch import Fetcher
 
 __all__ = ["REDIRECT_TTL", "RedirectCache", "resolve_redirects"]
 
@@ -111,14 +117,17 @@ class RedirectCache:
 
 
 async def _one(
-    client: httpx.AsyncClient, guard: AddressGuard, link: str, until: float
+    client: httpx.AsyncClient, guard: AddressGuard, link: str, until: float, limit: float
 ) -> tuple[str, Hop] | None:
     """The ``Location`` the link answers with and the hop the guard approved, or ``None``.
 
     ``until`` is the event loop's time by which every link of the batch must be done."""
     url = request_link(link)
     try:
-        async with asyncio.timeout_at(until), client.stream("GET", url) as response:
+        async with (
+            asyncio.timeout_at(until),
+            client.stream("GET", url, timeout=httpx.Timeout(limit)) as response,
+        ):
             location = response.headers.get("location")
             if response.status_code not in _REDIRECTS or not location:
                 log.info("grounding link answered HTTP %d without a redirect; kept", response.status_code)
@@ -147,13 +156,15 @@ async def resolve_redirects(
     links: Iterable[str],
     settings: Settings,
     *,
+    fetcher: Fetcher,
+    cache: RedirectCache,
     clock: Callable[[], float],
     seconds: float | None = None,
-    resolver: Resolver | None = None,
-    cache: RedirectCache | None = None,
 ) -> dict[str, str]:
     """``{link: target}`` for every link on one of ``settings.gemini_redirect_hosts`` that resolved.
 
+    The GETs go through ``fetcher``'s guarded client for ``settings.allow_private`` (the session's
+    one client and address guard); ``cache`` is the session's redirect cache.
     ``seconds`` (default: the settings' timeout) bounds the whole batch, not each link: a caller
     passes what is left of its own budget, so resolving never makes a search outlast its timeout.
     With no time left nothing is requested (cached answers are still used)."""
@@ -161,44 +172,26 @@ async def resolve_redirects(
     todo = list(dict.fromkeys(link for link in links if _resolvable(link, hosts)))
     if not todo:
         return {}
-    own = cache is None
-    store = cache or RedirectCache(settings.state_dir / "redirects.sqlite3")
-    guard = AddressGuard(
-        allow_private=settings.allow_private, allow_hosts=settings.allow_hosts, resolver=resolver
-    )
-    found = {link: hit for link in todo if (hit := store.get(link, clock(), guard)) is not None}
+    guard = fetcher.guard(settings.allow_private)
+    found = {link: hit for link in todo if (hit := cache.get(link, clock(), guard)) is not None}
     missing = [link for link in todo if link not in found]
-    if not missing:
-        if own:
-            store.close()
-        return found
     limit = seconds if seconds is not None else settings.timeout
+    if not missing:
+        return found
     if limit <= 0:
         log.info("no time left to resolve %d grounding link(s); kept as they are", len(missing))
-        if own:
-            store.close()
         return found
+    client = fetcher.client(settings.allow_private)
     gate = asyncio.Semaphore(CONCURRENCY)
     until = asyncio.get_running_loop().time() + limit
 
     async def run(link: str) -> tuple[str, tuple[str, Hop] | None]:
         async with gate:
-            return link, await _one(client, guard, link, until)
+            return link, await _one(client, guard, link, until, limit)
 
-    try:
-        async with httpx.AsyncClient(
-            transport=GuardedTransport(guard),
-            timeout=httpx.Timeout(limit),
-            headers={"User-Agent": settings.user_agent},
-            follow_redirects=False,
-            trust_env=False,
-        ) as client:
-            for link, answer in await asyncio.gather(*(run(link) for link in missing)):
-                if answer is not None:
-                    target, hop = answer
-                    found[link] = target
-                    store.put(link, target, clock(), hop)
-    finally:
-        if own:
-            store.close()
+    for link, answer in await asyncio.gather(*(run(link) for link in missing)):
+        if answer is not None:
+            target, hop = answer
+            found[link] = target
+            cache.put(link, target, clock(), hop)
     return found

@@ -12,6 +12,7 @@ SQLite cache does, while suspensions fail loudly.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
@@ -133,18 +134,45 @@ class RedisPageCache(PageCache):
 
 
 class RedisProviderState(ProviderState):
-    """Suspensions under ``sourcewise:suspension:<provider>``. (The SQLite base is not opened.)"""
+    """Suspensions under ``sourcewise:suspension:<provider>``. (The SQLite base is not opened.)
 
-    def __init__(self, url: str) -> None:
+    Redis going away does not stop searches: each call that cannot reach it is answered from
+    ``fallback`` (this machine's SQLite state, or memory), with one warning until Redis answers
+    again; suspensions recorded meanwhile stay local to this machine."""
+
+    def __init__(self, url: str, fallback: Path | None = None) -> None:
         # Deliberately no super().__init__(): it would open a SQLite file.
         self._redis = _connect(url)
         self._suspend = self._redis.register_script(_SUSPEND)
+        self._fallback = fallback
+        self._local: ProviderState | None = None
+        self._down = False
 
     def _key(self, provider: str) -> str:
         return PREFIX + "suspension:" + provider
 
+    def _degraded(self, exc: Exception) -> ProviderState:
+        if not self._down:
+            self._down = True
+            log.warning(
+                "Redis at SOURCEWISE_REDIS_URL cannot be reached (%s): provider suspensions are kept "
+                "in local state until it answers again", type(exc).__name__,
+            )  # fmt: skip
+        if self._local is None:
+            self._local = ProviderState(self._fallback)
+        return self._local
+
+    def _up(self) -> None:
+        if self._down:
+            self._down = False
+            log.warning("Redis at SOURCEWISE_REDIS_URL answers again: provider suspensions are shared")
+
     def get(self, provider: str) -> Suspension | None:
-        row = self._redis.hgetall(self._key(provider))
+        try:
+            row = self._redis.hgetall(self._key(provider))
+        except redis_errors() as exc:
+            return self._degraded(exc).get(provider)
+        self._up()
         if not row:
             return None
         return Suspension(float(row[b"until"]), row[b"reason"].decode("utf-8"), int(row[b"strikes"]))
@@ -161,16 +189,35 @@ class RedisProviderState(ProviderState):
     ) -> Suspension:
         retry = -1.0 if retry_after is None else retry_after
         args = [repr(now), reason, repr(base), repr(retry), repr(cap)]
-        until, strikes = self._suspend(keys=[self._key(provider)], args=args)
+        try:
+            until, strikes = self._suspend(keys=[self._key(provider)], args=args)
+        except redis_errors() as exc:
+            return self._degraded(exc).suspend(provider, now, reason, base, retry_after, cap=cap)
+        self._up()
         return Suspension(float(until), reason, int(strikes))
 
     def clear(self, provider: str | None = None) -> int:
-        if provider is not None:
-            return int(self._redis.delete(self._key(provider)))
-        removed = 0
-        for key in self._redis.scan_iter(match=PREFIX + "suspension:*", count=500):
-            removed += int(self._redis.delete(key))
-        return removed
+        local = self._local.clear(provider) if self._local is not None else 0
+        try:
+            if provider is not None:
+                removed = int(self._redis.delete(self._key(provider)))
+            else:
+                removed = 0
+                for key in self._redis.scan_iter(match=PREFIX + "suspension:*", count=500):
+                    removed += int(self._redis.delete(key))
+        except redis_errors() as exc:
+            return self._degraded(exc).clear(provider) + local
+        self._up()
+        return removed + local
 
     def close(self) -> None:
         self._redis.close()
+        if self._local is not None:
+            self._local.close()
+
+
+def redis_errors() -> tuple[type[Exception], ...]:
+    """What the redis client raises when the server is gone (imported only when Redis is used)."""
+    import redis
+
+    return (redis.RedisError, OSError)

@@ -72,6 +72,7 @@ class ProviderCall:
     clock: Callable[[], float]
     options: Any = None  # the provider's validated ``[providers.NAME]`` options, when it declares a model
     redirects: Any = None  # the session's redirect cache (net.redirects.RedirectCache)
+    fetcher: Any = None  # the session's fetcher: its guarded client resolves grounding links
 
 
 @dataclass(frozen=True)

@@ -210,8 +210,9 @@ async def run(call: ProviderCall) -> ProviderOutput:
     # (a source's timeout around the search) must not fire and lose the answer already received.
     left = call.deadline - (call.clock() - started) - max(0.25, 0.1 * call.deadline)
     links = await resolve_redirects(
-        (r.url for r in grounded.results), call.settings, clock=call.clock, seconds=left, cache=call.redirects
-    )
+        (r.url for r in grounded.results), call.settings,
+        fetcher=call.fetcher, cache=call.redirects, clock=call.clock, seconds=left,
+    )  # fmt: skip
     grounded = with_links(grounded, links)
     try:
         cited = cite(grounded.text, grounded.metadata)

@@ -230,8 +230,9 @@ async def run(call: ProviderCall) -> ProviderOutput:
         raise ProviderError(NAME, f"the CLI exited with status {code}: {said or 'no message'}")
     results, answer = parse_output(stdout)
     links = await resolve_redirects(
-        (r.url for r in results), call.settings, clock=call.clock, seconds=call.deadline, cache=call.redirects
-    )
+        (r.url for r in results), call.settings,
+        fetcher=call.fetcher, cache=call.redirects, clock=call.clock, seconds=call.deadline,
+    )  # fmt: skip
     results = [r.model_copy(update={"url": links.get(r.url, r.url)}) for r in results]
     return ProviderOutput(results[: call.max_results], answer)
 

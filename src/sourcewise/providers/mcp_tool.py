@@ -129,7 +129,10 @@ async def run(call: ProviderCall) -> ProviderOutput:
     out = parse_tool_output(result.structured_content, texts(result))
     # A Gemini agent cites grounding redirects: resolved within what is left of the call's budget
     left = call.deadline - (call.clock() - started) - max(0.25, 0.1 * call.deadline)
-    links = await resolve_redirects((r.url for r in out.results), settings, clock=call.clock, seconds=left)
+    links = await resolve_redirects(
+        (r.url for r in out.results), settings,
+        fetcher=call.fetcher, cache=call.redirects, clock=call.clock, seconds=left,
+    )  # fmt: skip
     results = [r.model_copy(update={"url": links.get(r.url, r.url)}) for r in out.results]
     return ProviderOutput(results[: call.max_results], out.answer)
 

@@ -19,7 +19,7 @@ from typing import BinaryIO, Literal
 
 from ..errors import SourceFormatError, SourceUnavailable
 
-__all__ = ["export_kind", "open_regular", "read_capped", "shown"]
+__all__ = ["export_kind", "file_kind", "open_regular", "read_capped", "shown"]
 
 
 def export_kind(source: str, path: Path) -> Literal["dir", "file"]:
@@ -34,7 +34,8 @@ def export_kind(source: str, path: Path) -> Literal["dir", "file"]:
         return "dir"
     if stat.S_ISREG(mode):
         return "file"
-    raise SourceFormatError(source, f"{shown(path.name)} is not a folder nor a regular file ({_kind(mode)})")
+    kind = file_kind(mode)
+    raise SourceFormatError(source, f"{shown(path.name)} is not a folder nor a regular file ({kind})")
 
 
 def open_regular(path: Path) -> BinaryIO:
@@ -48,7 +49,7 @@ def open_regular(path: Path) -> BinaryIO:
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         handle.close()
-        raise OSError(errno.EINVAL, f"{shown(path.name)} is {_kind(mode)}")
+        raise OSError(errno.EINVAL, f"{shown(path.name)} is {file_kind(mode)}")
     return handle
 
 
@@ -73,7 +74,7 @@ def shown(name: str) -> str:
         return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
     for test, label in (
         (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
         (stat.S_ISSOCK, "a socket"),

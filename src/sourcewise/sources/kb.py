@@ -173,7 +173,7 @@ class KnowledgeBase:
         # None: wait for the model however long it takes to load; a number: search lexically
         # (and say so) when it is not ready within that many seconds (the sources under a deadline).
         self.model_wait: float | None = None
-        self.store: Store = store or open_store(self._location(path, settings))
+        self.store: Store = store or open_store(self.location_for(path, settings))
         self._matrix: tuple[Any, Any] | None = None
         if self.store.get_meta("analyzer") not in (None, kbterms.ANALYZER_ID):
             _warn_once(f"{self.store.location} was built by another analyzer; run `sourcewise index` again")
@@ -187,7 +187,9 @@ class KnowledgeBase:
             self.store.legacy_paths = None
 
     @staticmethod
-    def _location(path: str | os.PathLike[str] | None, settings: Settings | None) -> str:
+    def location_for(path: str | os.PathLike[str] | None, settings: Settings | None) -> str:
+        """The index file ``KnowledgeBase(path, settings=settings)`` opens (``:memory:`` when its
+        folder cannot be written)."""
         if is_url(path):  # a PostgreSQL knowledge base (kbpg)
             return str(path)
         if path is None:
@@ -200,6 +202,13 @@ class KnowledgeBase:
             raise InvalidOption(f"the index path {str(target)!a} is not valid UTF-8: name another") from None
         if str(target) == ":memory:" or _writable_dir(target.parent):
             return str(target)
+        if target.exists():  # never an empty stand-in for an index that is there: 0 hits would lie
+            raise SourceUnavailable(
+                "kb",
+                f"the index {target} is in a folder that cannot be written; the search engine writes "
+                "a lock file beside its index even to read it. Make the folder writable, or copy the "
+                "index (the file and its .tantivy folder) to a writable folder and pass --kb FILE.",
+            )
         _warn_once(f"cannot write to {target.parent}; the knowledge base is in memory for this run only")
         return ":memory:"
 

@@ -12,11 +12,14 @@ anything else, like a corrupt PDF), kept in the index's coverage, and never stop
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
+import sqlite3
+import stat
 import time
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime
 from functools import lru_cache
 from pathlib import Path
@@ -25,8 +28,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..core.chunk import Document, chunk_document
 from ..core.extract import decode, extract
-from ..errors import InvalidOption
+from ..errors import IndexWriteError, InvalidOption, SourcewiseError
+from ._files import file_kind, read_capped, shown
 from .kbstore import ChunkRow, FileRow, Store, StoreWriter
+from .kbwalk import walk
 
 __all__ = [
     "FORMATS",
@@ -46,7 +51,8 @@ FORMATS = {
     ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown", ".txt": "text", ".text": "text",
     ".rst": "rst", ".html": "html", ".htm": "html", ".pdf": "pdf",
 }  # fmt: skip
-_SKIP_DIRS = {"node_modules", "__pycache__", "venv", "site-packages"}
+_SUFFIXES = frozenset(FORMATS)
+log = logging.getLogger("sourcewise")
 
 
 class Skipped(BaseModel):
@@ -110,19 +116,6 @@ def _clean(text: str) -> str:
     return _controls().sub("", text)
 
 
-def walk(roots: Iterable[Path]) -> Iterator[tuple[Path, bool]]:
-    """(file, named explicitly) for every file under ``roots``; hidden folders are passed over."""
-    for root in roots:
-        if root.is_file():
-            yield root, True
-            continue
-        for folder, dirs, files in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
-            for name in sorted(files):
-                if not name.startswith(".") and Path(name).suffix.lower() in FORMATS:
-                    yield Path(folder) / name, False
-
-
 def _text_of(path: Path, body: bytes, fmt: str) -> tuple[str, str, str | None]:
     """(text, chunking format, title from the file's metadata)."""
     if fmt in ("html", "pdf"):
@@ -152,7 +145,7 @@ def prepare(
     text, chunk_fmt, meta_title = _text_of(path, body, fmt)
     doc: Document = chunk_document(_clean(text), chunk_fmt, max_chunks=MAX_CHUNKS_PER_FILE + 1)
     if len(doc.chunks) > MAX_CHUNKS_PER_FILE:
-        warnings.append(f"{path}: cut at {MAX_CHUNKS_PER_FILE} chunks")
+        warnings.append(f"{shown(str(path))}: cut at {MAX_CHUNKS_PER_FILE} chunks")
         doc.chunks = doc.chunks[:MAX_CHUNKS_PER_FILE]
     title = _clean(doc.title or meta_title or path.stem)[:500]
     rows = []
@@ -167,19 +160,28 @@ def prepare(
     ext = path.suffix.lower().lstrip(".")
     day = _meta_date(doc.date)
     file = FileRow(
-        str(path), digest, mtime_ns, len(body), title, day or _mtime_day(mtime_ns), ext, day is None
+        shown(str(path)), digest, mtime_ns, len(body), title, day or _mtime_day(mtime_ns), ext, day is None
     )
     return file, rows
 
 
 def _read(path: Path, known: tuple[str, int, int] | None, force: bool) -> tuple[bytes, os.stat_result] | str:
-    """The file's bytes and stat, ``"unchanged"``, or raises ``OSError``/``ValueError``."""
+    """The file's bytes and stat, ``"unchanged"``, or raises ``OSError``/``ValueError``.
+
+    Only a regular file is read, and never more than the size limit (``read_capped`` checks the
+    open descriptor, so a FIFO or a device put in its place is refused, not read)."""
     st = path.stat()
+    if not stat.S_ISREG(st.st_mode):
+        raise _Skip(f"{file_kind(st.st_mode)}, not a regular file; not read")
     if known and not force and known[1] == st.st_mtime_ns and known[2] == st.st_size:
         return "unchanged"
+    too_large = _Skip(f"larger than the {MAX_FILE_BYTES // 1_000_000} MB limit")
     if st.st_size > MAX_FILE_BYTES:
-        raise _Skip(f"larger than the {MAX_FILE_BYTES // 1_000_000} MB limit")
-    return path.read_bytes(), st
+        raise too_large
+    body = read_capped(path, MAX_FILE_BYTES)
+    if body is None:
+        raise too_large
+    return body, st
 
 
 class _Run:
@@ -194,8 +196,11 @@ class _Run:
         self.unchanged = 0
         self.chunks = 0
 
-    def one(self, path: Path, explicit: bool) -> None:
-        key = str(path)
+    def one(self, path: Path, explicit: bool, why: str | None = None) -> None:
+        key = shown(str(path))
+        if why is not None:
+            self._skip(key, why, "skipped")
+            return
         if path.suffix.lower() not in FORMATS:
             if explicit:
                 self._skip(key, f"unsupported file type {path.suffix!r}", "skipped")
@@ -236,9 +241,27 @@ def _reason(exc: BaseException) -> str:
 
 
 def _removed(known: Iterable[str], roots: list[Path], seen: set[str]) -> list[str]:
-    dirs = [str(r) + os.sep for r in roots if r.is_dir()]
-    files = {str(r) for r in roots if r.is_file() or not r.exists()}
+    dirs = [shown(str(r)).rstrip(os.sep) + os.sep for r in roots if r.is_dir()]
+    files = {shown(str(r)) for r in roots if r.is_file() or not r.exists()}
     return sorted(p for p in known if p not in seen and (p in files or p.startswith(tuple(dirs))))
+
+
+def _abandon(writer: StoreWriter) -> None:
+    try:
+        writer.abandon()
+    except (OSError, sqlite3.DatabaseError, ValueError) as exc:  # a full disk may refuse that too
+        log.warning("kb: the run's uncommitted changes could not be rolled back cleanly (%s)", exc)
+
+
+def _not_written(location: str, exc: BaseException) -> IndexWriteError:
+    folder = Path(location).parent if location != ":memory:" else Path(":memory:")
+    why = " ".join(str(exc).split())[:200] or type(exc).__name__
+    return IndexWriteError(
+        "kb",
+        f"could not write the index in {shown(str(folder))} ({why}); the files committed before "
+        "are kept and the previous index still answers. Free space on that disk (or check the "
+        "folder's permissions) and run `sourcewise index` again.",
+    )
 
 
 def run_index(
@@ -270,10 +293,10 @@ def run_index(
     try:
         run = _Run(store, writer, force)
         seen: set[str] = set()
-        found = list(walk(roots))  # walked first: the total makes a rate and an end time
-        for done, (path, explicit) in enumerate(found, 1):
-            seen.add(str(path))
-            run.one(path, explicit)
+        found = list(walk(roots, _SUFFIXES))  # walked first: the total makes a rate and an end time
+        for done, (path, explicit, why) in enumerate(found, 1):
+            seen.add(shown(str(path)))
+            run.one(path, explicit, why)
             if progress is not None:
                 progress("files", done, len(found))
         removed = _removed(run.known, roots, seen)
@@ -281,8 +304,14 @@ def run_index(
         for gone in [*removed, *gone_skipped]:
             writer.remove(gone)
         writer.finish()
-    except BaseException:
+    except SourcewiseError:
         writer.abandon()
+        raise
+    except (OSError, sqlite3.DatabaseError, ValueError) as exc:  # the store could not write
+        _abandon(writer)
+        raise _not_written(store.location, exc) from exc
+    except BaseException:  # Ctrl-C, a kill: what was committed stays, the rest is rolled back
+        _abandon(writer)
         raise
     return IndexReport(
         index=store.location, added=run.added, updated=run.updated, removed=removed,

@@ -31,9 +31,10 @@ from typing import Protocol
 
 import tantivy
 
-from ..errors import IndexVersionError, SourceFormatError
+from ..errors import IndexVersionError
 from . import kbterms
 from .kbquery import HEADINGS_SEP, WEIGHTS, Row, View, Viewer, day_number
+from .kbrepair import damaged
 
 log = logging.getLogger("sourcewise")
 
@@ -169,7 +170,9 @@ class KBStore:
             self.db.executescript(_SCHEMA_SQL)
             self.db.execute("INSERT OR IGNORE INTO meta VALUES('schema_version', ?)", (str(SCHEMA_VERSION),))
         except sqlite3.DatabaseError as exc:
-            raise SourceFormatError("kb", f"{self.location} is not a sourcewise index ({exc})") from exc
+            if hasattr(self, "db"):
+                self.db.close()
+            raise damaged(self.location, exc) from exc
         self.folder = None if self.location == ":memory:" else Path(self.location + ".tantivy")
         self.index = self._open_index()
         self.index.config_reader(reload_policy="OnCommit")
@@ -216,7 +219,8 @@ class KBStore:
             try:
                 index = tantivy.Index(_schema(), path=str(self.folder), reuse=True)
             except (OSError, ValueError) as exc:
-                raise SourceFormatError("kb", f"{self.folder} is not a sourcewise index ({exc})") from exc
+                self.db.close()
+                raise damaged(str(self.folder), exc) from exc
         kbterms.register(index)
         return index
 
