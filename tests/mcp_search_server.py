@@ -87,4 +87,7 @@ def failing(q: str) -> str:
 
 
 if __name__ == "__main__":
+    import sys
+
+    print("search server started", file=sys.stderr, flush=True)  # counted by the tests (its log)
     app.run("stdio")

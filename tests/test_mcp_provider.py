@@ -66,8 +66,17 @@ def http_url() -> Iterator[str]:
     sock.close()
 
 
+async def _search(settings: Settings, query: str, **kw: Any) -> Any:
+    """One search on an engine closed after it (it keeps its MCP server until then)."""
+    engine = Engine(settings)
+    try:
+        return await engine.asearch(query, **kw)
+    finally:
+        await engine.aclose()
+
+
 async def test_stdio_server_search_tool_gives_rated_results(tmp_path: Path) -> None:
-    response = await Engine(stdio_settings(tmp_path)).asearch("React Server Components", max_results=2)
+    response = await _search(stdio_settings(tmp_path), "React Server Components", max_results=2)
     assert response.provider == "mcp"
     assert len(response.results) == 2
     top = response.results[0]
@@ -77,11 +86,23 @@ async def test_stdio_server_search_tool_gives_rated_results(tmp_path: Path) -> N
     assert (tmp_path / "state" / "mcp-server.log").exists()  # the server's stderr, not our terminal
 
 
+async def test_one_stdio_server_per_engine_however_many_searches(tmp_path: Path) -> None:
+    """The engine keeps the server it started: three searches, one start; closing it stops it."""
+    engine = Engine(stdio_settings(tmp_path))
+    try:
+        for query in ("React Server Components", "RSC RFC", "server components"):
+            assert (await engine.asearch(query, max_results=2)).provider == "mcp"
+    finally:
+        await engine.aclose()
+    log = (tmp_path / "state" / "mcp-server.log").read_text("utf-8")
+    assert log.count("search server started") == 1, log
+
+
 async def test_http_server_with_text_results(tmp_path: Path, http_url: str) -> None:
     s = stdio_settings(
         tmp_path, mcp={"command": [], "url": http_url, "tool": "text_search", "arguments": {"q": "{query}"}}
     )
-    response = await Engine(s).asearch("React Server Components")
+    response = await _search(s, "React Server Components")
     assert response.provider == "mcp"
     assert {r.url for r in response.results} == {
         "https://react.dev/reference/rsc/server-components",
@@ -95,7 +116,7 @@ async def test_http_server_with_json_in_text(tmp_path: Path, http_url: str) -> N
         tmp_path,
         mcp={"command": [], "url": http_url, "tool": "json_text_search", "arguments": {"q": "{query}"}},
     )
-    response = await Engine(s).asearch("React Server Components")
+    response = await _search(s, "React Server Components")
     assert len(response.results) == 3
 
 
@@ -109,7 +130,7 @@ async def test_a_gemini_prose_answer_gives_rated_results_and_the_answer(
         mcp={"command": [], "url": http_url, "tool": "gemini_prose", "arguments": {"q": "{query}"}},
         gemini_redirect_hosts=[],  # no resolving: no test reaches the internet
     )
-    response = await Engine(s).asearch("React Server Components")
+    response = await _search(s, "React Server Components")
     assert response.provider == "mcp"
     by_url = {r.url: r for r in response.results}
     assert set(by_url) == {
@@ -140,7 +161,7 @@ async def test_tool_failures_move_the_chain_on(tmp_path: Path, http_url: str, to
         tmp_path, mcp={"command": [], "url": http_url, "tool": tool, "arguments": {"q": "{query}"}}
     )
     with pytest.raises(NoProviderAvailable) as info:
-        await Engine(s).asearch("React Server Components")
+        await _search(s, "React Server Components")
     name, reason = info.value.attempts[0]
     assert name == "mcp"
     assert why in reason
@@ -152,7 +173,7 @@ async def test_unreachable_server_is_transient(tmp_path: Path) -> None:
         port = sock.getsockname()[1]
     s = stdio_settings(tmp_path, mcp={"command": [], "url": f"http://127.0.0.1:{port}/mcp"}, timeout=3.0)
     with pytest.raises(NoProviderAvailable, match="could not reach the MCP server"):
-        await Engine(s).asearch("React Server Components")
+        await _search(s, "React Server Components")
 
 
 def test_configuration_and_arguments(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ from .errors import (
 from .models import ProviderStatus, RawResult, SearchResponse, SearchResult
 from .net.deadline import Deadline
 from .net.http import make_client, send
+from .net.mcp import Connections
 from .net.redirects import RedirectCache
 from .net.state import MAX_SUSPENSION, OWN_BASE, OWN_MAX, ProviderState
 from .providers import HttpResponse, Provider, load_providers
@@ -96,6 +97,7 @@ class Engine:
         self.options = dict(options) if options is not None else provider_options(self.providers, settings)
         self._links = links
         self._own_links: tuple[Fetcher, RedirectCache] | None = None
+        self.connections = Connections(settings)  # MCP servers a provider calls, kept until aclose()
         self.table: SourceTable = table_for(self.settings.official, self.settings.tiers)
         self._client = client
         self._owns = (client is None, state is None)  # what it made itself, it closes
@@ -121,6 +123,7 @@ class Engine:
     async def aclose(self) -> None:
         """Close what the engine made itself (a session closes what it lent)."""
         owns_client, owns_state = self._owns
+        await self.connections.aclose()
         if self._own_links is not None:
             fetcher, redirects = self._own_links
             await fetcher.aclose()
@@ -256,6 +259,7 @@ class Engine:
                     call = ProviderCall(
                         query, limit, self.settings, client, seconds, self.clock,
                         options=self.options.get(provider.name), redirects=redirects, fetcher=fetcher,
+                        connections=self.connections,
                     )  # fmt: skip
                     return await provider.run(call)
                 request = provider.build(query, limit, self._config(provider.name))

@@ -229,6 +229,31 @@ class Connection:
             self.state = "closed"
 
 
+class Connections:
+    """The connections an owner keeps for its life, one per server (the engine's, for the MCP web
+    provider: a server is started once per session, not once per search)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._open: dict[tuple[object, ...], Connection] = {}
+
+    def get(self, server: Server) -> Connection:
+        key = (
+            server.command,
+            server.url,
+            tuple(sorted(server.env.items())),
+            tuple(sorted(server.headers.items())),
+        )
+        if key not in self._open:
+            self._open[key] = Connection(server, self.settings)
+        return self._open[key]
+
+    async def aclose(self) -> None:
+        for connection in self._open.values():
+            await connection.aclose()
+        self._open.clear()
+
+
 def describe(exc: BaseException) -> str:
     """A one-line reason for a failure of the SDK's transports (they raise groups of errors)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:

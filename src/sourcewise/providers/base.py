@@ -73,6 +73,7 @@ class ProviderCall:
     options: Any = None  # the provider's validated ``[providers.NAME]`` options, when it declares a model
     redirects: Any = None  # the session's redirect cache (net.redirects.RedirectCache)
     fetcher: Any = None  # the session's fetcher: its guarded client resolves grounding links
+    connections: Any = None  # the engine's MCP connections (net.mcp.Connections), kept for its life
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,9 @@ value, where ``{query}`` and ``{max_results}`` are filled in). The call goes thr
 search servers write them, or a prose answer (an agent such as Gemini answering in words): its
 markdown links, numbered source lists and ``Sources:`` block are the results and its text is the
 answer (``providers.prose``). The arguments are filled and the answer read by ``core.mcpread``,
-the connection made by ``net.mcp``: the same code as ``mcp`` sources (``sources/mcp.py``).
+the connection made by ``net.mcp``: the same code as ``mcp`` sources (``sources/mcp.py``). The
+engine keeps the connection for its life (``net.mcp.Connections``): a stdio server starts on the
+session's first search, not on every one.
 """
 
 from __future__ import annotations
@@ -21,11 +23,10 @@ from typing import Annotated, Any
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode
 
-from ..config import Settings
 from ..core.mcpread import Records, ResultShape, fill_arguments, read_records
 from ..errors import ParseError, ProviderError, ProviderNotConfigured, TransientError
 from ..models import SNIPPET_MAX, RawResult
-from ..net.mcp import Server, connect, texts
+from ..net.mcp import Server, texts
 from ..net.redirects import resolve_redirects
 from .base import Provider, ProviderCall, ProviderOutput, no_parse, no_request, options_config
 
@@ -99,12 +100,6 @@ def parse_tool_output(structured: Any, texts: list[str]) -> ProviderOutput:
     return _results(read_records(structured, texts, ResultShape(), NAME))
 
 
-async def _call(options: McpOptions, settings: Settings, args: dict[str, Any], seconds: float) -> Any:
-    server = Server(command=tuple(options.command), url=options.url)
-    async with asyncio.timeout(seconds), connect(server, settings, seconds) as client:
-        return await client.call_tool(options.tool, args)
-
-
 async def run(call: ProviderCall) -> ProviderOutput:
     settings, options = call.settings, call.options
     if not isinstance(options, McpOptions):
@@ -114,9 +109,13 @@ async def run(call: ProviderCall) -> ProviderOutput:
     from mcp import MCPError
 
     args = fill_arguments(options.arguments, {"query": call.query, "max_results": call.max_results})
+    if call.connections is None:
+        raise ProviderError(NAME, "called without the engine's MCP connections (the engine passes them)")
+    server = call.connections.get(Server(command=tuple(options.command), url=options.url))
     started = call.clock()
     try:
-        result = await _call(options, settings, args, call.deadline)
+        async with asyncio.timeout(call.deadline):  # one server per session: started on the first call
+            result = await server.call(options.tool, args, call.deadline)
     except TimeoutError as exc:
         raise TransientError(NAME, f"no answer within {call.deadline:g} s") from exc
     except MCPError as exc:
