@@ -155,7 +155,8 @@ def _error(
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-def _service(request: Request) -> Service:
+async def _service(request: Request) -> Service:
+    # async: a plain function dependency would cost every request a hop through the thread pool
     service: Service = request.app.state.service
     return service
 
