@@ -15,7 +15,7 @@ from .errors import InvalidOption
 
 if TYPE_CHECKING:
     from .sources.kb import KnowledgeBase
-    from .sources.kbindex import Progress
+    from .sources.kbindex import IndexReport, Progress
 
 __all__ = ["app", "index_progress"]
 
@@ -111,16 +111,24 @@ def index_cmd(
         with reported():
             remove_index(KnowledgeBase.location_for(kb, settings))
     live = sys.stderr.isatty() and not as_json
-    with reported(), KnowledgeBase(kb, settings=settings, semantic=False if no_semantic else None) as base:
-        try:
-            with index_progress(live) as progress:
-                report = base.index(paths, progress)
-        except OSError as exc:  # a path the system refuses to look at (a name too long ...)
-            fail(InvalidOption(f"cannot index {exc.filename or ''}: {exc.strerror or exc}"), 2)
-        except KeyboardInterrupt:
-            echo(f"interrupted: {base.location} keeps the files committed before the stop; "
-                 "run the same command again to finish (unchanged files are skipped)", err=True)  # fmt: skip
-            raise typer.Exit(130) from None
+    where = "the index"
+    try:  # Ctrl-C while the index opens, runs, closes or reports: one message, one exit code
+        semantic = False if no_semantic else None
+        with reported(), KnowledgeBase(kb, settings=settings, semantic=semantic) as base:
+            where = base.location
+            try:
+                with index_progress(live) as progress:
+                    report = base.index(paths, progress)
+            except OSError as exc:  # a path the system refuses to look at (a name too long ...)
+                fail(InvalidOption(f"cannot index {exc.filename or ''}: {exc.strerror or exc}"), 2)
+        _print_report(report, as_json)
+    except KeyboardInterrupt:
+        echo(f"interrupted: {where} keeps the files committed before the stop; "
+             "run the same command again to finish (unchanged files are skipped)", err=True)  # fmt: skip
+        raise typer.Exit(130) from None
+
+
+def _print_report(report: IndexReport, as_json: bool) -> None:
     if as_json:
         echo_json(report)
         return
