@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from sourcewise import IndexDamaged, IndexWriteError, KnowledgeBase, SourceUnavailable
+from test_cli import run_process
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -35,15 +36,7 @@ def _docs(root: Path) -> Path:
 
 
 def _cli(args: list[str], state: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "SOURCEWISE_STATE_DIR": str(state), "HF_HUB_OFFLINE": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "sourcewise", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=240,
-        check=False,
-    )
+    return run_process(args, state.parent, SOURCEWISE_STATE_DIR=str(state), HF_HUB_OFFLINE="1")
 
 
 def _truncate_sqlite(kb: Path) -> None:

@@ -84,7 +84,7 @@ def server_log(settings: Settings, name: str = "mcp-server") -> TextIO:
 @asynccontextmanager
 async def connect(server: Server, settings: Settings, seconds: float) -> AsyncIterator[Client]:
     """An open SDK client for ``server`` (connecting within ``seconds``)."""
-    from mcp import Client, StdioServerParameters  # here: the SDK is only needed when used
+    from mcp import StdioServerParameters  # here: the SDK is only needed when used
     from mcp.client.stdio import get_default_environment, stdio_client
 
     where = f"MCP server {server.describe()[:80]!r}"
@@ -92,15 +92,9 @@ async def connect(server: Server, settings: Settings, seconds: float) -> AsyncIt
         command, *rest = (expand(part, where) for part in server.command)
         env = {**get_default_environment(), **{k: expand(v, where) for k, v in server.env.items()}}
         with server_log(settings, server.log_name) as errlog:
-            transport = stdio_client(
-                StdioServerParameters(command=command, args=rest, env=env), errlog=errlog
-            )
-            async with asyncio.timeout(seconds):
-                client = await Client(transport, read_timeout_seconds=seconds).__aenter__()
-            try:
+            params = StdioServerParameters(command=command, args=rest, env=env)
+            async with _entered(stdio_client(params, errlog=errlog), seconds) as client:
                 yield client
-            finally:
-                await client.__aexit__(None, None, None)
         return
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
@@ -108,12 +102,21 @@ async def connect(server: Server, settings: Settings, seconds: float) -> AsyncIt
     headers = {k: expand(v, where) for k, v in server.headers.items()}
     async with httpx2.AsyncClient(headers=headers, timeout=seconds) as http:
         transport = streamable_http_client(str(server.url), http_client=http)
-        async with asyncio.timeout(seconds):
-            client = await Client(transport, read_timeout_seconds=seconds).__aenter__()
-        try:
+        async with _entered(transport, seconds) as client:
             yield client
-        finally:
-            await client.__aexit__(None, None, None)
+
+
+@asynccontextmanager
+async def _entered(transport: Any, seconds: float) -> AsyncIterator[Client]:
+    """The SDK client over ``transport``, entered within ``seconds`` (its use is not timed here)."""
+    from mcp import Client
+
+    async with asyncio.timeout(seconds):
+        client = await Client(transport, read_timeout_seconds=seconds).__aenter__()
+    try:
+        yield client
+    finally:
+        await client.__aexit__(None, None, None)
 
 
 class Connection:
