@@ -27,7 +27,7 @@ from sourcewise import FetchTimeout, NoProviderAvailable, load_settings
 from sourcewise.config import Settings
 from sourcewise.engine import Engine
 from sourcewise.net.fetch import Fetcher
-from test_gemini_cli import fake_gemini
+from test_gemini_cli import fake_gemini, on_path  # noqa: F401  (on_path: a fixture)
 
 from conftest import FIXTURES
 from doorkit import uvicorn_thread
@@ -125,32 +125,35 @@ def _mcp_settings(tmp_path: Path, arguments: dict[str, str], url: str | None = N
     )
 
 
+async def _failed_mcp_search(settings: Settings) -> str:
+    """Search once (bounded), expecting the MCP provider to fail; what the report says of it."""
+    engine = Engine(settings)
+    try:
+        with bounded(), pytest.raises(NoProviderAvailable) as info:
+            await engine.asearch("react server components")
+    finally:
+        await engine.aclose()
+    return dict(info.value.attempts)["mcp"]
+
+
 async def test_an_mcp_provider_that_answers_slowly_then_fails_ends_by_its_deadline(tmp_path: Path) -> None:
     """The tool (on a server already running: Streamable HTTP) waits 2 of the 3 s, then fails; the
     failure is reported at once, not retried past the deadline."""
     from mcp_search_server import app
 
     with uvicorn_thread(app.streamable_http_app()) as base:
-        engine = Engine(_mcp_settings(tmp_path, {"q": "{query}", "seconds": "2.0"}, f"{base}/mcp"))
-        try:
-            with bounded(), pytest.raises(NoProviderAvailable) as info:
-                await engine.asearch("react server components")
-        finally:
-            await engine.aclose()
-    assert "the tool 'slow_failing' failed" in dict(info.value.attempts)["mcp"]
+        said = await _failed_mcp_search(
+            _mcp_settings(tmp_path, {"q": "{query}", "seconds": "2.0"}, f"{base}/mcp")
+        )
+    assert "the tool 'slow_failing' failed" in said
 
 
 async def test_an_mcp_provider_that_hangs_is_cut_at_its_deadline(tmp_path: Path) -> None:
     """A stdio server started by the call (the SDK imported, the server started, all within the
     budget: a cold import of the SDK alone can take longer than the deadline on a busy machine)
     whose tool hangs: the call ends at its deadline."""
-    engine = Engine(_mcp_settings(tmp_path, {"q": "{query}", "seconds": "60"}))
-    try:
-        with bounded(), pytest.raises(NoProviderAvailable) as info:
-            await engine.asearch("react server components")
-    finally:
-        await engine.aclose()
-    assert "no answer within" in dict(info.value.attempts)["mcp"]
+    said = await _failed_mcp_search(_mcp_settings(tmp_path, {"q": "{query}", "seconds": "60"}))
+    assert "no answer within" in said
 
 
 #: Run in a fresh interpreter: the MCP SDK's import is made to take 4 s (a cold import took 6.6 s
@@ -210,28 +213,21 @@ def test_a_slow_first_import_of_the_mcp_sdk_does_not_outlast_the_deadline(tmp_pa
     assert "no answer within" in seen["said"], seen
 
 
-@pytest.fixture
-def on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "bin"
-    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
-    return folder
-
-
 def _cli_settings(tmp_path: Path, **extra: Any) -> Settings:
     return load_settings(providers=["gemini-cli"], state_dir=tmp_path / "state", timeout=DEADLINE, **extra)
 
 
-async def test_gemini_cli_that_answers_slowly_then_fails_ends_by_its_deadline(
-    on_path: Path, tmp_path: Path
-) -> None:
-    fake_gemini(on_path, "", code=1, stderr="backend down", sleep=2.0)
+@pytest.mark.usefixtures("on_path")  # tmp_path / "bin" on PATH: a fake gemini is written there
+async def test_gemini_cli_that_answers_slowly_then_fails_ends_by_its_deadline(tmp_path: Path) -> None:
+    fake_gemini(tmp_path / "bin", "", code=1, stderr="backend down", sleep=2.0)
     with bounded(), pytest.raises(NoProviderAvailable) as info:
         await Engine(_cli_settings(tmp_path)).asearch("react server components")
     assert "status 1: backend down" in dict(info.value.attempts)["gemini-cli"]
 
 
+@pytest.mark.usefixtures("on_path")
 async def test_gemini_cli_keeps_a_late_answer_when_its_links_cannot_be_resolved_in_time(
-    on_path: Path, tmp_path: Path, server: LocalServer
+    tmp_path: Path, server: LocalServer
 ) -> None:
     """The CLI answers after a second or two of its 3 s, citing grounding redirects that hang. Resolving gets what
     is left of the call's budget (not all of it again), so the answer arrives by the deadline with
@@ -241,7 +237,7 @@ async def test_gemini_cli_keeps_a_late_answer_when_its_links_cannot_be_resolved_
     )
     link = f"{server.url}/grounding-api-redirect/1"
     prose = f"React Server Components render on the server.[1]\n\nSources:\n[1] react.dev ({link})"
-    fake_gemini(on_path, json.dumps({"response": prose, "stats": {}}), sleep=1.0)
+    fake_gemini(tmp_path / "bin", json.dumps({"response": prose, "stats": {}}), sleep=1.0)
     settings = _cli_settings(tmp_path, gemini_redirect_hosts=["127.0.0.1"], allow_hosts=["127.0.0.1"])
     with bounded():
         response = await Engine(settings).asearch("react server components")
