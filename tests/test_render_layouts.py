@@ -113,3 +113,13 @@ def test_a_grounded_answer_without_sources_is_still_shown(fmt: str) -> None:
     assert render(_response("React Server Components").model_copy(update={"results": ()}), fmt) == (
         "No results for 'React Server Components'."
     )
+
+
+def test_key_points_of_a_korean_source_for_a_korean_question() -> None:
+    snippet = (
+        "리액트 서버 컴포넌트는 서버에서 렌더링됩니다. 날씨가 좋습니다. 서버 컴포넌트는 번들 크기를 줄입니다."
+    )
+    assert key_points(snippet, "리액트 서버 컴포넌트") == [
+        "리액트 서버 컴포넌트는 서버에서 렌더링됩니다.",
+        "서버 컴포넌트는 번들 크기를 줄입니다.",
+    ]  # the weather names none of the question's words
