@@ -87,7 +87,9 @@ class Settings(BaseSettings):
     redis_url: SecretStr | None = Field(
         default=None, description="redis://host:port/db: page cache and suspensions in Redis, not SQLite"
     )
-    timeout: float = Field(default=10.0, gt=0, le=120, description="seconds per request")
+    timeout: float = Field(
+        default=10.0, gt=0, le=120, description="seconds for a whole search or page fetch, retries included"
+    )
     max_results: int = Field(default=10, ge=1, le=50)
     suspend_seconds: float = Field(
         default=300.0, ge=0, description="first back-off after a 429 or CAPTCHA; doubles, max 1 h"

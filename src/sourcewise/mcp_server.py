@@ -145,8 +145,9 @@ def _fit(data: dict[str, Any], budget: int, keep: str | None) -> dict[str, Any]:
     return data
 
 
-def render_search(response: SearchResponse, budget: int = SEARCH_BUDGET) -> str:
-    """Numbered results, one short block each, stopping before ``budget`` characters."""
+def render_search(response: SearchResponse, budget: int = SEARCH_BUDGET, *, compact: bool = False) -> str:
+    """The grounded answer, if any, then numbered results (one line each when ``compact``, else a
+    short block), stopping before ``budget`` characters."""
     head = f"{len(response.results)} results for {response.query!r} (via {response.provider})"
     lines = [head, *(f"note: {w}" for w in response.warnings)]
     if response.answer:  # a grounded provider's cited answer: what an agent on the text channel reads
@@ -158,8 +159,13 @@ def render_search(response: SearchResponse, budget: int = SEARCH_BUDGET) -> str:
         lines.append("Rated results:")
     used = sum(len(line) + 1 for line in lines)
     for i, r in enumerate(response.results, start=1):
-        block = f"\n[{i}] {r.title}\n    {r.url}\n    tier {r.tier}, {r.reliability_score}/100: {r.reason}"
-        block += f"\n    {r.snippet}" if r.snippet else ""
+        if compact:
+            block = f"[{i}] tier {r.tier} {r.title} - {r.url}"
+        else:
+            block = (
+                f"\n[{i}] {r.title}\n    {r.url}\n    tier {r.tier}, {r.reliability_score}/100: {r.reason}"
+            )
+            block += f"\n    {r.snippet}" if r.snippet else ""
         if used + len(block) > budget:
             lines.append(f"\n... {len(response.results) - i + 1} more in the structured result")
             break
@@ -245,9 +251,7 @@ async def web_search(
             query, tier=tier, max_results=max_results, strategy=strategy, progress=_progress(ctx)
         )
         if detail == "compact":
-            lines = [f"[{i}] tier {r.tier} {r.title} - {r.url}" for i, r in enumerate(response.results, 1)]
-            head = f"{len(response.results)} results for {response.query!r} (via {response.provider})"
-            return _result(response, _budget("\n".join([head, *lines]), SEARCH_BUDGET), budget=0)
+            return _result(response, render_search(response, compact=True), budget=0)
         return _result(response, render_search(response))
 
 
