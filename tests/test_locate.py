@@ -82,6 +82,37 @@ def test_a_traceback_gives_its_frames_files_and_error() -> None:
     assert "Traceback" not in reading.prose, "frames are pointers, not prose"
 
 
+# The same two frames as other tools print them: IPython 8 and 7, pytest's long traceback, pdb.
+OTHER_TRACEBACKS = {
+    "ipython8": (
+        "File ~/venv/lib/python3.12/site-packages/shop/cli.py:40, in main()\n"
+        "File ~/venv/lib/python3.12/site-packages/shop/settings/loader.py:12, in Loader.read_settings(path)\n"
+    ),
+    "ipython7": (
+        "~/venv/lib/python3.8/site-packages/shop/cli.py in main()\n"
+        "~/venv/lib/python3.8/site-packages/shop/settings/loader.py in read_settings(path)\n"
+    ),
+    "pytest": (
+        "../venv/lib/python3.12/site-packages/shop/cli.py:40: in main\n    run(load())\n"
+        "../venv/lib/python3.12/site-packages/shop/settings/loader.py:12: in read_settings\n"
+    ),
+    "pdb": (
+        "  /home/u/venv/lib/python3.12/site-packages/shop/cli.py(40)main()\n-> run(load())\n"
+        "  /home/u/venv/lib/python3.12/site-packages/shop/settings/loader.py(12)read_settings()\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("tool", sorted(OTHER_TRACEBACKS))
+def test_a_traceback_as_other_tools_print_it_gives_the_same_frames(tool: str) -> None:
+    reading = read_task(f"Loading a config crashes:\n\n{OTHER_TRACEBACKS[tool]}ConfigError: missing key\n")
+    assert reading.frames == ("main", "read_settings")
+    assert any(p.endswith("shop/settings/loader.py") for p in reading.paths)
+    ranked = rank(reading, _repo(), {"src/shop/errors.py": 5.0, "docs/advanced/ssl.md": 4.0})
+    assert ranked[0].path == "src/shop/settings/loader.py"
+    assert ranked[0].definitions[0].name == "read_settings"
+
+
 def test_names_paths_flags_and_imports_are_read_exactly() -> None:
     reading = read_task(
         "`load_dotenv` returns True from flask.cli when SESSION_COOKIE_HTTPONLY is set; see "
