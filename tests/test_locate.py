@@ -346,3 +346,20 @@ def test_a_pasted_scripts_imports_are_how_it_runs_not_the_bug() -> None:
     assert top.path == "httpx/_models.py", "named in the prose: it counts"
     assert "imports json" in top.reasons
     assert "requests.__version__" not in read_task(">>> requests.__version__\n'2.22.0'").modules
+
+
+def test_a_one_part_import_names_a_top_level_module_never_a_nested_namesake() -> None:
+    repo = _small_repo(
+        {
+            "src/_pytest/logging.py": ("LogCaptureFixture",),
+            "src/_pytest/mark/structures.py": ("ParameterSet",),
+        },
+    )
+    words = {"src/_pytest/mark/structures.py": 2.0, "src/_pytest/logging.py": 1.0}
+    script = "parametrize with an empty list calls ids\n```python\nimport logging\n\nlogging.info(obj)\n```\n"
+    top = rank(read_task(script), repo, words)[0]
+    assert top.path == "src/_pytest/mark/structures.py", "the stdlib's logging, not _pytest.logging"
+    named = rank(read_task("`_pytest.logging` drops records"), repo, words)[0]
+    assert named.path == "src/_pytest/logging.py", "the dotted name that imports it still counts"
+    flat = _small_repo({"logging.py": ("setup",), "app.py": ("main",)})
+    assert rank(read_task("```python\nimport logging\n```"), flat, {"app.py": 1.0})[0].path == "logging.py"

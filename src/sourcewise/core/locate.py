@@ -158,13 +158,21 @@ def _module_hits(reading: Reading, code: Sequence[str]) -> dict[str, str]:
             if n == 1 and len(parts) > 1:
                 break  # ``httpx.NetRCAuth`` names a symbol of httpx, not the package file
             found = resolves_to(".".join(parts[:n]), code)
-            if n == 1:  # ``import ssl``: a module file, never a package's ``__init__`` (every task's)
-                found = [p for p in found if path_parts(p)[-1:] == parts[:1] and "__init__" not in p]
+            if n == 1:  # ``import ssl``: a top-level module file, never a package's ``__init__``
+                found = [p for p in found if _top_level(p) == parts[:1] and "__init__" not in p]
             if found and len(found) <= 3:
                 for p in found:
                     out.setdefault(p, module)
                 break
     return out
+
+
+def _top_level(path: str) -> list[str]:
+    """The module parts a file is imported by from the repository's root or its ``src``/``lib``
+    folder: ``import logging`` in a pasted script is the standard library's, never the
+    ``src/_pytest/logging.py`` that only ``_pytest.logging`` names."""
+    parts = path_parts(path)
+    return parts[1:] if parts[:1] in (["src"], ["lib"]) else parts
 
 
 def _tested(reading: Reading, repo: Repo, hits: Mapping[str, str]) -> dict[str, str]:
