@@ -363,3 +363,16 @@ def test_a_one_part_import_names_a_top_level_module_never_a_nested_namesake() ->
     assert named.path == "src/_pytest/logging.py", "the dotted name that imports it still counts"
     flat = _small_repo({"logging.py": ("setup",), "app.py": ("main",)})
     assert rank(read_task("```python\nimport logging\n```"), flat, {"app.py": 1.0})[0].path == "logging.py"
+
+
+def test_a_reporters_own_test_file_does_not_make_the_task_about_the_repositorys_tests() -> None:
+    repo = _small_repo(
+        {"src/_pytest/mark/structures.py": ("ParameterSet",), "testing/python/metafunc.py": ("TestMetafunc",)}
+    )
+    words = {"testing/python/metafunc.py": 3.0, "src/_pytest/mark/structures.py": 2.0}
+    mine = "ids callback called with NOTSET\n\n`test_demo.py`\n```python\ndef test_demo(arg):\n    pass\n```"
+    reading = read_task(mine)
+    assert reading.about_tests
+    assert rank(reading, repo, words, about=frozenset({"test"}))[0].path == "src/_pytest/mark/structures.py"
+    theirs = read_task("testing/python/metafunc.py fails on an empty parameter list")
+    assert rank(theirs, repo, words, about=frozenset({"test"}))[0].path == "testing/python/metafunc.py"

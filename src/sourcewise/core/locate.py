@@ -175,6 +175,16 @@ def _top_level(path: str) -> list[str]:
     return parts[1:] if parts[:1] in (["src"], ["lib"]) else parts
 
 
+def _held(about: frozenset[str], reading: Reading, repo: Repo, hits: Mapping[str, str]) -> frozenset[str]:
+    """The kinds a task is about that the repository holds: a kind of file the task names counts
+    when a named path is such a file of the repository, or (tests) a named test function is
+    defined in one. A report's own ``test_demo.py`` or ``docs/x.md`` is the reporter's file."""
+    held = {repo.kinds.get(p) for p in hits}
+    if any(repo.kinds.get(p) == "test" for name in reading.tests for p in repo.definers.get(name, ())):
+        held.add("test")
+    return frozenset(k for k in about if k in held)
+
+
 def _tested(reading: Reading, repo: Repo, hits: Mapping[str, str]) -> dict[str, str]:
     """Source files a named test points at: ``tests/test_termui.py`` (or a test function the task
     names, by the test file defining it) -> the module ``termui.py`` / ``_termui.py``."""
@@ -267,6 +277,7 @@ def rank(
             for p in users:
                 score[p] += W_IMPORTER / len(users) ** 0.5
                 why[p].append(f"imports {module}")
+    about = _held(about, reading, repo, hits)
     by_path = repo.files
     names = {*reading.names, *extra_names}
     words = set(analyze(reading.prose, stem=True))
