@@ -130,7 +130,7 @@ def _summary(label: str, got: dict[str, list[int | None]]) -> str:
 
 def real(st: Settings) -> tuple[str, dict[str, list[float]]]:
     by_project: dict[str, dict[str, list[int | None]]] = defaultdict(lambda: defaultdict(list))
-    files: dict[str, list[int]] = defaultdict(list)
+    sizes: dict[str, list[int]] = defaultdict(list)  # each task's tree: its source files
     skipped: set[str] = set()
     cycles_run: list[int] = []
     for t in tasks():
@@ -139,7 +139,7 @@ def real(st: Settings) -> tuple[str, dict[str, list[float]]]:
         if root is None:
             skipped.add(repo)
             continue
-        files[repo].append(len(sources(root)))
+        sizes[repo].append(len(sources(root)))
         loop, n = ranked(root, text, 3, st)
         cycles_run.append(n)
         runs = {"BM25 (bm25s)": bm25(root, text), "one cycle": ranked(root, text, 1, st)[0], METHODS[2]: loop}
@@ -157,9 +157,9 @@ def real(st: Settings) -> tuple[str, dict[str, list[float]]]:
     for repo in sorted(by_project):
         got = by_project[repo]
         held = repo in HELD_OUT
-        rows.append(_row(repo + (" (held out)" if held else ""), got, files[repo]))
-        group_files["held-out" if held else "tuning"] += files[repo]
-        group_files["all"] += files[repo]
+        rows.append(_row(repo + (" (held out)" if held else ""), got, sizes[repo]))
+        group_files["held-out" if held else "tuning"] += sizes[repo]
+        group_files["all"] += sizes[repo]
         for m in METHODS:
             groups["held-out" if held else "tuning"][m] += got[m]
             groups["all"][m] += got[m]

@@ -376,3 +376,19 @@ def test_a_reporters_own_test_file_does_not_make_the_task_about_the_repositorys_
     assert rank(reading, repo, words, about=frozenset({"test"}))[0].path == "src/_pytest/mark/structures.py"
     theirs = read_task("testing/python/metafunc.py fails on an empty parameter list")
     assert rank(theirs, repo, words, about=frozenset({"test"}))[0].path == "testing/python/metafunc.py"
+
+
+def test_a_pasted_pytest_session_header_is_context_not_key_terms() -> None:
+    run = (
+        "Unicode ids are escaped\n"
+        "============================= test session starts ==============================\n"
+        "platform darwin -- Python 3.9.6, pytest-6.1.2, py-1.9.0, pluggy-0.13.1 -- /usr/bin/python3.9\n"
+        "cachedir: .pytest_cache\nrootdir: /Users/me/repos/app\nplugins: hypothesis-6.49.1, xdist-2.5.0\n"
+        "collected 1 item\n\nplugins: the manager drops hooks registered late\n"
+    )
+    reading = read_task(run)
+    assert reading.dropped == 6
+    for word in ("darwin", "cachedir", "rootdir", "session", "collected", "hypothesis"):
+        assert word not in reading.prose
+    assert "Unicode ids are escaped" in reading.prose
+    assert "plugins: the manager drops hooks" in reading.prose, "a sentence that starts alike is prose"

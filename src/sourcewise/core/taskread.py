@@ -5,8 +5,9 @@ methods (``NetRCAuth``, ``Response.iter_lines``), error classes and messages, tr
 (``File ".../attr/_make.py", line 2181, in _make_init``, and as IPython, pytest and pdb print
 them), config keys (``SESSION_COOKIE_HTTPONLY``)
 and command-line flags (``--at``). Those are near-certain pointers and are searched first and
-exactly; the prose is searched second. Environment dumps (``pip freeze``, "Python version: 3.10")
-and timestamped log lines are context, not key terms: they are dropped from the prose.
+exactly; the prose is searched second. Environment dumps (``pip freeze``, "Python version: 3.10",
+a pasted pytest run's header: ``platform linux -- Python 3.12``, ``rootdir:``, ``=== test session
+starts ===``) and timestamped log lines are context, not key terms: they are dropped from the prose.
 
 Pure and linear: every pattern is RE2 (outside text), and the input is cut at ``MAX_TEXT``.
 """
@@ -48,6 +49,9 @@ _DUMP = re2.compile(
     r"|[\w .()/-]{0,40}\bversion\s*[:=]?\s*v?[\d.]{1,20}\S{0,20}"  # "Python version: 3.10.2"
     r"|\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d\S{0,20}.*"  # timestamped log line
     r"|[\w.-]{1,60}\s{2,}v?\d{1,4}(?:\.\d{1,6}){1,4}\S{0,20}"  # "package    1.2.3" (pip list)
+    r"|platform \w{1,20} -- Python \d.*"  # a pasted pytest run's header ...
+    r"|(?:rootdir|cachedir|configfile|inifile): .*|plugins: [\w.-]{1,60}-\d.*|collected \d{1,9} items?\b.*"
+    r"|={3,}[^=]{0,120}={3,}"  # ... and its "=== test session starts ===" rules
     r")\s*$"
 )
 _TEST_NAME = re2.compile(r"\btest_\w{1,100}")
