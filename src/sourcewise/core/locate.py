@@ -13,7 +13,8 @@ Stage one ranks files by what the task names exactly (``core/taskread.py``) and 
 - **tests named**: a test file the task names (or the test file defining a test function it names)
   points at the module it tests (``tests/test_termui.py`` -> ``termui.py``);
 - **kinds of files**: when the task asks for a code change, source files outrank tests, docs,
-  changelogs, vendored code, examples and config (kept, weighted down), unless it is about them.
+  changelogs, vendored code, examples and config (kept, weighted down), unless it is about them:
+  names such a file of the repository (a reporter's own ``test_demo.py`` is not one).
 
 Measured and left out (``benchmarks/RESULTS.md``, retrieve): names in the prose (an example's
 ``app.route`` points at every file that defines ``route``) and a personalised PageRank over the
