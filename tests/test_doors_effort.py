@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from mcp import Client
 
 from sourcewise import load_settings
-from sourcewise.ask import EFFORTS, aask
+from sourcewise.ask import aask
 from sourcewise.config import Settings
+from sourcewise.effort import EFFORTS
 from sourcewise.errors import InvalidOption
 from sourcewise.mcp_server import build_server, create_http_app, transport_security
 from sourcewise.server import create_app
