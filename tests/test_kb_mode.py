@@ -51,15 +51,17 @@ def model_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         (False, "auto", None, "lexical"),  # a CLI command: no model for one query
         (True, "auto", None, "hybrid"),  # a door: loaded once, used by every call
         (False, "hybrid", None, "hybrid"),  # the user asked for it
+        (False, "auto", {"semantic": True}, "hybrid"),  # this knowledge base asks for semantic search
         (True, "lexical", None, "lexical"),
-        (True, "auto", "lexical", "lexical"),  # the source's own mode wins
-        (False, "lexical", "semantic", "semantic"),
+        (True, "auto", {"mode": "lexical"}, "lexical"),  # the source's own mode wins
+        (False, "lexical", {"mode": "semantic"}, "semantic"),
     ],
 )
 async def test_kb_mode_decides_where_the_model_is_loaded(
-    tmp_path: Path, model_calls: list[str], lasting: bool, kb_mode: str, own: str | None, expected: str
-) -> None:
-    options = {"type": "kb", "path": str(_index(tmp_path)), **({"mode": own} if own else {})}
+    tmp_path: Path, model_calls: list[str], lasting: bool, kb_mode: str, own: dict[str, object] | None,
+    expected: str,
+) -> None:  # fmt: skip
+    options = {"type": "kb", "path": str(_index(tmp_path)), **(own or {})}
     settings = load_settings(state_dir=tmp_path / "state", kb_mode=kb_mode, sources={"notes": options})
     async with Session(settings, lasting=lasting) as session:
         source = session.source("notes")

@@ -501,12 +501,14 @@ class KnowledgeBaseSource(Source):
 
     def mode(self) -> Mode:
         """How descriptive queries are searched: the source's ``mode``, else ``kb_mode``, whose
-        ``auto`` is hybrid in a lasting session (a door: the model loads once, at its start) and
-        lexical in a one-shot one (loading torch and the model costs seconds a run, for one query)."""
+        ``auto`` is hybrid in a lasting session (a door: the model loads once, at its start) or
+        when the source asks for semantic search (``semantic = true``), and lexical in a one-shot
+        session (loading torch and the model costs seconds a run, for one query)."""
         assert isinstance(self.options, KnowledgeBaseOptions)
         chosen = self.options.mode or self.settings.kb_mode
         if chosen == "auto":
-            return "hybrid" if self._session is not None and self._session.lasting else "lexical"
+            lasting = self._session is not None and self._session.lasting
+            return "hybrid" if lasting or self.options.semantic is True else "lexical"
         return chosen
 
     def warm(self) -> None:
