@@ -231,14 +231,11 @@ def _instants(data: MailboxData) -> MailboxData:
     the same instant in a fixed offset (Python's rule for ambiguous times), so the store is held to
     what it keeps rather than to the zone object.
     """
-
     def fixed(t: datetime | None) -> datetime | None:
         offset = t.utcoffset() if t is not None else None
         return t if t is None or offset is None else t.astimezone(timezone(offset))
 
-    return dataclasses.replace(
-        data, records=[dataclasses.replace(r, time=fixed(r.time)) for r in data.records]
-    )
+    return dataclasses.replace(data, records=[dataclasses.replace(r, time=fixed(r.time)) for r in data.records])
 
 
 def _unread() -> MailboxData:

@@ -98,7 +98,8 @@ def _check(response: HttpResponse) -> None:
     if response.status == 404:
         raise ProviderError(
             NAME,
-            f"model not found ({message}); set `model` under [providers.gemini] (SOURCEWISE_GEMINI_MODEL)",
+            f"model not found ({message}); set `model` under [providers.gemini] "
+            "(SOURCEWISE_GEMINI_MODEL)",
         )
     check_status(NAME, response, message)
 
