@@ -24,6 +24,7 @@ NEW_IN_SOURCES = [
     "SourceUnavailable",
     "SourceFormatError",
     "SourceRateLimited",
+    "SourceStillIndexing",
     "IndexVersionError",
     "ModelError",
 ]
@@ -50,6 +51,7 @@ def test_public_api_is_pinned() -> None:
             "FetchError",
             "FetchHTTPError",
             "FetchTimeout",
+            "FoundBy",
             "Fetcher",
             "InvalidInput",
             "InvalidOption",

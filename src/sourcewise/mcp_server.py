@@ -28,6 +28,7 @@ from ._version import __version__
 from .config import Settings, load_settings
 from .core.present import render_answer, render_results
 from .core.text import printable
+from .effort import effort_help
 from .errors import SourcewiseError
 from .models import Answer, Page, Retrieval, Route, SearchResponse, SourceResult
 from .service import DOOR_MAX_CHARS, DoorSettings, Progress, Service, classify, describe_problems
@@ -222,10 +223,7 @@ DetailArg = Annotated[
 ]
 EffortArg = Annotated[
     Literal["quick", "balanced", "thorough"],
-    Field(
-        description="quick: 5 hits per source, one pass, at most 5 s per source; balanced (default): "
-        "10 hits, up to 3 refinement cycles; thorough: 20 hits, up to 5 cycles, at least 30 s per source"
-    ),
+    Field(description=effort_help()),
 ]
 
 
@@ -441,8 +439,10 @@ def build_server(settings: Settings | None = None, doors: DoorSettings | None = 
     @asynccontextmanager
     async def lifespan(_server: MCPServer[Service]) -> AsyncIterator[Service]:
         # One session per worker process: its client, stores and open sources serve every call.
-        async with Session(settings) as session:
-            yield Service(session, doors)
+        async with Session(settings, lasting=True) as session:
+            service = Service(session, doors)
+            service.warm()
+            yield service
 
     server = _Server(
         "sourcewise", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING"
