@@ -63,8 +63,13 @@ def test_grants_are_validated_and_keys_matched_by_hash() -> None:
     assert authenticate(table, "K") is None
     assert authenticate(table, None) is None
     assert authenticate(table, "") is None
+    named = grants(Settings(access={"u": {**good, "user": "Minji@Corp", "groups": ["HR", "hr"]}}))["u"]
+    assert named.principals == ("*", "user:minji@corp", "group:hr")  # case-folded, each once
+    assert grants(Settings(access={"u": {**good, "user": ["a", "b"]}}))["u"].identities == ("a", "b")
+    assert table["u"].principals == ("*",)  # no identity: the public documents only
     for bad in ({"sources": ["kb"]}, {**good, "key_sha256": "abc"}, {**good, "sources": []},
-                {**good, "sources": "kb"}, {**good, "extra": 1}):  # fmt: skip
+                {**good, "sources": "kb"}, {**good, "extra": 1}, {**good, "user": "a\x1b[2J"},
+                {**good, "user": ""}, {**good, "groups": "hr"}, {**good, "groups": [3]}):  # fmt: skip
         with pytest.raises(ConfigError, match=r"\[access\.u\]"):
             grants(Settings(access={"u": bad}))
 
@@ -189,3 +194,68 @@ def test_without_access_sections_the_single_key_keeps_its_meaning(tmp_path: Path
         got = _post(url, "/sources/search", "single", {"query": SECRET, "sources": ["hr"]})
         assert got.status_code == 200, got.text
         assert MARK in got.text
+
+
+def test_the_web_doors_refuse_a_key_whose_sources_leave_out_the_web(tmp_path: Path) -> None:
+    carol = "carol-key-5555555555"
+    base = _settings(tmp_path)
+    table = {**base.access, "carol": {"key_sha256": hash_key(carol), "sources": ["docs", "web"]}}
+    settings = base.model_copy(update={"access": table})
+    calls = [("/web/search", {"query": f"{SECRET} payroll"}), ("/web/fetch", {"url": "https://example.org/"})]
+    with uvicorn_thread(create_app(settings, DoorSettings())) as url:
+        for path, body in calls:
+            refused = _post(url, path, ALICE, body)
+            assert refused.status_code == 403, refused.text
+            assert refused.json()["error"]["type"] == "Forbidden"
+            assert refused.json()["error"]["message"] == "this key may not use the web; it may use docs"
+            _clean(refused.text)
+            assert _post(url, path, "wrong", body).status_code == 401
+            # the control: a key that may use the web passes the check (and meets the offline provider)
+            assert _post(url, path, carol, body).status_code != 403
+
+
+async def test_the_mcp_web_tools_refuse_a_key_whose_sources_leave_out_the_web(tmp_path: Path) -> None:
+    with uvicorn_thread(create_http_app(_settings(tmp_path), DoorSettings())) as base:
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {BOSS}"}, timeout=60) as h,
+            Client(streamable_http_client(f"{base}/mcp", http_client=h)) as c,
+        ):
+            for tool, args in (
+                ("web_search", {"query": SECRET}),
+                ("web_fetch", {"url": "https://example.org/"}),
+            ):
+                refused = await c.call_tool(tool, args)
+                assert refused.is_error
+                assert "Forbidden" in _text(refused)
+                assert "may not use the web" in _text(refused)
+
+
+def test_serve_warns_of_an_open_door_only_when_no_key_guards_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sourcewise.cli_doors import _doors
+
+    monkeypatch.delenv("SOURCEWISE_API_KEY", raising=False)
+    _doors("0.0.0.0", Settings())
+    assert "without an API key" in capsys.readouterr().err
+    _doors("0.0.0.0", Settings(access={"u": {"key_sha256": hash_key("k"), "sources": ["kb"]}}))
+    assert "without an API key" not in capsys.readouterr().err
+
+
+def test_access_add_writes_the_users_names_and_groups_and_the_key_opens_them(tmp_path: Path) -> None:
+    from clirun import run_cli
+
+    config = tmp_path / "config.toml"
+    ran = run_cli(["access", "add", "minji", "--source", "kb", "--user", "minji@corp", "--group", "hr",
+                   "--config", str(config)])  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    key = ran.stdout.strip().splitlines()[-1]
+    assert key not in config.read_text()
+    grant = authenticate(grants(load_settings(config)), key)
+    assert grant is not None
+    assert grant.principals == ("*", "user:minji@corp", "group:hr")
+    listed = run_cli(["access", "list", "--config", str(config)])
+    assert "minji: kb (as minji@corp, group hr)" in listed.stdout
+    refused = run_cli(["access", "add", "eve", "-S", "kb", "--user", "a\x1bb", "--config", str(config)])
+    assert refused.returncode == 2
+    assert "printable" in refused.stderr

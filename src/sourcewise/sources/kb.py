@@ -18,7 +18,7 @@ import logging
 import os
 import tempfile
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime
 from functools import lru_cache
 from pathlib import Path
@@ -26,6 +26,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import model_validator
 
+from .. import access
 from ..config import Settings, load_settings
 from ..core import syntax as _syntax
 from ..core.analyze import MAX_TERM
@@ -274,9 +275,13 @@ class KnowledgeBase:
         limit: int = 10,
         mode: Mode = "hybrid",
         filters: Mapping[str, str | list[str]] | None = None,
+        readers: Sequence[str] | None = None,
     ) -> list[Hit]:
-        """The best chunks for ``query``, best first; warnings (unsupported filters) are logged."""
-        hits, warnings = self.search_with_warnings(query, limit=limit, mode=mode, filters=filters)
+        """The best chunks for ``query``, best first; warnings (unsupported filters) are logged.
+        ``readers``: only chunks of files one of these principals may read (``access.readers``)."""
+        hits, warnings = self.search_with_warnings(
+            query, limit=limit, mode=mode, filters=filters, readers=readers
+        )
         for w in warnings:
             log.warning("%s", w)
         return hits
@@ -288,6 +293,7 @@ class KnowledgeBase:
         limit: int = 10,
         mode: Mode = "hybrid",
         filters: Mapping[str, str | list[str]] | None = None,
+        readers: Sequence[str] | None = None,
     ) -> tuple[list[Hit], list[str]]:
         if not isinstance(query, str):
             raise InvalidQuery(f"a query is text, got {type(query).__name__}")
@@ -310,6 +316,7 @@ class KnowledgeBase:
                 negations.append(n)
         pairs.extend(_filter_pairs(filters))
         where = build_filter(pairs, warnings)
+        where.readers = None if readers is None else tuple(readers)  # applied inside the query
         view = self.store.view()  # one searcher: the keys it ranks are the ones it reads
         wider = min(MAX_LIMIT, limit * DIVERSIFY)
         scored = self._ranked(view, parsed, negations, where, mode, wider, warnings)
@@ -499,7 +506,11 @@ class KnowledgeBaseSource(Source):
         # The planner's keyword queries are exact words: lexical; descriptive ones get the configured mode.
         mode: Mode = "lexical" if query.mode == "keyword" else self.options.mode
         hits, warnings = await asyncio.to_thread(
-            kb.search_with_warnings, query.query, limit=min(limit or self.options.limit, MAX_LIMIT), mode=mode
+            kb.search_with_warnings,
+            query.query,
+            limit=min(limit or self.options.limit, MAX_LIMIT),
+            mode=mode,
+            readers=access.readers(),  # the door's user: their documents only, inside the query
         )
         return self.result(query, hits, [w.replace("kb:", f"{self.name}:", 1) for w in warnings])
 
@@ -511,6 +522,8 @@ class KnowledgeBaseSource(Source):
                 name=self.name, type=self.type, kind=self.kind, location=location, ready=False,
                 detail="not indexed: run `sourcewise index PATH`",
             )  # fmt: skip
+        if access.readers() is not None:  # a door's user: counts would include files they may not read
+            return SourceInfo(name=self.name, type=self.type, kind=self.kind, location=location, ready=True)
         files, chunks, updated = self.open().info()
         return SourceInfo(
             name=self.name, type=self.type, kind=self.kind, location=location, ready=True,

@@ -68,6 +68,14 @@ CREATE TABLE kb_counts(name TEXT PRIMARY KEY, value BIGINT NOT NULL);
 INSERT INTO kb_counts VALUES ('docs', 0), ('tokens_0', 0), ('tokens_1', 0), ('tokens_2', 0);
 """,
     ),
+    (
+        2,  # who may read each file and chunk (``readers``); rows written before: public, as they were
+        """
+ALTER TABLE kb_files ADD COLUMN readers TEXT[] NOT NULL DEFAULT '{*}';
+ALTER TABLE kb_chunks ADD COLUMN readers TEXT[] NOT NULL DEFAULT '{*}';
+CREATE INDEX kb_chunks_readers ON kb_chunks USING gin(readers);
+""",
+    ),
 ]
 
 
@@ -169,6 +177,9 @@ class PgStore:
         return {
             r[0]: (r[1], r[2], r[3]) for r in self._all("SELECT path, hash, mtime_ns, size FROM kb_files")
         }
+
+    def readers(self) -> dict[str, tuple[str, ...]]:
+        return {r[0]: tuple(r[1]) for r in self._all("SELECT path, readers FROM kb_files")}
 
     def writer(self) -> PgWriter:
         return PgWriter(self)
@@ -275,6 +286,7 @@ class PgWriter:
                     fields[0][2],
                     fields[1][2],
                     fields[2][2],
+                    list(file.readers),
                 )
             )
             self._postings.append(
@@ -296,6 +308,7 @@ class PgWriter:
                 file.mtime_dated,
                 len(chunks),
                 time.time(),
+                list(file.readers),
             )
         )
         self._gone.append(file.path)
@@ -359,7 +372,7 @@ class PgWriter:
         ids = [r[0] for r in cur.fetchall()]
         with cur.copy(
             "COPY kb_chunks(id, path, path_lc, ext, title_lc, day, dated, title, headings, body, start_line, "
-            "end_line, embed_hash, len_title, len_headings, len_body) FROM STDIN"
+            "end_line, embed_hash, len_title, len_headings, len_body, readers) FROM STDIN"
         ) as copy:
             for chunk_id, row in zip(ids, self._chunks, strict=True):
                 copy.write_row((chunk_id, *row))

@@ -134,6 +134,10 @@ def filter_sql(where: StoreFilter, params: dict[str, Any]) -> str:
             name = f"f{len(params)}"
             params[name] = int(value.replace("-", ""))
             conds.append(f"c.day {op} %({name})s")
+    if where.readers is not None:  # only chunks one of the user's principals may read
+        name = f"f{len(params)}"
+        params[name] = list(where.readers)
+        conds.append(f"c.readers && %({name})s::text[]")
     return " AND ".join(conds) or "TRUE"
 
 

@@ -1,0 +1,120 @@
+"""Per-document permissions: a knowledge-base file carries its readers (what the file system lets
+read it), stored in the index and applied inside the query on both backends (tantivy, PostgreSQL).
+Over a real HTTP door, a key whose user may not read a file never gets it, its name, or a count
+that includes it; another key, whose user may, finds the same file: the control that shows the
+hidden content is there to leak. Real files with real owners and modes (the tests run as root,
+which may chown), real servers on 127.0.0.1."""
+
+from __future__ import annotations
+
+import grp
+import os
+import pwd
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from sourcewise import KnowledgeBase, load_settings
+from sourcewise.access import hash_key
+from sourcewise.server import create_app
+from sourcewise.service import DoorSettings
+from sourcewise.sources.readers import FileReaders
+
+from doorkit import uvicorn_thread
+
+ANON, HR, OWNER = "anon-key-0000000000", "hr-key-1111111111", "owner-key-2222222222"
+WORD = "zanzibar"  # in every file: each key's hits show which files it may read
+PAYROLL, DIARY = "quokka", "axolotl"  # only in the group's file, only in the owner's file
+
+
+def _someone() -> tuple[str, int, str, int]:
+    """A user and a group of this machine other than root (names and ids), for real ownership."""
+    user = next(u for u in pwd.getpwall() if u.pw_uid not in (0, os.getuid()))
+    group = next(g for g in grp.getgrall() if g.gr_gid not in (0, os.getgid()))
+    return user.pw_name, user.pw_uid, group.gr_name, group.gr_gid
+
+
+def _tree(root: Path) -> tuple[Path, str, str]:
+    if os.geteuid() != 0:
+        pytest.skip("giving files to another user and group needs root")
+    user, uid, group, gid = _someone()
+    docs = root / "docs"
+    (docs / "hr").mkdir(parents=True)
+    (docs / "home").mkdir()
+    (docs / "handbook.md").write_text(f"# Handbook\n\nThe {WORD} handbook is for everyone.\n", "utf-8")
+    (docs / "hr" / "payroll.md").write_text(f"# Payroll\n\nThe {WORD} payroll runs in {PAYROLL} month.\n")
+    (docs / "home" / "diary.md").write_text(f"# Diary\n\nMy {WORD} diary mentions an {DIARY}.\n", "utf-8")
+    os.chown(docs / "hr", 0, gid)
+    os.chown(docs / "hr" / "payroll.md", 0, gid)
+    (docs / "hr").chmod(0o750)  # the group may enter; others may not, whatever the file says
+    (docs / "hr" / "payroll.md").chmod(0o644)
+    os.chown(docs / "home", uid, -1)
+    os.chown(docs / "home" / "diary.md", uid, -1)
+    (docs / "home").chmod(0o755)
+    (docs / "home" / "diary.md").chmod(0o600)  # its owner alone
+    return docs, user, group
+
+
+def test_file_readers_follow_the_permission_bits_from_the_indexed_folder_down(tmp_path: Path) -> None:
+    docs, user, group = _tree(tmp_path)
+    readers = FileReaders([docs])
+    of = {p.name: readers.of(p, p.stat()) for p in docs.rglob("*.md")}
+    assert of == {"handbook.md": ("*",), "payroll.md": ("group:" + group, "user:root"),
+                  "diary.md": ("user:" + user,)}  # fmt: skip
+    alone = docs / "hr" / "payroll.md"  # indexed by its own name: the folders above it are not asked
+    assert FileReaders([alone]).of(alone, alone.stat()) == ("*",)
+
+
+def _search(url: str, key: str, query: str = WORD) -> dict[str, Any]:
+    got = httpx.post(f"{url}/sources/search", json={"query": query, "sources": ["team"]},
+                     headers={"Authorization": f"Bearer {key}"}, timeout=60)  # fmt: skip
+    assert got.status_code == 200, got.text
+    return {"names": sorted(Path(h["path"]).name for h in got.json()[0]["hits"]), "text": got.text}
+
+
+@pytest.fixture(params=["embedded", "postgresql"])
+def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "postgresql":
+        return str(request.getfixturevalue("pg_url"))
+    return str(tmp_path / "kb.sqlite3")
+
+
+def test_each_key_finds_only_the_documents_its_user_may_read(location: str, tmp_path: Path) -> None:
+    docs, user, group = _tree(tmp_path)
+    with KnowledgeBase(location, semantic=False) as kb:
+        kb.index([docs])
+        assert len(kb.search(WORD, limit=10)) == 3  # the owner of the machine, no grant: every file
+    settings = load_settings(
+        state_dir=tmp_path / "state", providers=["searxng"],
+        sources={"team": {"type": "kb", "path": location}},
+        access={"anon": {"key_sha256": hash_key(ANON), "sources": ["team"]},
+                "hr": {"key_sha256": hash_key(HR), "sources": ["team"], "groups": [group.upper()]},
+                "owner": {"key_sha256": hash_key(OWNER), "sources": ["team"], "user": ["x@corp", user]}},
+    )  # fmt: skip
+    with uvicorn_thread(create_app(settings, DoorSettings())) as url:
+        anon, hr, owner = (_search(url, k) for k in (ANON, HR, OWNER))
+        assert anon["names"] == ["handbook.md"]
+        assert hr["names"] == ["handbook.md", "payroll.md"]  # the control for the group's file
+        assert owner["names"] == ["diary.md", "handbook.md"]  # the control for the owner's file
+        for seen, hidden in ((anon, (PAYROLL, DIARY, "payroll", "diary")), (hr, (DIARY, "diary")),
+                             (owner, (PAYROLL, "payroll"))):  # fmt: skip
+            assert not any(h in seen["text"] for h in hidden), seen["text"][:500]
+        # a query only a hidden file answers is an empty result, not a refusal (no oracle either way)
+        assert _search(url, ANON, PAYROLL)["names"] == _search(url, OWNER, PAYROLL)["names"] == []
+        assert _search(url, HR, PAYROLL)["names"] == ["payroll.md"]
+        asked = httpx.post(f"{url}/ask", json={"question": f"when does the {WORD} payroll run?"},
+                           headers={"Authorization": f"Bearer {ANON}"}, timeout=60)  # fmt: skip
+        assert asked.status_code == 200, asked.text
+        assert PAYROLL not in asked.text
+        assert "payroll.md" not in asked.text
+        page = httpx.get(f"{url}/", headers={"Authorization": f"Bearer {ANON}"}, timeout=60).text
+        assert "team" in page
+        assert "chunks" not in page
+        # A chmod alone (no new content, no new time) reaches the index on the next run.
+        (docs / "home" / "diary.md").chmod(0o644)
+        with KnowledgeBase(location, semantic=False) as kb:
+            report = kb.index([docs])
+        assert [Path(p).name for p in report.updated] == ["diary.md"]
+        assert _search(url, ANON)["names"] == ["diary.md", "handbook.md"]
