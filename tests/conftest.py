@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from sourcewise.config import Settings, load_settings
 
-from pgserver import pg_server, pg_url  # noqa: F401  (fixtures: a throwaway PostgreSQL)
+from pgserver import pg_server, pg_url, pgvector_server, pgvector_url  # noqa: F401  (fixtures: a throwaway PostgreSQL)
 from servers import LocalServer, local_server
 
 # Hypothesis budgets. "ci" is fixed and derandomised, so a CI run is reproducible and bounded

@@ -340,7 +340,7 @@ class KnowledgeBase:
             elif not semantic_available():
                 if self.semantic is True or mode == "semantic":  # asked for: say how to install it
                     embedder()
-            elif not self._vectors()[0].size:
+            elif not (self.store.vector_count() if self._indexed_vectors() else self._vectors()[0].size):
                 warnings.append(
                     "kb: this index has no embeddings (built with --no-semantic?); searched lexically"
                 )
@@ -363,6 +363,10 @@ class KnowledgeBase:
             return semantic
         return convex(view.lexical(query, where, CANDIDATES), semantic)[:limit]
 
+    def _indexed_vectors(self) -> bool:
+        """The store compares vectors in its own index (pgvector), not in this process."""
+        return not self.store.vector_search.startswith("compared in this process")
+
     def _vectors(self) -> tuple[Any, Any]:
         """(embed hashes, flat float32 vectors), read once and kept until the next index run."""
         import numpy as np
@@ -377,10 +381,16 @@ class KnowledgeBase:
     ) -> list[tuple[Key, float]]:
         import numpy as np
 
-        hashes, flat = self._vectors()
-        if not text.strip() or not len(hashes):
+        if not text.strip():
             return []
-        scores = flat.reshape(len(hashes), -1) @ model.encode([text])[0]
+        query = model.encode([text])[0]
+        near = view.nearest(query.astype(np.float32).tobytes(), where, limit)  # the store's index
+        if near is not None:
+            return near
+        hashes, flat = self._vectors()
+        if not len(hashes):
+            return []
+        scores = flat.reshape(len(hashes), -1) @ query
         # The nearest texts, then the chunks holding them that the filter keeps (with a filter,
         # many more texts: the filter may leave few of the nearest).
         wanted = limit if where.empty() else max(20 * limit, 2000)

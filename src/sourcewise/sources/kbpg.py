@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import IndexVersionError, SourceUnavailable
-from . import kbterms
+from . import kbpgvector, kbterms
 from .kbpgquery import FIELDS, PgView, fieldnorm, guarded
 from .kbquery import HEADINGS_SEP
 from .kbstore import ChunkRow, FileRow
@@ -124,6 +124,7 @@ class PgStore:
         self.db = _connect(url, self.location)
         try:
             self._migrate()
+            self.vector_search = kbpgvector.setup(self.db, self._lock, self.location)
         except BaseException:
             self.db.close()
             raise
@@ -185,7 +186,7 @@ class PgStore:
         return PgWriter(self)
 
     def view(self) -> PgView:
-        return PgView(self.db, self._lock, self.location)
+        return PgView(self.db, self._lock, self.location, self.vector_search == kbpgvector.PGVECTOR)
 
     def missing_vectors(self, limit: int) -> list[tuple[str, str]]:
         rows = self._all(
@@ -198,6 +199,13 @@ class PgStore:
 
     def put_vectors(self, items: Sequence[tuple[str, bytes]]) -> None:
         with self._lock, self.db.transaction(), self.db.cursor() as cur:
+            if self.vector_search == kbpgvector.PGVECTOR:  # the HNSW index's copy beside the bytes
+                cur.executemany(
+                    "INSERT INTO kb_vectors VALUES (%s, %s, %s::vector) ON CONFLICT (hash) DO UPDATE "
+                    "SET vec = EXCLUDED.vec, embedding = EXCLUDED.embedding",
+                    [(h, v, kbpgvector.as_vector(v)) for h, v in items],
+                )
+                return
             cur.executemany(
                 "INSERT INTO kb_vectors VALUES (%s, %s) ON CONFLICT (hash) DO UPDATE SET vec = EXCLUDED.vec",
                 list(items),

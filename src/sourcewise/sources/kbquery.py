@@ -128,6 +128,9 @@ class Viewer(Protocol):
     def by_hashes(
         self, hashes: Sequence[str], where: StoreFilter, limit: int
     ) -> dict[str, list[tuple[int, int]]]: ...
+    def nearest(
+        self, vector: bytes, where: StoreFilter, limit: int
+    ) -> list[tuple[tuple[int, int], float]] | None: ...
     def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]: ...
     def texts(self, hashes: Sequence[str]) -> list[tuple[str, str]]: ...
 
@@ -195,6 +198,10 @@ class View:
             _heading_path(d.get("headings", [])), d["body"][0], start, end, d["hash"][0],
             bool(d.get("dated", [1])[0]),
         )  # fmt: skip
+
+    def nearest(self, vector: bytes, where: StoreFilter, limit: int) -> None:
+        """The embedded store has no vector index: the knowledge base compares in its process."""
+        return None
 
     def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]:
         return {k: self._row(tantivy.DocAddress(k[0], k[1])) for k in dict.fromkeys(keys)}

@@ -46,6 +46,7 @@ class KBStatus(BaseModel):
     files: int
     chunks: int
     embedded: int = Field(description="chunk texts with an embedding (semantic extra)")
+    vectors: str = Field(default="", description="how vectors are compared: in this process, or pgvector")
     analyzer: str | None
     last_run: LastRun | None
     coverage: list[FileCoverage] = Field(description="every file indexed, skipped or failed")
@@ -59,7 +60,7 @@ def status_of(store: Store) -> KBStatus:
     last = LastRun.model_validate(json.loads(raw)) if raw else None
     return KBStatus(
         index=store.location, bytes_on_disk=store.disk_bytes(), files=files, chunks=chunks,
-        embedded=store.vector_count(), analyzer=store.get_meta("analyzer"), last_run=last,
+        embedded=store.vector_count(), vectors=store.vector_search, analyzer=store.get_meta("analyzer"), last_run=last,
         coverage=sorted(covered, key=lambda c: c.path),
     )  # fmt: skip
 

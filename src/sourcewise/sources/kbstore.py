@@ -115,6 +115,7 @@ class Store(Protocol):
 
     location: str
     legacy_paths: list[str] | None
+    vector_search: str  # how vectors are compared: in this process, or by the database's index
 
     def get_meta(self, key: str) -> str | None: ...
     def set_meta(self, key: str, value: str) -> None: ...
@@ -161,6 +162,8 @@ _LEGACY_TABLES = ("chunks_fts", "chunks", "files")
 
 class KBStore:
     """The embedded store: ``path`` is the SQLite file (or ``:memory:``), the engine's folder beside it."""
+
+    vector_search = "compared in this process"
 
     def __init__(self, path: Path | str) -> None:
         self.location = str(path)
