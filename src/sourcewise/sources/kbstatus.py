@@ -60,7 +60,8 @@ def status_of(store: Store) -> KBStatus:
     last = LastRun.model_validate(json.loads(raw)) if raw else None
     return KBStatus(
         index=store.location, bytes_on_disk=store.disk_bytes(), files=files, chunks=chunks,
-        embedded=store.vector_count(), vectors=store.vector_search, analyzer=store.get_meta("analyzer"), last_run=last,
+        embedded=store.vector_count(), vectors=store.vector_search, analyzer=store.get_meta("analyzer"),
+        last_run=last,
         coverage=sorted(covered, key=lambda c: c.path),
     )  # fmt: skip
 
