@@ -30,7 +30,10 @@ def test_pgvector_finds_what_the_in_process_comparison_finds(pgvector_url: str, 
     assert kb.store.vector_search == "pgvector (HNSW, cosine)"
     assert kb.status().vectors == "pgvector (HNSW, cosine)"
     with psycopg.connect(pgvector_url) as db:
-        assert db.execute("SELECT count(*) FROM kb_vectors WHERE embedding IS NOT NULL").fetchone()[0] == report.chunks
+        assert (
+            db.execute("SELECT count(*) FROM kb_vectors WHERE embedding IS NOT NULL").fetchone()[0]
+            == report.chunks
+        )
         db.execute("SET enable_seqscan = off")  # a few rows: the planner would read them all
         plan = "\n".join(r[0] for r in db.execute(
             "EXPLAIN SELECT hash FROM kb_vectors "

@@ -8,6 +8,7 @@ which may chown), real servers on 127.0.0.1."""
 from __future__ import annotations
 
 import grp
+import json
 import os
 import pwd
 from pathlib import Path
@@ -118,3 +119,50 @@ def test_each_key_finds_only_the_documents_its_user_may_read(location: str, tmp_
             report = kb.index([docs])
         assert [Path(p).name for p in report.updated] == ["diary.md"]
         assert _search(url, ANON)["names"] == ["diary.md", "handbook.md"]
+
+
+def _slack(root: Path) -> Path:
+    from test_source_slack import USERS, write_export
+
+    users = [{**u, "profile": {**u["profile"], "email": f"{u['name']}@corp"}} for u in USERS]
+    days = {
+        "engineering/2025-01-15.json": [{"type": "message", "user": "U1", "ts": "1736942400.000100",
+                                         "text": f"The {WORD} rollout starts Monday."}],
+        "hr-private/2025-01-20.json": [{"type": "message", "user": "U1", "ts": "1737374400.000100",
+                                        "text": f"The {WORD} bonus is a {PAYROLL} secret."}],
+        "D9/2025-01-21.json": [{"type": "message", "user": "U2", "ts": "1737460800.000100",
+                                "text": f"Between us: the {WORD} {DIARY} plan."}],
+        "unlisted/2025-01-22.json": [{"type": "message", "user": "U3", "ts": "1737547200.000100",
+                                      "text": f"An unlisted {WORD} folder."}],
+    }  # fmt: skip
+    export = write_export(root / "slack", days)
+    (export / "users.json").write_text(json.dumps(users), "utf-8")
+    (export / "groups.json").write_text(json.dumps([{"id": "G1", "name": "hr-private", "members": ["U1"]}]))
+    (export / "dms.json").write_text(json.dumps([{"id": "D9", "members": ["U2", "U3"]}]), "utf-8")
+    return export
+
+
+def test_a_slack_key_finds_only_the_conversations_its_user_is_in(tmp_path: Path) -> None:
+    export = _slack(tmp_path)
+    settings = load_settings(
+        state_dir=tmp_path / "state", providers=["searxng"], sources={"chat": {"type": "slack", "path": str(export)}},
+        access={"anon": {"key_sha256": hash_key(ANON), "sources": ["chat"]},
+                "sarah": {"key_sha256": hash_key(HR), "sources": ["chat"], "user": "SARAH@corp"},
+                "bob": {"key_sha256": hash_key(OWNER), "sources": ["chat"], "user": "U3"}},
+    )  # fmt: skip
+
+    def found(url: str, key: str, query: str) -> str:
+        got = httpx.post(f"{url}/sources/search", json={"query": query, "sources": ["chat"]},
+                         headers={"Authorization": f"Bearer {key}"}, timeout=60)  # fmt: skip
+        assert got.status_code == 200, got.text
+        return " ".join(sorted(h["meta"]["channel"] for h in got.json()[0]["hits"]))
+
+    with uvicorn_thread(create_app(settings, DoorSettings())) as url:
+        for query in (WORD, "after:2025-01-01"):  # ranked by the index; and a query of filters only
+            assert found(url, ANON, query) == "engineering"  # public channels only; never an unlisted one
+            assert found(url, HR, query) == "engineering hr-private"  # the control for the private channel
+            assert found(url, OWNER, query) == "D9 engineering"  # the control for the direct message
+        assert found(url, ANON, PAYROLL) == found(url, OWNER, PAYROLL) == ""
+        assert found(url, ANON, "in:hr-private") == ""
+        page = httpx.get(f"{url}/", headers={"Authorization": f"Bearer {ANON}"}, timeout=60).text
+        assert "messages" not in page  # no count that includes the hidden ones
