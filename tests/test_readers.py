@@ -166,3 +166,31 @@ def test_a_slack_key_finds_only_the_conversations_its_user_is_in(tmp_path: Path)
         assert found(url, ANON, "in:hr-private") == ""
         page = httpx.get(f"{url}/", headers={"Authorization": f"Bearer {ANON}"}, timeout=60).text
         assert "messages" not in page  # no count that includes the hidden ones
+
+
+def test_a_mailbox_with_an_owner_is_found_by_its_owner_alone(tmp_path: Path) -> None:
+    import mailbox
+
+    from test_source_mail import mail
+
+    path = tmp_path / "minji.mbox"
+    box = mailbox.mbox(path)
+    box.add(mail({"From": "hr@corp", "To": "minji@corp", "Subject": f"Your {WORD} offer",
+                  "Date": "Wed, 15 Jan 2025 09:00:00 +0000", "Message-ID": "<o1@corp>"},
+                 f"The {WORD} offer includes a {PAYROLL} bonus.\r\n"))  # fmt: skip
+    box.flush()
+    box.close()
+    settings = load_settings(
+        state_dir=tmp_path / "state", providers=["searxng"],
+        sources={"inbox": {"type": "mail", "path": str(path), "owner": "Minji@corp"}},
+        access={"anon": {"key_sha256": hash_key(ANON), "sources": ["inbox"]},
+                "minji": {"key_sha256": hash_key(OWNER), "sources": ["inbox"], "user": "minji@corp"}},
+    )  # fmt: skip
+    with uvicorn_thread(create_app(settings, DoorSettings())) as url:
+        for query in (WORD, "from:hr@corp"):
+            got = {key: httpx.post(f"{url}/sources/search", json={"query": query, "sources": ["inbox"]},
+                                   headers={"Authorization": f"Bearer {key}"}, timeout=60)
+                   for key in (ANON, OWNER)}  # fmt: skip
+            assert [len(g.json()[0]["hits"]) for g in got.values()] == [0, 1]  # the owner: the control
+            assert PAYROLL not in got[ANON].text
+            assert "offer" not in got[ANON].text
