@@ -35,6 +35,8 @@ LEAKS = ('"hr"', "'hr'", "hr:", "hr.sqlite3", MARK)
 
 
 def _settings(tmp_path: Path) -> Settings:
+    """Two knowledge bases of files everyone may read (in a folder open all the way up: these keys
+    name no user, so they find public files only), each source its own key's."""
     for name, text in (("docs", "# Deploying\n\nTo roll back a deployment, redeploy the previous tag.\n"),
                        ("hr", f"# Payroll\n\nThe {SECRET} payroll deployment runs on the first day of the {MARK} month.\n")):  # fmt: skip
         folder = tmp_path / name
@@ -101,8 +103,8 @@ def _post(url: str, path: str, key: str | None, body: dict[str, Any]) -> httpx.R
     return httpx.post(f"{url}{path}", json=body, headers=headers, timeout=60)
 
 
-def test_http_door_keeps_each_key_to_its_sources(tmp_path: Path) -> None:
-    settings = _settings(tmp_path)
+def test_http_door_keeps_each_key_to_its_sources(open_tmp: Path) -> None:
+    settings = _settings(open_tmp)
     with uvicorn_thread(create_app(settings, DoorSettings(api_key="the-old-single-key"))) as url:
         question = {"question": f"how does the {SECRET} payroll deployment run?"}
         boss = _post(url, "/ask", BOSS, question)
@@ -122,7 +124,7 @@ def test_http_door_keeps_each_key_to_its_sources(tmp_path: Path) -> None:
         calls = [
             ("/ask", {**question, "sources": ["hr"]}), ("/ask", {**question, "sources": ["docs", "hr"]}),
             ("/sources/search", {"query": SECRET, "sources": ["hr"]}),
-            ("/sources/search", {"query": SECRET, "sources": ["kb:" + str(tmp_path / "hr.sqlite3")]}),
+            ("/sources/search", {"query": SECRET, "sources": ["kb:" + str(open_tmp / "hr.sqlite3")]}),
             ("/sources/search", {"query": "passwd", "sources": ["code:/etc"]}),
             ("/retrieve", {"task": f"change the {SECRET} payroll", "sources": ["hr"]}),
         ]  # fmt: skip
@@ -146,8 +148,8 @@ def _text(result: Any) -> str:
     return json.dumps(result.structured_content) + " ".join(getattr(c, "text", "") for c in result.content)
 
 
-async def test_mcp_over_http_keeps_each_key_to_its_sources(tmp_path: Path) -> None:
-    settings = _settings(tmp_path)
+async def test_mcp_over_http_keeps_each_key_to_its_sources(open_tmp: Path) -> None:
+    settings = _settings(open_tmp)
     with uvicorn_thread(create_http_app(settings, DoorSettings())) as base:
         for key in (None, "wrong"):
             headers = {"Authorization": f"Bearer {key}"} if key else {}
@@ -187,8 +189,8 @@ async def test_mcp_over_http_keeps_each_key_to_its_sources(tmp_path: Path) -> No
             _clean(_text(found))
 
 
-def test_without_access_sections_the_single_key_keeps_its_meaning(tmp_path: Path) -> None:
-    settings = _settings(tmp_path).model_copy(update={"access": {}})
+def test_without_access_sections_the_single_key_keeps_its_meaning(open_tmp: Path) -> None:
+    settings = _settings(open_tmp).model_copy(update={"access": {}})
     with uvicorn_thread(create_app(settings, DoorSettings(api_key="single"))) as url:
         assert _post(url, "/sources/search", None, {"query": SECRET, "sources": ["hr"]}).status_code == 401
         got = _post(url, "/sources/search", "single", {"query": SECRET, "sources": ["hr"]})
@@ -196,9 +198,9 @@ def test_without_access_sections_the_single_key_keeps_its_meaning(tmp_path: Path
         assert MARK in got.text
 
 
-def test_the_web_doors_refuse_a_key_whose_sources_leave_out_the_web(tmp_path: Path) -> None:
+def test_the_web_doors_refuse_a_key_whose_sources_leave_out_the_web(open_tmp: Path) -> None:
     carol = "carol-key-5555555555"
-    base = _settings(tmp_path)
+    base = _settings(open_tmp)
     table = {**base.access, "carol": {"key_sha256": hash_key(carol), "sources": ["docs", "web"]}}
     settings = base.model_copy(update={"access": table})
     calls = [("/web/search", {"query": f"{SECRET} payroll"}), ("/web/fetch", {"url": "https://example.org/"})]
@@ -214,8 +216,8 @@ def test_the_web_doors_refuse_a_key_whose_sources_leave_out_the_web(tmp_path: Pa
             assert _post(url, path, carol, body).status_code != 403
 
 
-async def test_the_mcp_web_tools_refuse_a_key_whose_sources_leave_out_the_web(tmp_path: Path) -> None:
-    with uvicorn_thread(create_http_app(_settings(tmp_path), DoorSettings())) as base:
+async def test_the_mcp_web_tools_refuse_a_key_whose_sources_leave_out_the_web(open_tmp: Path) -> None:
+    with uvicorn_thread(create_http_app(_settings(open_tmp), DoorSettings())) as base:
         async with (
             httpx2.AsyncClient(headers={"Authorization": f"Bearer {BOSS}"}, timeout=60) as h,
             Client(streamable_http_client(f"{base}/mcp", http_client=h)) as c,

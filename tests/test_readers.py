@@ -58,14 +58,16 @@ def _tree(root: Path) -> tuple[Path, str, str]:
     return docs, user, group
 
 
-def test_file_readers_follow_the_permission_bits_from_the_indexed_folder_down(tmp_path: Path) -> None:
-    docs, user, group = _tree(tmp_path)
-    readers = FileReaders([docs])
+def test_file_readers_follow_the_permission_bits_of_the_file_and_every_folder_above(
+    open_tmp: Path, tmp_path: Path
+) -> None:
+    docs, user, group = _tree(open_tmp)
+    readers = FileReaders()
     of = {p.name: readers.of(p, p.stat()) for p in docs.rglob("*.md")}
     assert of == {"handbook.md": ("*",), "payroll.md": ("group:" + group, "user:root"),
                   "diary.md": ("user:" + user,)}  # fmt: skip
-    alone = docs / "hr" / "payroll.md"  # indexed by its own name: the folders above it are not asked
-    assert FileReaders([alone]).of(alone, alone.stat()) == ("*",)
+    (tmp_path / "notes.md").write_text("mine", "utf-8")  # mode 644, in pytest's folder only root may enter
+    assert FileReaders().of(tmp_path / "notes.md", (tmp_path / "notes.md").stat()) == ("user:root",)
 
 
 def _search(url: str, key: str, query: str = WORD) -> dict[str, Any]:
@@ -82,8 +84,10 @@ def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return str(tmp_path / "kb.sqlite3")
 
 
-def test_each_key_finds_only_the_documents_its_user_may_read(location: str, tmp_path: Path) -> None:
-    docs, user, group = _tree(tmp_path)
+def test_each_key_finds_only_the_documents_its_user_may_read(
+    location: str, open_tmp: Path, tmp_path: Path
+) -> None:
+    docs, user, group = _tree(open_tmp)
     with KnowledgeBase(location, semantic=False) as kb:
         kb.index([docs])
         assert len(kb.search(WORD, limit=10)) == 3  # the owner of the machine, no grant: every file
@@ -194,3 +198,20 @@ def test_a_mailbox_with_an_owner_is_found_by_its_owner_alone(tmp_path: Path) -> 
             assert [len(g.json()[0]["hits"]) for g in got.values()] == [0, 1]  # the owner: the control
             assert PAYROLL not in got[ANON].text
             assert "offer" not in got[ANON].text
+
+
+def test_an_embedded_index_of_schema_2_is_rebuilt_with_its_readers(open_tmp: Path, tmp_path: Path) -> None:
+    """Schema 2 held no readers (its engine has no field for them): opening it rebuilds it from
+    its files, so no file stays readable by everyone for want of a field."""
+    import sqlite3
+
+    docs, user, _ = _tree(open_tmp)
+    location = tmp_path / "kb.sqlite3"
+    with KnowledgeBase(location, semantic=False) as kb:
+        kb.index([docs])
+    with sqlite3.connect(location) as db:
+        db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    with KnowledgeBase(location, semantic=False) as kb:
+        assert sorted(Path(h.path or "").name for h in kb.search(WORD, readers=["*"])) == ["handbook.md"]
+        mine = kb.search(WORD, readers=["*", f"user:{user}"])
+        assert sorted(Path(h.path or "").name for h in mine) == ["diary.md", "handbook.md"]

@@ -193,12 +193,12 @@ def _read(
 
 
 class _Run:
-    def __init__(self, store: Store, writer: StoreWriter, force: bool, roots: list[Path]) -> None:
+    def __init__(self, store: Store, writer: StoreWriter, force: bool) -> None:
         self.writer = writer
         self.force = force
         self.known = store.files()
         self.known_readers = store.readers()
-        self.readers = FileReaders(roots)
+        self.readers = FileReaders()
         self.added: list[str] = []
         self.updated: list[str] = []
         self.skipped: list[Skipped] = []
@@ -304,7 +304,7 @@ def run_index(
         raise InvalidOption(f"no such file or folder: {', '.join(missing)}")
     writer = store.writer()
     try:
-        run = _Run(store, writer, force, roots)
+        run = _Run(store, writer, force)
         seen: set[str] = set()
         found = list(walk(roots, _SUFFIXES))  # walked first: the total makes a rate and an end time
         for done, (path, explicit, why) in enumerate(found, 1):

@@ -7,10 +7,13 @@ which always holds ``*``). A document the user may not see is thus never scored 
 count or a report: it is not there for that query.
 
 For files, the readers are what the file system says (``FileReaders``): a file that everyone may
-read, in folders that everyone may list and enter, from the indexed folder down, is public;
-otherwise only its owner and, where the group bits allow it, its group may read it. Where the
-folders and the file name different owners or groups the readers are those every step allows
-(possibly none: then no key of the doors sees it, as no user of the machine could read it either).
+read, in folders that everyone may list and enter all the way from ``/``, is public; otherwise only
+its owner and, where the group bits allow it, its group may read it. Every folder above counts, not
+only those under the folder being indexed: a file is as private as the most private folder it is
+in, however it was named to ``index`` (a folder, the file itself, a rebuild from a file list).
+Where the folders and the file name different owners or groups the readers are those every step
+allows (possibly none: then no key of the doors sees it, as no user of the machine could read it
+either).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import grp
 import os
 import pwd
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..access import PUBLIC
@@ -47,10 +50,9 @@ def _name(lookup: object, number: int) -> str:
 
 
 class FileReaders:
-    """The readers of the files found under ``roots`` (folders or files being indexed)."""
+    """The readers of files, their folders' permissions read once per run."""
 
-    def __init__(self, roots: Sequence[Path]) -> None:
-        self.roots = sorted((str(r) for r in roots), key=len, reverse=True)
+    def __init__(self) -> None:
         self._folders: dict[str, frozenset[str] | None] = {}
 
     def _allowed(self, st: os.stat_result, bits: tuple[int, int, int]) -> frozenset[str] | None:
@@ -74,12 +76,11 @@ class FileReaders:
         return self._folders[folder]
 
     def of(self, path: Path, st: os.stat_result) -> tuple[str, ...]:
-        """The readers of the file at ``path`` (``st``: its stat), sorted; ``("*",)`` when public."""
-        text = str(path)
-        root = next((r for r in self.roots if text == r or text.startswith(r.rstrip(os.sep) + os.sep)), text)
+        """The readers of the file at ``path`` (absolute; ``st``: its stat), sorted; ``("*",)``
+        when public."""
         steps = [self._allowed(st, _FILE)]
-        folder = os.path.dirname(text)
-        while len(folder) >= len(root) and folder != text:
+        folder = os.path.dirname(str(path))
+        while True:
             steps.append(self._folder(folder))
             parent = os.path.dirname(folder)
             if parent == folder:
