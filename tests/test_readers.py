@@ -15,7 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import httpx2
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sourcewise import KnowledgeBase, load_settings
 from sourcewise.access import hash_key
@@ -215,3 +218,67 @@ def test_an_embedded_index_of_schema_2_is_rebuilt_with_its_readers(open_tmp: Pat
         assert sorted(Path(h.path or "").name for h in kb.search(WORD, readers=["*"])) == ["handbook.md"]
         mine = kb.search(WORD, readers=["*", f"user:{user}"])
         assert sorted(Path(h.path or "").name for h in mine) == ["diary.md", "handbook.md"]
+
+
+PRINCIPALS = ["*", "user:ana", "user:bo", "group:hr", "group:ops"]
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(st.lists(st.sampled_from(PRINCIPALS), max_size=3, unique=True), min_size=4, max_size=4),
+    st.lists(st.sampled_from(PRINCIPALS[1:]), max_size=3, unique=True),
+)
+def test_the_filter_keeps_a_document_exactly_when_a_principal_is_among_its_readers(
+    location: str, docs_readers: list[list[str]], mine: list[str]
+) -> None:
+    """Any readers on four documents, any user: the query finds exactly the documents one of the
+    user's principals (and ``*``, which every user has) may read, on both backends."""
+    from sourcewise.sources.kbstore import ChunkRow, FileRow
+
+    with KnowledgeBase(location, semantic=False) as kb:
+        writer = kb.store.writer()
+        for i, readers in enumerate(docs_readers):
+            row = FileRow(
+                f"/d/{i}.md", f"h{i}", 1, 10, f"Doc {i}", "2025-01-01", "md", readers=tuple(readers)
+            )
+            chunk = ChunkRow(0, f"The {WORD} note number {i}.", (), 1, 1, f"{i:032x}")
+            writer.put_file(row, [chunk], known=True)
+        writer.finish()
+        user = ("*", *mine)
+        found = sorted(h.path or "" for h in kb.search(WORD, limit=10, readers=user))
+        assert found == [f"/d/{i}.md" for i, r in enumerate(docs_readers) if set(r) & set(user)]
+        assert len(kb.search(WORD, limit=10)) == 4  # no user bound: every document
+
+
+async def test_mcp_over_http_keeps_each_user_to_the_files_they_may_read(
+    open_tmp: Path, tmp_path: Path
+) -> None:
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from sourcewise.mcp_server import create_http_app
+
+    docs, _, group = _tree(open_tmp)
+    with KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False) as kb:
+        kb.index([docs])
+    settings = load_settings(
+        state_dir=tmp_path / "state", providers=["searxng"],
+        sources={"team": {"type": "kb", "path": str(tmp_path / "kb.sqlite3")}},
+        access={"anon": {"key_sha256": hash_key(ANON), "sources": ["team"]},
+                "hr": {"key_sha256": hash_key(HR), "sources": ["team"], "groups": [group]}},
+    )  # fmt: skip
+    with uvicorn_thread(create_http_app(settings, DoorSettings())) as base:
+        seen = {}
+        for key in (ANON, HR):
+            async with (
+                httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=60) as h,
+                Client(streamable_http_client(f"{base}/mcp", http_client=h)) as c,
+            ):
+                got = await c.call_tool("search_sources", {"query": WORD})
+                assert not got.is_error
+                seen[key] = json.dumps(got.structured_content) + " ".join(
+                    getattr(x, "text", "") for x in got.content
+                )
+        assert "payroll.md" not in seen[ANON]
+        assert PAYROLL not in seen[ANON]
+        assert "payroll.md" in seen[HR]  # the control: the group's key finds it through the same door
