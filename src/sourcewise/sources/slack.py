@@ -145,7 +145,7 @@ def _load(raw: Any) -> SlackExport:
 
 def _readers(export: SlackExport) -> dict[int, tuple[str, ...]]:
     """rowid -> readers, for the messages of conversations not open to everyone."""
-    by_folder = {m.channel: export.readers(m.channel) for m in export.messages}
+    by_folder = {c: export.readers(c) for c in {m.channel for m in export.messages}}
     return {i: r for i, m in enumerate(export.messages) if (r := by_folder[m.channel]) is not None}
 
 
