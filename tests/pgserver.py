@@ -52,6 +52,16 @@ class PgServer:
         self.ctl("-w", "-t", "60", "-l", str(self.folder / "log"), "start")
 
 
+def _has_user(name: str) -> bool:
+    import pwd
+
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return False
+    return True
+
+
 def _as_owner() -> list[str]:
     return ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
 
@@ -70,6 +80,8 @@ def postgres(bin: Path = BIN) -> Iterator[PgServer]:
         pytest.skip(f"PostgreSQL is not installed at {bin} (apt-get install postgresql-15)")
     if os.geteuid() == 0 and shutil.which("runuser") is None:
         pytest.skip("running as root without runuser: PostgreSQL will not start as root")
+    if os.geteuid() == 0 and not _has_user("postgres"):  # Debian's postgresql package makes it
+        pytest.skip("running as root without a postgres user to run PostgreSQL as")
     folder = Path(tempfile.mkdtemp(prefix="sw-pg-"))
     folder.chmod(0o755)
     password = secrets.token_hex(16)
