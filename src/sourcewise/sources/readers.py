@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ..access import PUBLIC
 
-__all__ = ["PUBLIC", "FileReaders", "decode", "encode"]
+__all__ = ["FileReaders", "decode", "encode"]
 _SEP = "\n"  # between principals where a store keeps them as one text (names hold no control character)
 
 _FILE = (stat.S_IROTH, stat.S_IRGRP, stat.S_IRUSR)
