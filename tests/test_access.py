@@ -261,3 +261,16 @@ def test_access_add_writes_the_users_names_and_groups_and_the_key_opens_them(tmp
     refused = run_cli(["access", "add", "eve", "-S", "kb", "--user", "a\x1bb", "--config", str(config)])
     assert refused.returncode == 2
     assert "printable" in refused.stderr
+
+
+@given(st.one_of(st.text(max_size=30), st.lists(st.text(max_size=30), max_size=3), st.integers()))
+def test_any_user_value_is_a_config_error_or_clean_principals(value: object) -> None:
+    good = {"key_sha256": hash_key("k"), "sources": ["kb"]}
+    for key in ("user", "groups"):
+        try:
+            grant = grants(Settings(access={"u": {**good, key: value}}))["u"]
+        except ConfigError as exc:
+            assert "[access.u]" in str(exc)
+            continue
+        assert grant.principals[0] == "*"
+        assert not any(ord(c) < 32 or ord(c) == 127 for p in grant.principals for c in p)
