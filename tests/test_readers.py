@@ -95,6 +95,7 @@ def test_each_key_finds_only_the_documents_its_user_may_read(
     with KnowledgeBase(location, semantic=False) as kb:
         kb.index([docs])
         assert len(kb.search(WORD, limit=10)) == 3  # the owner of the machine, no grant: every file
+        assert kb.status().restricted == 2  # `index --status` says how many files are not everyone's
     settings = load_settings(
         state_dir=tmp_path / "state", providers=["searxng"],
         sources={"team": {"type": "kb", "path": location}},
@@ -125,6 +126,7 @@ def test_each_key_finds_only_the_documents_its_user_may_read(
         (docs / "home" / "diary.md").chmod(0o644)
         with KnowledgeBase(location, semantic=False) as kb:
             report = kb.index([docs])
+            assert kb.status().restricted == 1
         assert [Path(p).name for p in report.updated] == ["diary.md"]
         # the server's engine reader reloads on the other writer's commit by a file watch: soon, not at once
         for _ in range(100):

@@ -155,6 +155,9 @@ def _index_status(base: KnowledgeBase, as_json: bool) -> None:
          f"{st.embedded} embedded, {last}; {len(missing)} files not indexed")  # fmt: skip
     if st.embedded:
         echo(f"vectors: {st.vectors}")
+    if st.restricted:
+        echo(f"{st.restricted} files are not readable by everyone (their permissions or a folder's): over "
+             "the network doors only [access] users named as their owner or group find them")  # fmt: skip
     for c in missing:
         echo(f"{c.state} {c.path}: {c.reason}")
 

@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..access import PUBLIC
 from .kbstore import Store
 
 __all__ = ["FileCoverage", "KBStatus", "LastRun", "last_run_record", "status_of"]
@@ -47,6 +48,11 @@ class KBStatus(BaseModel):
     chunks: int
     embedded: int = Field(description="chunk texts with an embedding (semantic extra)")
     vectors: str = Field(default="", description="how vectors are compared: in this process, or pgvector")
+    restricted: int = Field(
+        default=0,
+        description="files not every user may read (their or a folder's permissions): over the "
+        "network doors only [access] users named as their owner or group find them",
+    )
     analyzer: str | None
     last_run: LastRun | None
     coverage: list[FileCoverage] = Field(description="every file indexed, skipped or failed")
@@ -61,6 +67,7 @@ def status_of(store: Store) -> KBStatus:
     return KBStatus(
         index=store.location, bytes_on_disk=store.disk_bytes(), files=files, chunks=chunks,
         embedded=store.vector_count(), vectors=store.vector_search, analyzer=store.get_meta("analyzer"),
+        restricted=sum(r != (PUBLIC,) for r in store.readers().values()),
         last_run=last,
         coverage=sorted(covered, key=lambda c: c.path),
     )  # fmt: skip
