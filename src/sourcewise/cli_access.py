@@ -40,10 +40,20 @@ def access_add(
             "--source", "-S", help="A source this user may search (repeatable): a configured name, kb or web."
         ),
     ] = None,
+    user: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--user", help="A name the sources know this user by (repeatable), e.g. an e-mail or a login."
+        ),
+    ] = None,
+    group: Annotated[
+        list[str] | None, typer.Option("--group", help="A group this user is in (repeatable).")
+    ] = None,
     config: ConfigOpt = None,
 ) -> None:
-    """Create a random key for NAME, print it once, and write [access.NAME] (its sha256 and the
-    sources) to the config file. The key is not stored: give it to the user now."""
+    """Create a random key for NAME, print it once, and write [access.NAME] (its sha256, the
+    sources, and the user names and groups that open documents with readers of their own) to the
+    config file. The key is not stored: give it to the user now."""
     path = config.expanduser() if config else _config_path()
     if not path.exists():  # the first user of a server without a config file yet
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -52,7 +62,7 @@ def access_add(
     known = [*settings.sources, *(n for n in ("kb", "web") if n not in settings.sources)]
     with _reported():
         try:
-            key = access.add_user(path, name, source or [], known)
+            key = access.add_user(path, name, source or [], known, user or [], group or [])
         except InvalidOption as exc:
             _fail(exc, 2)
     _echo(f"added {name} to {path}: may search {', '.join(dict.fromkeys(source or []))}")
@@ -69,7 +79,8 @@ def access_list(config: ConfigOpt = None) -> None:
     if not table:
         _echo("no [access] sections: the doors take the one SOURCEWISE_API_KEY (or none)")
     for grant in table.values():
-        _echo(f"{grant.user}: {', '.join(grant.sources)}")
+        who = ", ".join([*grant.identities, *(f"group {g}" for g in grant.groups)])
+        _echo(f"{grant.user}: {', '.join(grant.sources)}" + (f" (as {who})" if who else ""))
 
 
 def _config_path() -> Path:

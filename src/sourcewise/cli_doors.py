@@ -28,7 +28,8 @@ WorkersOpt = Annotated[int, typer.Option("--workers", min=1, max=64, help="Worke
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help="TOML config file.")]
 
 
-def _doors(host: str) -> DoorSettings:
+def _doors(host: str, settings: Settings) -> DoorSettings:
+    from .access import grants
     from .service import DoorSettings  # here: the server's modules load when a door is opened
 
     try:
@@ -36,7 +37,7 @@ def _doors(host: str) -> DoorSettings:
     except ValueError as exc:
         raise ConfigError(f"Invalid SOURCEWISE_* server settings: {exc}") from exc
     loopback = host == "localhost" or _is_loopback(host)
-    if not loopback and doors.api_key is None:
+    if not loopback and doors.api_key is None and not grants(settings):  # [access] keys guard it
         typer.echo(f"warning: listening on {host} without an API key (set SOURCEWISE_API_KEY)", err=True)
     return doors
 
@@ -94,7 +95,7 @@ def add_door_commands(app: typer.Typer, setup: Callable[..., Settings], fail: Ca
         if allowed_host:  # the workers read it from the environment, as every door setting
             os.environ["SOURCEWISE_ALLOWED_HOSTS"] = ",".join(allowed_host)
         try:
-            _doors(host)
+            _doors(host, settings)
         except ConfigError as exc:
             fail(exc, 2)
         if http:
@@ -117,9 +118,9 @@ def add_door_commands(app: typer.Typer, setup: Callable[..., Settings], fail: Ca
 
         Example: sourcewise serve --port 8080, then open http://127.0.0.1:8080/
         """
-        setup(False, config)
+        settings = setup(False, config)
         try:
-            _doors(host)
+            _doors(host, settings)
         except ConfigError as exc:
             fail(exc, 2)
         url = door_url(host, port)

@@ -153,6 +153,11 @@ def _index_status(base: KnowledgeBase, as_json: bool) -> None:
     missing = [c for c in st.coverage if c.state != "indexed"]
     echo(f"{st.index}: {st.bytes_on_disk / 1e6:.1f} MB on disk, {st.files} files, {st.chunks} chunks, "
          f"{st.embedded} embedded, {last}; {len(missing)} files not indexed")  # fmt: skip
+    if st.embedded:
+        echo(f"vectors: {st.vectors}")
+    if st.restricted:
+        echo(f"{st.restricted} files are not readable by everyone (their permissions or a folder's): over "
+             "the network doors only [access] users named as their owner or group find them")  # fmt: skip
     for c in missing:
         echo(f"{c.state} {c.path}: {c.reason}")
 

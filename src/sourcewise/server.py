@@ -193,7 +193,7 @@ def build_api(settings: Settings | None = None, doors: DoorSettings | None = Non
     _handlers(api)
     api.include_router(webpage.router)
 
-    @api.post("/web/search", response_model=SearchResponse, responses=ERRORS)
+    @api.post("/web/search", response_model=SearchResponse, responses={**ERRORS, 403: {"model": ErrorBody}})
     @api.post("/search", response_model=SearchResponse, responses=ERRORS, include_in_schema=False)
     async def web_search(body: SearchRequest, service: ServiceDep) -> SearchResponse:
         """Search the web: results rated by tier (1 official ... 4 blogs), de-duplicated, ranked."""

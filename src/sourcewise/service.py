@@ -189,6 +189,8 @@ def classify(exc: SourcewiseError, hidden: Sequence[str] = ()) -> Failure:
     kind, message = type(exc).__name__, for_remote(str(exc))
     if isinstance(exc, access.AccessDenied):
         return Failure(401, "Unauthorized", message)
+    if isinstance(exc, access.NotPermitted):
+        return Failure(403, "Forbidden", message)
     if isinstance(exc, SourceError):
         log.warning("%s: %s", kind, message)  # the operator's log keeps the detail
         message = door_safe(message, hidden)
@@ -267,6 +269,7 @@ class Service:
         progress: Progress = _no_progress,
     ) -> SearchResponse:
         """The provider chain; results rated, de-duplicated and ranked (``sourcewise.asearch``)."""
+        access.require_web(self.settings)
         door_text(query, "the query")
         await progress(0, 1, f"searching the web for {validate_query(query)!r}")
         response = await self.session.engine.asearch(
@@ -286,6 +289,7 @@ class Service:
     ) -> Page:
         """One slice of a page. The operator's ``allow_private`` decides the address guard, never
         the caller; the next slice of a page read within ``cache_ttl`` comes from the cache."""
+        access.require_web(self.settings)
         door_text(prompt, "the prompt")
         canonical_url(url)
         size = self.settings.max_chars if max_chars is None else max_chars

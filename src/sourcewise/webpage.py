@@ -156,7 +156,8 @@ async def home(
     reading: Annotated[str | None, Query(max_length=200)] = None,
 ) -> HTMLResponse:
     service: Service = request.app.state.service
-    infos = await asource_info(session=service.session)
+    # with [access] sections, only the key's own sources (and, for kb, no counts: see its info)
+    infos = await asource_info(service.door_sources(None), session=service.session)
     status, body = 200, ""
     if q.strip():
         try:

@@ -22,7 +22,7 @@ import os
 import sqlite3
 import tempfile
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, tzinfo
 from pathlib import Path
@@ -32,6 +32,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, field_validator
 
+from ..access import PUBLIC
 from ..core.analyze import ANALYZER_ID, fts_query
 from ..core.filters import ParsedQuery
 from .base import SourceOptions
@@ -51,7 +52,7 @@ __all__ = [
 ]
 
 log = logging.getLogger("sourcewise")
-EXPORT_SCHEMA = 1
+EXPORT_SCHEMA = 2  # 2: each record's readers
 _warned: set[str] = set()
 
 _CONTROL = dict.fromkeys([*range(0, 9), 11, 12, *range(14, 32), 127, *range(0x80, 0xA0)])
@@ -131,28 +132,59 @@ class FtsIndex:
             f"CREATE VIRTUAL TABLE docs USING fts5({', '.join(columns)}, "
             "tokenize=\"unicode61 remove_diacritics 0 tokenchars '_'\")"
         )
+        # who may read each record (``readers``): ``*`` for everyone, else user:/group: principals
+        db.execute("CREATE TABLE readers(row INTEGER NOT NULL, principal TEXT NOT NULL)")
+        db.execute("CREATE INDEX readers_principal ON readers(principal, row)")
 
-    def add(self, rows: Iterable[tuple[int, Sequence[str]]]) -> None:
-        """Index ``(rowid, analyzed column texts)`` rows in one transaction."""
-        marks = ", ".join("?" * (len(self._columns) + 1))
+    @staticmethod
+    def fill(
+        db: sqlite3.Connection,
+        columns: Sequence[str],
+        rows: Iterable[tuple[int, Sequence[str]]],
+        readers: Mapping[int, Sequence[str]] | None = None,
+    ) -> None:
+        """Insert ``(rowid, analyzed column texts)`` rows and their readers (everyone, for a row
+        ``readers`` does not name), in the caller's transaction."""
+        marks = ", ".join("?" * (len(columns) + 1))
+        ids: list[int] = []
+
+        def each() -> Iterator[tuple[object, ...]]:
+            for r, cols in rows:
+                ids.append(r)
+                yield (r, *cols)
+
+        db.executemany(f"INSERT INTO docs(rowid, {', '.join(columns)}) VALUES ({marks})", each())
+        known = readers or {}
+        pairs = ((r, p) for r in ids for p in known.get(r, (PUBLIC,)))
+        db.executemany("INSERT INTO readers VALUES (?, ?)", pairs)
+
+    def add(
+        self, rows: Iterable[tuple[int, Sequence[str]]], readers: Mapping[int, Sequence[str]] | None = None
+    ) -> None:
+        """Index rows (see ``fill``) in one transaction."""
         with self._db:
-            self._db.executemany(
-                f"INSERT INTO docs(rowid, {', '.join(self._columns)}) VALUES ({marks})",
-                ((r, *cols) for r, cols in rows),
-            )
+            self.fill(self._db, self._columns, rows, readers)
 
-    def search(self, text: str) -> Iterator[tuple[int, float]]:
-        """``(rowid, score)`` for rows holding any analyzed term of ``text``, best (highest) first;
-        lazy, so a caller that stops after ``limit`` kept rows reads no further."""
+    def search(self, text: str, principals: Sequence[str] | None = None) -> Iterator[tuple[int, float]]:
+        """``(rowid, score)`` for rows holding any analyzed term of ``text`` (and, given
+        ``principals``, that one of them may read: a condition of the same query), best (highest)
+        first; lazy, so a caller that stops after ``limit`` kept rows reads no further."""
         match = fts_query(text)
         if not match:
             return
+        readable, args = _readable(principals)
         rows = self._db.execute(
-            f"SELECT rowid, bm25(docs, {self._weights}) AS s FROM docs WHERE docs MATCH ? ORDER BY s",
-            (match,),
+            f"SELECT rowid, bm25(docs, {self._weights}) AS s FROM docs WHERE docs MATCH ?{readable} "
+            "ORDER BY s",
+            (match, *args),
         )
         for rowid, score in rows:
             yield rowid, -score
+
+    def visible(self, principals: Sequence[str]) -> set[int]:
+        """The rows one of ``principals`` may read."""
+        readable, args = _readable(principals)
+        return {r for (r,) in self._db.execute(f"SELECT rowid FROM docs WHERE 1{readable}", args)}
 
     def containing(self, text: str) -> set[int]:
         """Rows holding any analyzed term of ``text`` (for ``-negations``)."""
@@ -165,19 +197,30 @@ class FtsIndex:
         self._db.close()
 
 
+def _readable(principals: Sequence[str] | None) -> tuple[str, tuple[str, ...]]:
+    """The SQL condition (and its arguments) keeping rows one of ``principals`` may read."""
+    if principals is None:
+        return "", ()
+    marks = ", ".join("?" * len(principals)) or "NULL"
+    return f" AND rowid IN (SELECT row FROM readers WHERE principal IN ({marks}))", tuple(principals)
+
+
 def matching_rows(
     index: FtsIndex,
     parsed: ParsedQuery,
     newest_first: Callable[[], Iterable[int]],
     text_of: Callable[[int], str],
+    principals: Sequence[str] | None = None,
 ) -> Iterator[tuple[int, float]]:
     """Rows for the text of ``parsed`` (BM25 order), or every row newest first when the query is only
-    filters; ``-negations`` and ``"exact phrases"`` applied. Nothing for a query with neither."""
+    filters; ``-negations`` and ``"exact phrases"`` applied; given ``principals``, only the rows one
+    of them may read (``access.readers``). Nothing for a query with neither text nor filters."""
     candidates: Iterable[tuple[int, float]]
     if fts_query(parsed.text):
-        candidates = index.search(parsed.text)
+        candidates = index.search(parsed.text, principals)
     elif parsed.filters or parsed.negations:
-        candidates = ((row, 0.0) for row in newest_first())
+        visible = None if principals is None else index.visible(principals)
+        candidates = ((row, 0.0) for row in newest_first() if visible is None or row in visible)
     else:
         return
     excluded = index.containing(" ".join(parsed.negations)) if parsed.negations else set()
@@ -258,6 +301,8 @@ class ExportCodec(Generic[D]):
     weights: tuple[float, ...]
     dump: Callable[[D], Any]
     load: Callable[[Any], D]
+    # rowid -> who may read that record, for the records that say (the others: everyone)
+    readers: Callable[[D], Mapping[int, Sequence[str]]] = lambda data: {}
 
 
 def export_index_path(state_dir: Path, kind: str, export: Path) -> Path:
@@ -322,12 +367,8 @@ def _write(
             FtsIndex.create(db, codec.columns)
             db.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             db.execute("CREATE TABLE payload(data TEXT NOT NULL)")
-            marks = ", ".join("?" * (len(codec.columns) + 1))
             with db:
-                db.executemany(
-                    f"INSERT INTO docs(rowid, {', '.join(codec.columns)}) VALUES ({marks})",
-                    ((r, *cols) for r, cols in rows),
-                )
+                FtsIndex.fill(db, codec.columns, rows, codec.readers(data))
                 db.execute("INSERT INTO docs(docs) VALUES('optimize')")
                 db.execute("INSERT INTO payload VALUES(?)", (json.dumps(codec.dump(data)),))
                 db.executemany("INSERT INTO meta VALUES(?, ?)", _meta(codec, signature).items())
@@ -364,5 +405,5 @@ def open_export(
             if (found := _reopen(codec, file, signature)) is not None:
                 return found
     index = FtsIndex(codec.columns, codec.weights)
-    index.add(rows(data))
+    index.add(rows(data), codec.readers(data))
     return data, index

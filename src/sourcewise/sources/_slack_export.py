@@ -52,6 +52,7 @@ class SlackUser:
     name: str
     real_name: str = ""
     display_name: str = ""
+    email: str = ""
 
     @property
     def label(self) -> str:
@@ -81,6 +82,20 @@ class SlackExport:
     day_files: int = 0
     bytes_read: int = 0
     notes: list[str] = field(default_factory=list)
+    # conversation folder -> its members' ids (a private channel, a group or a direct message);
+    # None: a public channel, open to everyone in the workspace
+    members: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
+
+    def readers(self, folder: str) -> tuple[str, ...] | None:
+        """Who may read a conversation's messages (``readers``): ``None`` for everyone; else each
+        member as ``user:ID`` and ``user:EMAIL``; nobody for a folder no listing names."""
+        if folder not in self.members:
+            return ()
+        ids = self.members[folder]
+        if ids is None:
+            return None
+        emails = [u.email for i in ids if (u := self.users.get(i)) is not None and u.email]
+        return tuple(dict.fromkeys(f"user:{n.casefold()}" for n in [*ids, *emails]))
 
 
 class _Tree:
@@ -199,12 +214,14 @@ def _users(raw: Any, tree: _Tree) -> dict[str, SlackUser]:
             name=text(item.get("name")),
             real_name=text(profile.get("real_name")) or text(item.get("real_name")),
             display_name=text(profile.get("display_name")),
+            email=text(profile.get("email")),
         )
     return users
 
 
-def _conversations(tree: _Tree, prefix: str) -> dict[str, str]:
-    """Folder name -> conversation id, from channels.json and its private/DM siblings."""
+def _conversations(tree: _Tree, prefix: str, export: SlackExport) -> dict[str, str]:
+    """Folder name -> conversation id, from channels.json and its private/DM siblings; each
+    conversation's members into ``export.members`` (a public channel's: ``None``)."""
     folders: dict[str, str] = {}
     names = set(tree.names())
     for listing in _CONVERSATIONS:
@@ -217,6 +234,9 @@ def _conversations(tree: _Tree, prefix: str) -> dict[str, str]:
         for conv in raw:
             folder = conv.get("name") if isinstance(conv.get("name"), str) else conv["id"]
             folders[folder] = conv["id"]
+            members = conv.get("members")
+            ids = tuple(m for m in members if isinstance(m, str)) if isinstance(members, list) else ()
+            export.members[folder] = None if listing == "channels.json" else ids
     return folders
 
 
@@ -302,7 +322,7 @@ def _day_files(tree: _Tree, prefix: str) -> Iterator[tuple[str, str]]:
 def _read(tree: _Tree) -> SlackExport:
     prefix = _prefix(tree)
     export = SlackExport()
-    export.channel_ids = _conversations(tree, prefix)
+    export.channel_ids = _conversations(tree, prefix, export)
     if prefix + "users.json" in tree.names():
         export.users = _users(_load_json(tree, prefix + "users.json"), tree)
     else:

@@ -18,7 +18,7 @@ import logging
 import os
 import tempfile
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime
 from functools import lru_cache
 from pathlib import Path
@@ -26,6 +26,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import model_validator
 
+from .. import access
 from ..config import Settings, load_settings
 from ..core import syntax as _syntax
 from ..core.analyze import MAX_TERM
@@ -280,9 +281,13 @@ class KnowledgeBase:
         limit: int = 10,
         mode: Mode = "hybrid",
         filters: Mapping[str, str | list[str]] | None = None,
+        readers: Sequence[str] | None = None,
     ) -> list[Hit]:
-        """The best chunks for ``query``, best first; warnings (unsupported filters) are logged."""
-        hits, warnings = self.search_with_warnings(query, limit=limit, mode=mode, filters=filters)
+        """The best chunks for ``query``, best first; warnings (unsupported filters) are logged.
+        ``readers``: only chunks of files one of these principals may read (``access.readers``)."""
+        hits, warnings = self.search_with_warnings(
+            query, limit=limit, mode=mode, filters=filters, readers=readers
+        )
         for w in warnings:
             log.warning("%s", w)
         return hits
@@ -294,6 +299,7 @@ class KnowledgeBase:
         limit: int = 10,
         mode: Mode = "hybrid",
         filters: Mapping[str, str | list[str]] | None = None,
+        readers: Sequence[str] | None = None,
     ) -> tuple[list[Hit], list[str]]:
         if not isinstance(query, str):
             raise InvalidQuery(f"a query is text, got {type(query).__name__}")
@@ -316,6 +322,7 @@ class KnowledgeBase:
                 negations.append(n)
         pairs.extend(_filter_pairs(filters))
         where = build_filter(pairs, warnings)
+        where.readers = None if readers is None else tuple(readers)  # applied inside the query
         view = self.store.view()  # one searcher: the keys it ranks are the ones it reads
         wider = min(MAX_LIMIT, limit * DIVERSIFY)
         scored = self._ranked(view, parsed, negations, where, mode, wider, warnings)
@@ -339,7 +346,7 @@ class KnowledgeBase:
             elif not semantic_available():
                 if self.semantic is True or mode == "semantic":  # asked for: say how to install it
                     embedder()
-            elif not self._vectors()[0].size:
+            elif not (self.store.vector_count() if self._indexed_vectors() else self._vectors()[0].size):
                 warnings.append(
                     "kb: this index has no embeddings (built with --no-semantic?); searched lexically"
                 )
@@ -362,6 +369,10 @@ class KnowledgeBase:
             return semantic
         return convex(view.lexical(query, where, CANDIDATES), semantic)[:limit]
 
+    def _indexed_vectors(self) -> bool:
+        """The store compares vectors in its own index (pgvector), not in this process."""
+        return not self.store.vector_search.startswith("compared in this process")
+
     def _vectors(self) -> tuple[Any, Any]:
         """(embed hashes, flat float32 vectors), read once and kept until the next index run."""
         import numpy as np
@@ -376,10 +387,16 @@ class KnowledgeBase:
     ) -> list[tuple[Key, float]]:
         import numpy as np
 
-        hashes, flat = self._vectors()
-        if not text.strip() or not len(hashes):
+        if not text.strip():
             return []
-        scores = flat.reshape(len(hashes), -1) @ model.encode([text])[0]
+        query = model.encode([text])[0]
+        near = view.nearest(query.astype(np.float32).tobytes(), where, limit)  # the store's index
+        if near is not None:
+            return near
+        hashes, flat = self._vectors()
+        if not len(hashes):
+            return []
+        scores = flat.reshape(len(hashes), -1) @ query
         # The nearest texts, then the chunks holding them that the filter keeps (with a filter,
         # many more texts: the filter may leave few of the nearest).
         wanted = limit if where.empty() else max(20 * limit, 2000)
@@ -523,7 +540,11 @@ class KnowledgeBaseSource(Source):
         # The planner's keyword queries are exact words: lexical; descriptive ones get the configured mode.
         mode: Mode = "lexical" if query.mode == "keyword" else self.mode()
         hits, warnings = await asyncio.to_thread(
-            kb.search_with_warnings, query.query, limit=min(limit or self.options.limit, MAX_LIMIT), mode=mode
+            kb.search_with_warnings,
+            query.query,
+            limit=min(limit or self.options.limit, MAX_LIMIT),
+            mode=mode,
+            readers=access.readers(),  # the door's user: their documents only, inside the query
         )
         return self.result(query, hits, [w.replace("kb:", f"{self.name}:", 1) for w in warnings])
 
@@ -535,6 +556,8 @@ class KnowledgeBaseSource(Source):
                 name=self.name, type=self.type, kind=self.kind, location=location, ready=False,
                 detail="not indexed: run `sourcewise index PATH`",
             )  # fmt: skip
+        if access.readers() is not None:  # a door's user: counts would include files they may not read
+            return SourceInfo(name=self.name, type=self.type, kind=self.kind, location=location, ready=True)
         files, chunks, updated = self.open().info()
         return SourceInfo(
             name=self.name, type=self.type, kind=self.kind, location=location, ready=True,

@@ -20,6 +20,7 @@ import stat
 import time
 import unicodedata
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from functools import lru_cache
 from pathlib import Path
@@ -32,6 +33,7 @@ from ..errors import IndexWriteError, InvalidOption, SourcewiseError
 from ._files import file_kind, read_capped, shown
 from .kbstore import ChunkRow, FileRow, Store, StoreWriter
 from .kbwalk import walk
+from .readers import FileReaders
 
 __all__ = [
     "FORMATS",
@@ -165,15 +167,21 @@ def prepare(
     return file, rows
 
 
-def _read(path: Path, known: tuple[str, int, int] | None, force: bool) -> tuple[bytes, os.stat_result] | str:
-    """The file's bytes and stat, ``"unchanged"``, or raises ``OSError``/``ValueError``.
+def _read(
+    path: Path,
+    known: tuple[str, int, int] | None,
+    force: bool,
+    same_readers: Callable[[os.stat_result], bool] = lambda st: True,
+) -> tuple[bytes, os.stat_result] | str:
+    """The file's bytes and stat, ``"unchanged"`` (same size, time and readers), or raises
+    ``OSError``/``ValueError``.
 
     Only a regular file is read, and never more than the size limit (``read_capped`` checks the
     open descriptor, so a FIFO or a device put in its place is refused, not read)."""
     st = path.stat()
     if not stat.S_ISREG(st.st_mode):
         raise _Skip(f"{file_kind(st.st_mode)}, not a regular file; not read")
-    if known and not force and known[1] == st.st_mtime_ns and known[2] == st.st_size:
+    if known and not force and known[1] == st.st_mtime_ns and known[2] == st.st_size and same_readers(st):
         return "unchanged"
     too_large = _Skip(f"larger than the {MAX_FILE_BYTES // 1_000_000} MB limit")
     if st.st_size > MAX_FILE_BYTES:
@@ -189,6 +197,8 @@ class _Run:
         self.writer = writer
         self.force = force
         self.known = store.files()
+        self.known_readers = store.readers()
+        self.readers = FileReaders()
         self.added: list[str] = []
         self.updated: list[str] = []
         self.skipped: list[Skipped] = []
@@ -206,18 +216,21 @@ class _Run:
                 self._skip(key, f"unsupported file type {path.suffix!r}", "skipped")
             return
         known = self.known.get(key)
+        had = self.known_readers.get(key)
         try:
-            got = _read(path, known, self.force)
+            # a chmod changes no content and no modification time, only who may read the file
+            got = _read(path, known, self.force, lambda st: self.readers.of(path, st) == had)
             if isinstance(got, str):
                 self.unchanged += 1
                 return
             body, st = got
             digest = hashlib.sha256(body).hexdigest()
             file, rows = prepare(path, body, st.st_mtime_ns, digest, self.warnings)
+            file = replace(file, readers=self.readers.of(path, st))
         except Exception as exc:  # one unreadable file (corrupt PDF, bad bytes) never stops the run
             self._skip(key, _reason(exc), "skipped" if isinstance(exc, _Skip) else "failed")
             return
-        if known and known[0] == digest and not self.force:
+        if known and known[0] == digest and not self.force and file.readers == had:
             # Same content, new modification time: written again only if its date follows that time.
             self.unchanged += 1
             if not file.mtime_dated:

@@ -26,49 +26,18 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import IndexVersionError, SourceUnavailable
-from . import kbterms
+from . import kbpgvector, kbterms
 from .kbpgquery import FIELDS, PgView, fieldnorm, guarded
+from .kbpgschema import MIGRATIONS
 from .kbquery import HEADINGS_SEP
 from .kbstore import ChunkRow, FileRow
 
-__all__ = ["MIGRATIONS", "PgStore", "PgWriter", "display_url", "is_url"]
+__all__ = ["PgStore", "PgWriter", "display_url", "is_url"]
 
 _LOCK_MIGRATE = 0x5357_0001  # advisory lock keys ("SW"...)
 _LOCK_WRITE = 0x5357_0002
 BATCH_CHUNKS = 20_000  # a batch is committed at this many chunks or after COMMIT_SECONDS
 COMMIT_SECONDS = 10.0
-
-MIGRATIONS: list[tuple[int, str]] = [
-    (
-        1,
-        """
-CREATE TABLE kb_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE kb_files(
-    path TEXT PRIMARY KEY, hash TEXT NOT NULL, mtime_ns BIGINT NOT NULL, size BIGINT NOT NULL,
-    title TEXT NOT NULL, doc_date TEXT NOT NULL, ext TEXT NOT NULL, mtime_dated BOOLEAN NOT NULL,
-    chunks INTEGER NOT NULL, indexed_at DOUBLE PRECISION NOT NULL);
-CREATE TABLE kb_coverage(path TEXT PRIMARY KEY, state TEXT NOT NULL, reason TEXT NOT NULL,
-    at DOUBLE PRECISION NOT NULL);
-CREATE TABLE kb_vectors(hash TEXT PRIMARY KEY, vec BYTEA NOT NULL);
-CREATE TABLE kb_chunks(
-    id BIGSERIAL PRIMARY KEY, path TEXT NOT NULL, path_lc TEXT NOT NULL, ext TEXT NOT NULL,
-    title_lc TEXT NOT NULL, day INTEGER NOT NULL, dated BOOLEAN NOT NULL, title TEXT NOT NULL,
-    headings TEXT NOT NULL, body TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
-    embed_hash TEXT NOT NULL, len_title INTEGER NOT NULL, len_headings INTEGER NOT NULL,
-    len_body INTEGER NOT NULL);
-CREATE INDEX kb_chunks_path ON kb_chunks(path);
-CREATE INDEX kb_chunks_hash ON kb_chunks(embed_hash);
-CREATE TABLE kb_postings(
-    term TEXT NOT NULL, field SMALLINT NOT NULL, chunk_id BIGINT NOT NULL
-        REFERENCES kb_chunks(id) ON DELETE CASCADE,
-    tf INTEGER NOT NULL, dl INTEGER NOT NULL, positions INTEGER[] NOT NULL,
-    PRIMARY KEY(term, field, chunk_id) INCLUDE (tf, dl));
-CREATE INDEX kb_postings_chunk ON kb_postings(chunk_id);
-CREATE TABLE kb_counts(name TEXT PRIMARY KEY, value BIGINT NOT NULL);
-INSERT INTO kb_counts VALUES ('docs', 0), ('tokens_0', 0), ('tokens_1', 0), ('tokens_2', 0);
-""",
-    ),
-]
 
 
 def is_url(location: object) -> bool:
@@ -116,6 +85,7 @@ class PgStore:
         self.db = _connect(url, self.location)
         try:
             self._migrate()
+            self.vector_search = kbpgvector.setup(self.db, self._lock, self.location)
         except BaseException:
             self.db.close()
             raise
@@ -170,11 +140,14 @@ class PgStore:
             r[0]: (r[1], r[2], r[3]) for r in self._all("SELECT path, hash, mtime_ns, size FROM kb_files")
         }
 
+    def readers(self) -> dict[str, tuple[str, ...]]:
+        return {r[0]: tuple(r[1]) for r in self._all("SELECT path, readers FROM kb_files")}
+
     def writer(self) -> PgWriter:
         return PgWriter(self)
 
     def view(self) -> PgView:
-        return PgView(self.db, self._lock, self.location)
+        return PgView(self.db, self._lock, self.location, self.vector_search == kbpgvector.PGVECTOR)
 
     def missing_vectors(self, limit: int) -> list[tuple[str, str]]:
         rows = self._all(
@@ -187,6 +160,13 @@ class PgStore:
 
     def put_vectors(self, items: Sequence[tuple[str, bytes]]) -> None:
         with self._lock, self.db.transaction(), self.db.cursor() as cur:
+            if self.vector_search == kbpgvector.PGVECTOR:  # the HNSW index's copy beside the bytes
+                cur.executemany(
+                    "INSERT INTO kb_vectors VALUES (%s, %s, %s::vector) ON CONFLICT (hash) DO UPDATE "
+                    "SET vec = EXCLUDED.vec, embedding = EXCLUDED.embedding",
+                    [(h, v, kbpgvector.as_vector(v)) for h, v in items],
+                )
+                return
             cur.executemany(
                 "INSERT INTO kb_vectors VALUES (%s, %s) ON CONFLICT (hash) DO UPDATE SET vec = EXCLUDED.vec",
                 list(items),
@@ -275,6 +255,7 @@ class PgWriter:
                     fields[0][2],
                     fields[1][2],
                     fields[2][2],
+                    list(file.readers),
                 )
             )
             self._postings.append(
@@ -296,6 +277,7 @@ class PgWriter:
                 file.mtime_dated,
                 len(chunks),
                 time.time(),
+                list(file.readers),
             )
         )
         self._gone.append(file.path)
@@ -359,7 +341,7 @@ class PgWriter:
         ids = [r[0] for r in cur.fetchall()]
         with cur.copy(
             "COPY kb_chunks(id, path, path_lc, ext, title_lc, day, dated, title, headings, body, start_line, "
-            "end_line, embed_hash, len_title, len_headings, len_body) FROM STDIN"
+            "end_line, embed_hash, len_title, len_headings, len_body, readers) FROM STDIN"
         ) as copy:
             for chunk_id, row in zip(ids, self._chunks, strict=True):
                 copy.write_row((chunk_id, *row))

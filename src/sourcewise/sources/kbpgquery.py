@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..errors import SourceUnavailable
+from .kbpgvector import NEAREST, as_vector
 from .kbquery import HEADINGS_SEP, WEIGHTS, LexQuery, Row, StoreFilter
 
 __all__ = ["FIELDS", "K1", "B", "PgView", "fieldnorm", "filter_sql", "guarded"]
@@ -134,6 +135,10 @@ def filter_sql(where: StoreFilter, params: dict[str, Any]) -> str:
             name = f"f{len(params)}"
             params[name] = int(value.replace("-", ""))
             conds.append(f"c.day {op} %({name})s")
+    if where.readers is not None:  # only chunks one of the user's principals may read
+        name = f"f{len(params)}"
+        params[name] = list(where.readers)
+        conds.append(f"c.readers && %({name})s::text[]")
     return " AND ".join(conds) or "TRUE"
 
 
@@ -170,7 +175,8 @@ def _idf(n: float, df: float) -> float:
 class PgView:
     """Ranks, filters and reads chunks of the PostgreSQL store (keys: ``(0, chunk id)``)."""
 
-    def __init__(self, db: Any, lock: threading.RLock, location: str) -> None:
+    def __init__(self, db: Any, lock: threading.RLock, location: str, pgvector: bool = False) -> None:
+        self.pgvector = pgvector
         self.db = db
         self._lock = lock
         self.location = location
@@ -244,6 +250,17 @@ class PgView:
         for h, chunk_id in self._all(sql, params):
             out.setdefault(h, []).append((0, int(chunk_id)))
         return out
+
+    def nearest(
+        self, vector: bytes, where: StoreFilter, limit: int
+    ) -> list[tuple[tuple[int, int], float]] | None:
+        """(chunk key, cosine similarity) nearest first, by pgvector's HNSW index with the filter
+        inside the query; ``None`` without pgvector (the caller compares in its process)."""
+        if not self.pgvector:
+            return None
+        params: dict[str, Any] = {"q": as_vector(vector), "limit": limit}
+        rows = self._all(NEAREST.replace("{where}", filter_sql(where, params)), params)
+        return [((0, int(i)), float(s)) for i, s in rows]
 
     def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]:
         ids = [k[1] for k in dict.fromkeys(keys)]

@@ -43,10 +43,13 @@ class StoreFilter:
     not_titles: list[str] = field(default_factory=list)
     after: str | None = None  # ISO date, inclusive
     before: str | None = None  # ISO date, exclusive
+    # the principals of the user asking (``access.readers``): only files one of them may read;
+    # None: no per-document restriction (the owner's own use)
+    readers: tuple[str, ...] | None = None
 
     def empty(self) -> bool:
         return not (self.paths or self.not_paths or self.exts or self.not_exts or self.titles
-                    or self.not_titles or self.after or self.before)  # fmt: skip
+                    or self.not_titles or self.after or self.before or self.readers is not None)  # fmt: skip
 
     def clauses(self, schema: tantivy.Schema) -> list[tuple[tantivy.Occur, tantivy.Query]]:
         """The filter as required and excluded clauses of a boolean query (none: no filter)."""
@@ -76,6 +79,10 @@ class StoreFilter:
                 schema, "day", tantivy.FieldType.Integer, low, high, include_upper=high is None
             )
             out.append((tantivy.Occur.Must, days))
+        if self.readers is not None:  # an empty list keeps nothing, as it should
+            should = tantivy.Occur.Should
+            mine = [(should, tantivy.Query.term_query(schema, "readers", r)) for r in self.readers]
+            out.append((tantivy.Occur.Must, tantivy.Query.boolean_query(mine)))
         return out
 
 
@@ -121,6 +128,9 @@ class Viewer(Protocol):
     def by_hashes(
         self, hashes: Sequence[str], where: StoreFilter, limit: int
     ) -> dict[str, list[tuple[int, int]]]: ...
+    def nearest(
+        self, vector: bytes, where: StoreFilter, limit: int
+    ) -> list[tuple[tuple[int, int], float]] | None: ...
     def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]: ...
     def texts(self, hashes: Sequence[str]) -> list[tuple[str, str]]: ...
 
@@ -188,6 +198,10 @@ class View:
             _heading_path(d.get("headings", [])), d["body"][0], start, end, d["hash"][0],
             bool(d.get("dated", [1])[0]),
         )  # fmt: skip
+
+    def nearest(self, vector: bytes, where: StoreFilter, limit: int) -> None:
+        """The embedded store has no vector index: the knowledge base compares in its process."""
+        return None
 
     def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]:
         return {k: self._row(tantivy.DocAddress(k[0], k[1])) for k in dict.fromkeys(keys)}

@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..access import PUBLIC
 from .kbstore import Store
 
 __all__ = ["FileCoverage", "KBStatus", "LastRun", "last_run_record", "status_of"]
@@ -46,6 +47,12 @@ class KBStatus(BaseModel):
     files: int
     chunks: int
     embedded: int = Field(description="chunk texts with an embedding (semantic extra)")
+    vectors: str = Field(default="", description="how vectors are compared: in this process, or pgvector")
+    restricted: int = Field(
+        default=0,
+        description="files not every user may read (their or a folder's permissions): over the "
+        "network doors only [access] users named as their owner or group find them",
+    )
     analyzer: str | None
     last_run: LastRun | None
     coverage: list[FileCoverage] = Field(description="every file indexed, skipped or failed")
@@ -59,7 +66,9 @@ def status_of(store: Store) -> KBStatus:
     last = LastRun.model_validate(json.loads(raw)) if raw else None
     return KBStatus(
         index=store.location, bytes_on_disk=store.disk_bytes(), files=files, chunks=chunks,
-        embedded=store.vector_count(), analyzer=store.get_meta("analyzer"), last_run=last,
+        embedded=store.vector_count(), vectors=store.vector_search, analyzer=store.get_meta("analyzer"),
+        restricted=sum(r != (PUBLIC,) for r in store.readers().values()),
+        last_run=last,
         coverage=sorted(covered, key=lambda c: c.path),
     )  # fmt: skip
 

@@ -13,13 +13,14 @@ so a run that is killed or fails leaves every file either in its old form or in 
 file the engine holds but SQLite does not know yet is written again, over itself, by the next run).
 Readers in other processes see a commit as soon as it is made (the engine's reader reloads).
 
-An index written by the SQLite FTS5 version (schema 1) is recognized and rebuilt: ``legacy_paths``
-tells the knowledge base which files it held.
+An index of an earlier schema (1: the SQLite FTS5 version; 2: chunks without their readers) is
+recognized and rebuilt: ``legacy_paths`` tells the knowledge base which files it held.
 """
 
 from __future__ import annotations
 
 import logging
+import shutil
 import sqlite3
 import threading
 import time
@@ -35,6 +36,7 @@ from ..errors import IndexVersionError
 from . import kbterms
 from .kbquery import HEADINGS_SEP, WEIGHTS, Row, View, Viewer, day_number
 from .kbrepair import damaged
+from .readers import decode, encode
 
 log = logging.getLogger("sourcewise")
 
@@ -43,7 +45,7 @@ __all__ = [
     "open_store",
 ]  # fmt: skip
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: each chunk's readers (per-document permissions)
 COMMIT_SECONDS = 10.0  # the engine commits at least this often during a run (and at its end)
 WRITER_HEAP = 128_000_000  # the engine's default indexing buffer, split over its threads
 
@@ -58,6 +60,7 @@ class FileRow:
     doc_date: str  # ISO date: front matter, else the file's modification day
     ext: str
     mtime_dated: bool = True  # doc_date follows the modification time (no front-matter date)
+    readers: tuple[str, ...] = ("*",)  # who may read it (``readers``): everyone by default
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,7 @@ def _schema() -> tantivy.Schema:
     b = tantivy.SchemaBuilder()
     for name in ("path", "hash"):
         b.add_text_field(name, stored=True, tokenizer_name="raw", index_option="basic")
-    for name in ("path_lc", "ext", "title_lc"):
+    for name in ("path_lc", "ext", "title_lc", "readers"):
         b.add_text_field(name, tokenizer_name="raw", index_option="basic")
     for name in WEIGHTS:  # headings: the chunk's heading path, joined by HEADINGS_SEP
         b.add_text_field(name, stored=True, tokenizer_name=kbterms.TOKENIZER)
@@ -112,10 +115,12 @@ class Store(Protocol):
 
     location: str
     legacy_paths: list[str] | None
+    vector_search: str  # how vectors are compared: in this process, or by the database's index
 
     def get_meta(self, key: str) -> str | None: ...
     def set_meta(self, key: str, value: str) -> None: ...
     def files(self) -> dict[str, tuple[str, int, int]]: ...
+    def readers(self) -> dict[str, tuple[str, ...]]: ...
     def writer(self) -> StoreWriter: ...
     def view(self) -> Viewer: ...
     def missing_vectors(self, limit: int) -> list[tuple[str, str]]: ...
@@ -147,7 +152,7 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files(
     path TEXT PRIMARY KEY, hash TEXT NOT NULL, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
     title TEXT NOT NULL, doc_date TEXT NOT NULL, ext TEXT NOT NULL, mtime_dated INTEGER NOT NULL,
-    chunks INTEGER NOT NULL, hashes BLOB NOT NULL, indexed_at REAL NOT NULL);
+    chunks INTEGER NOT NULL, hashes BLOB NOT NULL, indexed_at REAL NOT NULL, readers TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS coverage(path TEXT PRIMARY KEY, state TEXT NOT NULL, reason TEXT NOT NULL,
     at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS vectors(hash TEXT PRIMARY KEY, vec BLOB NOT NULL);
@@ -157,6 +162,8 @@ _LEGACY_TABLES = ("chunks_fts", "chunks", "files")
 
 class KBStore:
     """The embedded store: ``path`` is the SQLite file (or ``:memory:``), the engine's folder beside it."""
+
+    vector_search = "compared in this process"
 
     def __init__(self, path: Path | str) -> None:
         self.location = str(path)
@@ -194,17 +201,20 @@ class KBStore:
             self._drop_legacy()
 
     def _drop_legacy(self) -> None:
-        """The SQLite FTS5 layout of schema 1: its file list kept for the rebuild, its embeddings kept."""
+        """An index of an earlier schema (1: SQLite FTS5; 2: chunks without their readers): its file
+        list kept for the rebuild, its embeddings kept, its chunks dropped."""
         self.legacy_paths = [r[0] for r in self.db.execute("SELECT path FROM files ORDER BY path")]
         log.warning(
-            "kb: %s was written by an earlier sourcewise (SQLite FTS5, schema 1); rebuilding it in the "
-            "current format from the %d files it held", self.location, len(self.legacy_paths),
+            "kb: %s was written by an earlier sourcewise; rebuilding it in the current format from "
+            "the %d files it held", self.location, len(self.legacy_paths),
         )  # fmt: skip
         with self._transaction():
             for table in _LEGACY_TABLES:
                 self.db.execute(f"DROP TABLE IF EXISTS {table}")
             self.db.execute("DELETE FROM meta")
         Path(self.location + ".lex.npz").unlink(missing_ok=True)
+        if self.location != ":memory:":
+            shutil.rmtree(self.location + ".tantivy", ignore_errors=True)
 
     def _open_index(self) -> tantivy.Index:
         if self.folder is None:
@@ -249,6 +259,11 @@ class KBStore:
         with self._lock:
             rows = self.db.execute("SELECT path, hash, mtime_ns, size FROM files").fetchall()
         return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+    def readers(self) -> dict[str, tuple[str, ...]]:
+        """path -> the file's readers, as the last run found them."""
+        with self._lock:
+            return {r[0]: decode(r[1]) for r in self.db.execute("SELECT path, readers FROM files")}
 
     def writer(self) -> Writer:
         return Writer(self)
@@ -346,7 +361,8 @@ class Writer:
             self._engine.delete_documents_by_term("path", file.path)
         day = day_number(file.doc_date)
         common = {"path": file.path, "path_lc": file.path.lower(), "ext": file.ext,
-                  "title_lc": file.title.lower(), "day": day, "dated": int(not file.mtime_dated)}  # fmt: skip
+                  "title_lc": file.title.lower(), "day": day, "dated": int(not file.mtime_dated),
+                  "readers": list(file.readers)}  # fmt: skip
         title = _Value(file.title)
         for c in chunks:
             doc = tantivy.Document(**common, hash=c.embed_hash, lines=[c.start_line, c.end_line])
@@ -358,7 +374,7 @@ class Writer:
         hashes = b"".join(bytes.fromhex(c.embed_hash) for c in chunks)
         self._rows.append((
             file.path, file.hash, file.mtime_ns, file.size, file.title, file.doc_date, file.ext,
-            int(file.mtime_dated), len(chunks), hashes, time.time(),
+            int(file.mtime_dated), len(chunks), hashes, time.time(), encode(file.readers),
         ))  # fmt: skip
         self._gone.append(file.path)  # its coverage entry, if any, goes
 
@@ -384,7 +400,7 @@ class Writer:
             db = self.store.db
             db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in self._gone])
             db.executemany("DELETE FROM coverage WHERE path = ?", [(p,) for p in self._gone])
-            db.executemany("INSERT INTO files VALUES(?,?,?,?,?,?,?,?,?,?,?)", self._rows)
+            db.executemany("INSERT INTO files VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", self._rows)
             db.executemany("UPDATE files SET mtime_ns = ? WHERE path = ?", self._touched)
             db.executemany("INSERT OR REPLACE INTO coverage VALUES(?,?,?,?)",
                            [(*c, time.time()) for c in self._coverage])  # fmt: skip

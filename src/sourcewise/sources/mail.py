@@ -21,14 +21,18 @@ References or In-Reply-To, and ``meta["thread_subject"]``). Locations are ``mid:
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
+from pydantic import Field, field_validator
+
+from .. import access
 from ..config import Settings
 from ..core import syntax as _syntax
 from ..core.analyze import analyze
@@ -56,7 +60,23 @@ _REPLY_PREFIXES = ("re:", "fw:", "fwd:", "aw:", "답장:", "회신:", "전달:",
 
 
 class MailOptions(MessageOptions):
-    """Mail takes the message-export options (``timezone``, ``cache``) and nothing more."""
+    """Mail takes the message-export options (``timezone``, ``cache``) and the mailbox's owner."""
+
+    owner: list[str] = Field(
+        default_factory=list,
+        description="whose mailbox it is: the names [access] users carry (an e-mail, a login); over "
+        "the network doors only they find its messages. Empty: everyone the source is open to",
+    )
+
+    @field_validator("owner", mode="before")
+    @classmethod
+    def _owner(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+
+def _owner_mark(owner: list[str]) -> int:
+    """The owner as a number in the export's signature: a new owner rebuilds the stored index."""
+    return int.from_bytes(hashlib.sha256("\n".join(owner).encode()).digest()[:6], "big")
 
 
 @dataclass
@@ -150,9 +170,13 @@ def _rows(data: MailboxData) -> Iterator[tuple[int, tuple[str, str, str]]]:
 CODEC = ExportCodec("mail", ("subject", "body", "people"), (3.0, 1.0, 0.5), _dump, _load)
 
 
-def _build(source: str, path: Path, state_dir: Path | None) -> _Loaded:
-    sig = signature(path)
-    data, index = open_export(CODEC, path, sig, state_dir, lambda: read_mailbox(source, path), _rows)
+def _build(source: str, path: Path, state_dir: Path | None, owner: list[str]) -> _Loaded:
+    sig = (*signature(path), _owner_mark(owner))
+    codec = CODEC
+    if owner:  # every message is the owner's: stored as its readers, applied inside the query
+        mine = tuple(dict.fromkeys(f"user:{o.casefold()}" for o in owner))
+        codec = replace(CODEC, readers=lambda data: dict.fromkeys(range(len(data.records)), mine))
+    data, index = open_export(codec, path, sig, state_dir, lambda: read_mailbox(source, path), _rows)
     records = data.records
     thread_ids, subjects = _threads(records)
     oldest = datetime.min.replace(tzinfo=UTC)
@@ -191,15 +215,17 @@ class MailSource(Source):
         if not path.exists():
             raise SourceUnavailable(self.name, f"{path} does not exist")
 
+        assert isinstance(self.options, MailOptions)
+        owner = self.options.owner
+
         def sig() -> tuple[int, ...]:
             try:
-                return signature(path)
+                return (*signature(path), _owner_mark(owner))
             except OSError as exc:
                 raise SourceUnavailable(self.name, f"{path} cannot be read ({exc.strerror or exc})") from exc
 
-        assert isinstance(self.options, MailOptions)
         state = self.settings.state_dir if self.options.cache else None
-        return await self._cache.get(sig, lambda: _build(self.name, path, state))
+        return await self._cache.get(sig, lambda: _build(self.name, path, state, owner))
 
     def _filter(self, parsed: ParsedQuery, data: MailboxData) -> _Filter:
         flt = _Filter()
@@ -272,7 +298,8 @@ class MailSource(Source):
         def text_of(i: int) -> str:
             return f"{records[i].subject}\n{records[i].body}"
 
-        for row, score in matching_rows(loaded.index, parsed, lambda: loaded.newest, text_of):
+        readers = access.readers()  # the door's user: the owner's mail is theirs only
+        for row, score in matching_rows(loaded.index, parsed, lambda: loaded.newest, text_of, readers):
             if self._keep(records[row], loaded, row, flt, bounds):
                 hits.append(self._hit(loaded, row, score or 1.0 / (1 + len(hits)), words))
                 if len(hits) >= want:
@@ -319,7 +346,7 @@ class MailSource(Source):
 
     async def info(self) -> SourceInfo:
         base = await super().info()
-        if not base.ready:
+        if not base.ready or access.readers() is not None:  # a door's user: no counts of hidden mail
             return base
         try:
             loaded = await self._load()

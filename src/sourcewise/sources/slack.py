@@ -34,6 +34,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import Field, field_validator
 
+from .. import access
 from ..config import Settings
 from ..core import syntax as _syntax
 from ..core.analyze import analyze
@@ -116,8 +117,9 @@ def _signature(source: str, path: Path) -> tuple[int, ...]:
 
 def _dump(export: SlackExport) -> dict[str, Any]:
     return {
-        "users": [[u.id, u.name, u.real_name, u.display_name] for u in export.users.values()],
+        "users": [[u.id, u.name, u.real_name, u.display_name, u.email] for u in export.users.values()],
         "channel_ids": export.channel_ids,
+        "members": {k: None if v is None else list(v) for k, v in export.members.items()},
         "messages": [
             [m.channel, m.channel_id, m.ts, m.time, m.user_id, m.author, m.text, m.thread_ts,
              m.reply_count, list(m.files)]
@@ -136,7 +138,15 @@ def _load(raw: Any) -> SlackExport:
     ]
     skipped, day_files, bytes_read = (int(x) for x in raw["counts"])
     channel_ids = {str(k): str(v) for k, v in raw["channel_ids"].items()}
-    return SlackExport(users, channel_ids, messages, skipped, day_files, bytes_read, list(raw["notes"]))
+    members = {str(k): None if v is None else tuple(str(x) for x in v) for k, v in raw["members"].items()}
+    notes = list(raw["notes"])
+    return SlackExport(users, channel_ids, messages, skipped, day_files, bytes_read, notes, members)
+
+
+def _readers(export: SlackExport) -> dict[int, tuple[str, ...]]:
+    """rowid -> readers, for the messages of conversations not open to everyone."""
+    by_folder = {c: export.readers(c) for c in {m.channel for m in export.messages}}
+    return {i: r for i, m in enumerate(export.messages) if (r := by_folder[m.channel]) is not None}
 
 
 def _threads(msgs: list[SlackMessage]) -> tuple[list[tuple[str, str]], dict[tuple[str, str], list[int]]]:
@@ -160,7 +170,7 @@ def _rows(export: SlackExport) -> Iterator[tuple[int, tuple[str, str]]]:
         yield i, (" ".join(analyze(" ".join([m.text, *m.files]))), " ".join(analyze(context)))
 
 
-CODEC = ExportCodec("slack", ("body", "context"), (1.0, 0.3), _dump, _load)
+CODEC = ExportCodec("slack", ("body", "context"), (1.0, 0.3), _dump, _load, _readers)
 
 
 def _build(source: str, path: Path, state_dir: Path | None) -> _Loaded:
@@ -294,7 +304,9 @@ class SlackSource(Source):
         msgs = loaded.export.messages
         hits: list[Hit] = []
         seen: set[tuple[str, str]] = set()
-        rows = matching_rows(loaded.index, parsed, lambda: loaded.newest, lambda r: msgs[r].text)
+        rows = matching_rows(  # the door's user: the conversations they are in, inside the query
+            loaded.index, parsed, lambda: loaded.newest, lambda r: msgs[r].text, access.readers()
+        )
         for row, score in rows:
             key = loaded.thread_of[row]
             if key in seen or not self._keep(row, flt, loaded, bounds):
@@ -348,7 +360,7 @@ class SlackSource(Source):
 
     async def info(self) -> SourceInfo:
         base = await super().info()
-        if not base.ready:
+        if not base.ready or access.readers() is not None:  # a door's user: no counts of hidden messages
             return base
         try:
             loaded = await self._load()
