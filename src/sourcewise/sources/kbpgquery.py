@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -244,6 +244,14 @@ class PgView:
         for h, chunk_id in self._all(sql, params):
             out.setdefault(h, []).append((0, int(chunk_id)))
         return out
+
+    def files(self, keys: Sequence[tuple[int, int]]) -> list[Hashable]:
+        """The path of each key's chunk (a value per key, the same for the chunks of one file)."""
+        ids = [k[1] for k in keys]
+        if not ids:
+            return []
+        got = dict(self._all("SELECT c.id, c.path FROM kb_chunks c WHERE c.id = ANY(%s)", [ids]))
+        return [got.get(i) for i in ids]
 
     def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]:
         ids = [k[1] for k in dict.fromkeys(keys)]

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -121,6 +121,7 @@ class Viewer(Protocol):
     def by_hashes(
         self, hashes: Sequence[str], where: StoreFilter, limit: int
     ) -> dict[str, list[tuple[int, int]]]: ...
+    def files(self, keys: Sequence[tuple[int, int]]) -> list[Hashable]: ...
     def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]: ...
     def texts(self, hashes: Sequence[str]) -> list[tuple[str, str]]: ...
 
@@ -188,6 +189,11 @@ class View:
             _heading_path(d.get("headings", [])), d["body"][0], start, end, d["hash"][0],
             bool(d.get("dated", [1])[0]),
         )  # fmt: skip
+
+    def files(self, keys: Sequence[tuple[int, int]]) -> list[Hashable]:
+        """A value per key, the same for the chunks of one file (from a column: no document read)."""
+        addresses = [tantivy.DocAddress(segment, doc) for segment, doc in keys]
+        return list(self.searcher.fast_field_values("file", addresses))
 
     def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]:
         return {k: self._row(tantivy.DocAddress(k[0], k[1])) for k in dict.fromkeys(keys)}

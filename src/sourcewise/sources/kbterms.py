@@ -32,7 +32,7 @@ from ..core.analyze import MAX_TERM, STOPWORDS, analyze
 from ..core.text import is_hangul
 
 __all__ = [
-    "ANALYZER_ID", "TOKENIZER", "engine_terms", "hot_words", "query_terms", "register",
+    "ANALYZER_ID", "TOKENIZER", "engine_terms", "hot_words", "odd_words", "query_terms", "register",
     "split", "terms", "word_terms",
 ]  # fmt: skip
 
@@ -89,12 +89,41 @@ def _extra(word: str) -> tuple[str, ...]:
 _EXTRAS: dict[str, tuple[str, ...]] = {}  # a non-plain word (cut to MAX_TERM) -> its extra terms
 _PLAIN: set[str] = set()  # words seen to be plain: set operations in C pass over them
 _CACHE_MAX = 200_000
+# An ASCII text as classes of characters, one for one: "a" lower case, "A" upper case, "0" digit,
+# "_" itself, " " the rest. An ASCII word is not plain exactly when it holds "_", a digit beside a
+# letter, a lower-case letter before an upper-case one, or two upper-case letters before a
+# lower-case one: these marks are found by ``str.find`` in C, and only their words are read.
+_CLASSES = str.maketrans(
+    {chr(c): "a" if chr(c).islower() else "A" if chr(c).isupper() else "0" if chr(c).isdigit()
+     else "_" if chr(c) == "_" else " " for c in range(128)}
+)  # fmt: skip
+_MARKS = ("_", "aA", "AAa", "0a", "a0", "0A", "A0")
+
+
+def odd_words(text: str) -> list[str]:
+    """The words of ``text`` (as ``_WORD`` finds them) that may not be plain, each time it occurs:
+    in an ASCII text exactly those ``_plain`` refuses; in any other text every word."""
+    if not text.isascii():
+        return _WORD.findall(text)
+    classes = text.translate(_CLASSES)
+    spans: dict[int, int] = {}  # start -> end of each word holding a mark
+    for mark in _MARKS:
+        at = classes.find(mark)
+        while at >= 0:
+            start = classes.rfind(" ", 0, at) + 1
+            end = classes.find(" ", at)
+            end = len(text) if end < 0 else end
+            spans[start] = end
+            at = classes.find(mark, end)
+    return [text[start : spans[start]] for start in sorted(spans)]
 
 
 def split(text: str) -> tuple[str, list[str]]:
     """(the text the engine analyzes, the extra terms): the analyzer's definition, see the module.
     The text is ``text`` itself unless it holds Hangul."""
-    words = _WORD.findall(text)
+    words = odd_words(text)
+    if not words:
+        return text, []
     extras: list[str] = []
     odd = set(words).difference(_PLAIN)
     if odd:
