@@ -39,6 +39,13 @@ QUERIES = 200
 
 
 def _rss_mb() -> float:
+    """This process's peak RSS. Linux's ``ru_maxrss`` survives ``exec``, so a child started by a
+    large parent reports the parent's size; ``VmHWM`` is the peak of this program alone."""
+    status = Path("/proc/self/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 

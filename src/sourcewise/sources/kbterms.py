@@ -22,7 +22,6 @@ analyzer is not stored with an index: ``register`` adds it to every index this p
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from functools import lru_cache
 
 import tantivy
@@ -32,8 +31,7 @@ from ..core.analyze import MAX_TERM, STOPWORDS, analyze
 from ..core.text import is_hangul
 
 __all__ = [
-    "ANALYZER_ID", "TOKENIZER", "engine_terms", "hot_words", "odd_words", "query_terms", "register",
-    "split", "terms", "word_terms",
+    "ANALYZER_ID", "TOKENIZER", "engine_terms", "odd_words", "query_terms", "register", "split", "terms",
 ]  # fmt: skip
 
 TOKENIZER = "sw_kb"
@@ -152,12 +150,6 @@ def terms(text: str) -> list[str]:
     return [*engine_terms(engine_text), *extras]
 
 
-@lru_cache(maxsize=65536)
-def word_terms(word: str) -> frozenset[str]:
-    """The terms of one word (cut to ``MAX_TERM`` by the caller, so the cache stays small)."""
-    return frozenset(terms(word))
-
-
 _STOP_TERMS = frozenset(engine_terms(" ".join(STOPWORDS))) | STOPWORDS
 
 
@@ -179,47 +171,3 @@ def _sigmas(term: str) -> tuple[str, ...]:
     if term[-1:] in ("σ", "ς") and len(term) > 1:
         return (term, term[:-1] + ("ς" if term[-1] == "σ" else "σ"))
     return (term,)
-
-
-_KNOWN: set[str] = set()  # words whose terms are in _BY_TERM
-_BY_TERM: dict[str, set[str]] = {}  # term -> the words seen to give it
-
-
-def _analyzed(words: set[str]) -> list[tuple[str, Iterable[str]]]:
-    """(word, its terms) for each word; the plain ones in one call of the engine's analyzer (a plain
-    word of at most 64 bytes is one token of it: checked by the count, else word by word)."""
-    plain = [w for w in words if _plain(w) and len(w.encode()) <= MAX_TERM]
-    stems = engine_terms(" ".join(plain))
-    if len(stems) != len(plain):
-        plain, stems = [], []
-    others = words.difference(plain)
-    return [
-        *((w, (t,)) for w, t in zip(plain, stems, strict=True)),
-        *((w, word_terms(w[:MAX_TERM])) for w in others),
-    ]
-
-
-def hot_words(words: set[str], wanted: set[str]) -> set[str]:
-    """The words among ``words`` (as ``\\w+`` finds them) that give any of the terms ``wanted``.
-
-    Each word is analyzed once, its terms noted (term -> words); after that, the question is set
-    operations, run in C: a snippet's search for its first line with a query term costs no Python
-    loop over the words of the text."""
-    new = words.difference(_KNOWN)
-    if len(_KNOWN) + len(new) > _CACHE_MAX:
-        _KNOWN.clear()
-        _BY_TERM.clear()
-    hot: set[str] = set()
-    if new:
-        for word, found in _analyzed(new):
-            if len(word) > MAX_TERM:  # a longer word (a hash, a blob) is looked at, not kept
-                if not wanted.isdisjoint(found):
-                    hot.add(word)
-                continue
-            _KNOWN.add(word)
-            for term in found:
-                _BY_TERM.setdefault(term, set()).add(word)
-    for term in wanted:
-        if term in _BY_TERM:
-            hot |= _BY_TERM[term] & words
-    return hot
