@@ -195,7 +195,9 @@ def _tantivy_hits(index: Any, searcher: Any, q: str) -> list[tuple[str, str]]:
     return out
 
 
-def _timed(fns: dict[str, Callable[[str], object]], queries: list[str]) -> dict[str, tuple[float, float, float]]:
+def _timed(
+    fns: dict[str, Callable[[str], object]], queries: list[str]
+) -> dict[str, tuple[float, float, float]]:
     """(p50, p99 wall ms, p50 CPU ms of the calling thread) per system. The CPU time is what a
     query costs whatever the machine's load: on a loaded machine a longer query is also more
     often pre-empted, which the wall time shows and the CPU time does not."""
@@ -255,7 +257,9 @@ def one_size(n: int) -> tuple[list[str], dict[str, float]]:
     return _rows(n, note, built, disk, firsts, times, unchanged, one_pct, len(changed))
 
 
-def _query_times(outs: dict[str, Path], short: list[str], long: list[str]) -> dict[str, tuple[float, float, float]]:
+def _query_times(
+    outs: dict[str, Path], short: list[str], long: list[str]
+) -> dict[str, tuple[float, float, float]]:
     import bm25s
     import Stemmer
     import tantivy
