@@ -96,6 +96,73 @@ def test_split_gives_the_same_terms_as_the_engine_reading_the_same_value(text: s
     assert all(t and " " not in t for t in kbterms.query_terms(text))
 
 
+def _real_paragraphs() -> list[str]:
+    """Paragraphs of documentation nobody here wrote: the standard library's docstrings and, when
+    installed, Vim's help and the text files under /usr/share/doc (Greek, Cyrillic, CJK among them)."""
+    texts: list[str] = []
+    for path in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[:200]:
+        try:
+            tree = ast.parse(path.read_bytes())
+        except (SyntaxError, ValueError):
+            continue
+        nodes = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef | ast.Module)]
+        texts.extend(d for n in nodes if (d := ast.get_docstring(n)))
+    for pattern in ("/usr/share/vim/vim*/doc/*.txt", "/usr/share/doc/*/*.txt", "/usr/share/doc/*/README*"):
+        for path in sorted(Path("/").glob(pattern.lstrip("/")))[:300]:
+            if path.is_file() and path.stat().st_size < 2_000_000:
+                texts.append(path.read_text("utf-8", "replace"))
+    return [p for t in texts for p in t.split("\n\n") if p.strip()]
+
+
+def test_odd_words_are_the_words_the_plain_check_refuses_over_real_text() -> None:
+    """``split`` reads only the words ``odd_words`` gives: over real text those hold every word
+    ``_plain`` refuses, each time it occurs and in order, and in ASCII text nothing else."""
+    paragraphs = _real_paragraphs()
+    refused_total = 0
+    for text in paragraphs:
+        refused = [w for w in kbterms._WORD.findall(text) if not kbterms._plain(w)]
+        got = kbterms.odd_words(text)
+        assert [w for w in got if not kbterms._plain(w)] == refused, text[:200]
+        if text.isascii():
+            assert got == refused, text[:200]
+        refused_total += len(refused)
+    assert len(paragraphs) > 2000
+    assert refused_total > 1000
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.text(st.characters(max_codepoint=127), max_size=200), st.text(max_size=200)))
+def test_odd_words_holds_every_word_the_plain_check_refuses(text: str) -> None:
+    refused = [w for w in kbterms._WORD.findall(text) if not kbterms._plain(w)]
+    got = kbterms.odd_words(text)
+    assert [w for w in got if not kbterms._plain(w)] == refused
+    if text.isascii():
+        assert got == refused
+
+
+def test_an_index_of_schema_2_is_rebuilt_with_its_file_column(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The tantivy index before the ``file`` column (schema 2): rebuilt from its files on first use,
+    said once; search spreads results over files by that column."""
+    assert _stdlib_docs(tmp_path / "docs", 5) == 5
+    path = tmp_path / "kb.sqlite3"
+    base = KnowledgeBase(path, semantic=False)
+    files, chunks = base.index([tmp_path / "docs"]).added, base.info()[1]
+    base.close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    again = KnowledgeBase(path, semantic=False)
+    assert "earlier sourcewise (index schema 2)" in caplog.text
+    assert again.info()[:2] == (len(files), chunks)
+    store = again.store
+    assert isinstance(store, KBStore)
+    hits = store.index.searcher().search(tantivy.Query.all_query(), 10).hits
+    assert None not in store.view().files([(a.segment_ord, a.doc) for _, a in hits])
+    assert again.search("the", mode="lexical")
+    again.close()
+
+
 def test_status_tells_size_chunks_files_last_run_and_coverage(tmp_path: Path) -> None:
     folder = tmp_path / "docs"
     folder.mkdir()

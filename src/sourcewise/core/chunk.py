@@ -59,6 +59,13 @@ def _atx(line: str) -> tuple[int, str] | None:
     return level, rest.strip().rstrip("#").strip()
 
 
+def _adorned(line: str) -> bool:
+    """Whether ``line`` starts (after spaces) with an adornment character: ``line.lstrip()[:1] in
+    _RST_ADORN``, looking at one character when the line does not start with a space."""
+    first = line[:1]
+    return first in _RST_ADORN or (first.isspace() and line.lstrip()[:1] in _RST_ADORN)
+
+
 def _underline(line: str, title: str) -> str | None:
     """The adornment character if ``line`` underlines ``title`` (setext or rst), else ``None``."""
     s = line.strip()
@@ -84,13 +91,14 @@ class _Builder:
         self.path.append((level, title))
 
     def add(self, lineno: int, line: str) -> None:
+        blank = not line or line.isspace()  # what ``not line.strip()`` says, without a copy
         if not self.buf:
-            if not line.strip():
+            if blank:
                 return
             self.start = lineno
         self.buf.append(line)
         self.size += len(line) + 1
-        if (not line.strip() and self.size >= TARGET_CHARS) or self.size >= MAX_CHUNK_CHARS:
+        if (blank and self.size >= TARGET_CHARS) or self.size >= MAX_CHUNK_CHARS:
             self.flush()
 
     def flush(self) -> None:
@@ -111,34 +119,31 @@ def chunk_document(text: str, fmt: str, *, max_chunks: int) -> Document:
     b = _Builder()
     levels: dict[str, int] = {}
     fence: str | None = None
+    markdown, rst = fmt == "markdown", fmt == "rst"
+    count = len(lines)
     i = first
-    while i < len(lines) and len(b.chunks) < max_chunks:
+    # Cheap first looks before the checks: most lines are neither fences, headings nor underlined.
+    while i < count and len(b.chunks) < max_chunks:
         line = lines[i]
-        marker = line.lstrip()[:3]
-        if fmt == "markdown" and marker in ("```", "~~~"):
+        if markdown and ("```" in line or "~~~" in line) and (marker := line.lstrip()[:3]) in ("```", "~~~"):
             fence = None if fence == marker else (fence or marker)
-        # Cheap first looks before the checks (most lines are neither headings nor underlines).
-        heading = _atx(line) if fmt == "markdown" and fence is None and "#" in line[:4] else None
-        under = None
-        if (
-            heading is None and fence is None and fmt != "text" and i + 1 < len(lines)
-            and lines[i + 1].lstrip()[:1] in _RST_ADORN
-        ):  # fmt: skip
+        if markdown and fence is None and "#" in line[:4] and (heading := _atx(line)) is not None:
+            b.heading(*heading)
+            i += 1
+            continue
+        if fence is None and fmt != "text" and i + 1 < count and _adorned(lines[i + 1]):
             under = _underline(lines[i + 1], line)
             # Markdown: only "=" / "-" underlines, and only under a one-line paragraph.
-            if fmt == "markdown" and (under not in ("=", "-") or (b.buf and b.buf[-1].strip())):
+            if markdown and (under not in ("=", "-") or (b.buf and b.buf[-1].strip())):
                 under = None
-        if heading is not None:
-            b.heading(*heading)
-        if heading is None and under is not None:
-            if fmt == "rst" and b.buf and _underline(b.buf[-1], line) == under:
-                b.size -= len(b.buf.pop()) + 1  # an overline belongs to the title
-            level = levels.setdefault(under, len(levels) + 1) if fmt == "rst" else (1 if under == "=" else 2)
-            b.heading(level, line.strip())
-            i += 2
-            continue
-        if heading is None:
-            b.add(i + 1, line)
+            if under is not None:
+                if rst and b.buf and _underline(b.buf[-1], line) == under:
+                    b.size -= len(b.buf.pop()) + 1  # an overline belongs to the title
+                level = levels.setdefault(under, len(levels) + 1) if rst else (1 if under == "=" else 2)
+                b.heading(level, line.strip())
+                i += 2
+                continue
+        b.add(i + 1, line)
         i += 1
     b.flush()
     title = meta.get("title") or _first_heading(b.chunks)

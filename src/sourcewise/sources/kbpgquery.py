@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -261,6 +261,14 @@ class PgView:
         params: dict[str, Any] = {"q": as_vector(vector), "limit": limit}
         rows = self._all(NEAREST.replace("{where}", filter_sql(where, params)), params)
         return [((0, int(i)), float(s)) for i, s in rows]
+
+    def files(self, keys: Sequence[tuple[int, int]]) -> list[Hashable]:
+        """The path of each key's chunk (a value per key, the same for the chunks of one file)."""
+        ids = [k[1] for k in keys]
+        if not ids:
+            return []
+        got = dict(self._all("SELECT c.id, c.path FROM kb_chunks c WHERE c.id = ANY(%s)", [ids]))
+        return [got.get(i) for i in ids]
 
     def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]:
         ids = [k[1] for k in dict.fromkeys(keys)]

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -131,6 +131,7 @@ class Viewer(Protocol):
     def nearest(
         self, vector: bytes, where: StoreFilter, limit: int
     ) -> list[tuple[tuple[int, int], float]] | None: ...
+    def files(self, keys: Sequence[tuple[int, int]]) -> list[Hashable]: ...
     def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]: ...
     def texts(self, hashes: Sequence[str]) -> list[tuple[str, str]]: ...
 
@@ -202,6 +203,11 @@ class View:
     def nearest(self, vector: bytes, where: StoreFilter, limit: int) -> None:
         """The embedded store has no vector index: the knowledge base compares in its process."""
         return None
+
+    def files(self, keys: Sequence[tuple[int, int]]) -> list[Hashable]:
+        """A value per key, the same for the chunks of one file (from a column: no document read)."""
+        addresses = [tantivy.DocAddress(segment, doc) for segment, doc in keys]
+        return list(self.searcher.fast_field_values("file", addresses))
 
     def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]:
         return {k: self._row(tantivy.DocAddress(k[0], k[1])) for k in dict.fromkeys(keys)}

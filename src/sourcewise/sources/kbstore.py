@@ -13,12 +13,14 @@ so a run that is killed or fails leaves every file either in its old form or in 
 file the engine holds but SQLite does not know yet is written again, over itself, by the next run).
 Readers in other processes see a commit as soon as it is made (the engine's reader reloads).
 
-An index of an earlier schema (1: the SQLite FTS5 version; 2: chunks without their readers) is
-recognized and rebuilt: ``legacy_paths`` tells the knowledge base which files it held.
+An index of an earlier schema (1: the SQLite FTS5 version; 2: tantivy without the ``file`` column and
+the chunks' readers) is recognized and rebuilt: ``legacy_paths`` tells the knowledge base which files it held.
 """
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import logging
 import shutil
 import sqlite3
@@ -45,7 +47,7 @@ __all__ = [
     "open_store",
 ]  # fmt: skip
 
-SCHEMA_VERSION = 3  # 3: each chunk's readers (per-document permissions)
+SCHEMA_VERSION = 3  # 1: SQLite FTS5; 2: tantivy; 3: the ``file`` fast field and each chunk's readers
 COMMIT_SECONDS = 10.0  # the engine commits at least this often during a run (and at its end)
 WRITER_HEAP = 128_000_000  # the engine's default indexing buffer, split over its threads
 
@@ -82,28 +84,32 @@ def _schema() -> tantivy.Schema:
     for name in WEIGHTS:  # headings: the chunk's heading path, joined by HEADINGS_SEP
         b.add_text_field(name, stored=True, tokenizer_name=kbterms.TOKENIZER)
     b.add_integer_field("day", stored=True, indexed=True, fast=True)
+    # A number per file (``file_number``), read in a column for many hits at once without reading
+    # their stored documents: search spreads results over files by it.
+    b.add_integer_field("file", fast=True)
     b.add_integer_field("lines", stored=True)  # first and last line
     b.add_integer_field("dated", stored=True)  # 1: the day is the document's own (front matter), 0: its mtime
     return b.build()
 
 
-class _Value:
-    """A text as a field value, analyzed as ``kbterms.split`` says: by the engine, with the extra
-    terms as a pre-tokenized value beside; a text holding Hangul goes in pre-tokenized whole (its
-    stored value is the text as it was)."""
+def _add(doc: tantivy.Document, name: str, text: str) -> None:
+    """``text`` as a value of field ``name``, analyzed as ``kbterms.split`` says: by the engine, with
+    the extra terms as a pre-tokenized value beside; a text holding Hangul goes in pre-tokenized whole
+    (its stored value is the text as it was)."""
+    engine_text, extras = kbterms.split(text)
+    if engine_text is text:
+        doc.add_text(name, text)
+    else:
+        tokens = _tokens(kbterms.engine_terms(engine_text))
+        doc.add_pre_tokenized_text(name, tantivy.PreTokenizedString(text, tokens))
+    if extras:
+        doc.add_pre_tokenized_text(name, tantivy.PreTokenizedString("", _tokens(extras)))
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        engine_text, self.extras = kbterms.split(text)
-        self.tokens = None if engine_text is text else _tokens(kbterms.engine_terms(engine_text))
 
-    def add(self, doc: tantivy.Document, name: str) -> None:
-        if self.tokens is None:
-            doc.add_text(name, self.text)
-        else:
-            doc.add_pre_tokenized_text(name, tantivy.PreTokenizedString(self.text, self.tokens))
-        if self.extras:
-            doc.add_pre_tokenized_text(name, tantivy.PreTokenizedString("", _tokens(self.extras)))
+def file_number(path: str) -> int:
+    """The ``file`` column's number for ``path``: 64 bits of its hash (two files sharing one would
+    only be spread as one)."""
+    return int.from_bytes(hashlib.blake2b(path.encode(), digest_size=8).digest(), "little", signed=True)
 
 
 def _tokens(terms: Sequence[str]) -> list[tantivy.Token]:
@@ -198,23 +204,24 @@ class KBStore:
                 "with --kb FILE.",
             )
         if version < SCHEMA_VERSION:
-            self._drop_legacy()
+            self._drop_legacy(version)
 
-    def _drop_legacy(self) -> None:
-        """An index of an earlier schema (1: SQLite FTS5; 2: chunks without their readers): its file
-        list kept for the rebuild, its embeddings kept, its chunks dropped."""
+    def _drop_legacy(self, version: int) -> None:
+        """An earlier layout (schema 1: SQLite FTS5; 2: tantivy without the ``file`` column and the
+        chunks' readers): its file list kept for the rebuild, its embeddings kept, its chunks
+        dropped."""
         self.legacy_paths = [r[0] for r in self.db.execute("SELECT path FROM files ORDER BY path")]
         log.warning(
-            "kb: %s was written by an earlier sourcewise; rebuilding it in the current format from "
-            "the %d files it held", self.location, len(self.legacy_paths),
+            "kb: %s was written by an earlier sourcewise (index schema %d); rebuilding it in the "
+            "current format from the %d files it held", self.location, version, len(self.legacy_paths),
         )  # fmt: skip
+        if self.location != ":memory:":
+            shutil.rmtree(self.location + ".tantivy", ignore_errors=True)
         with self._transaction():
             for table in _LEGACY_TABLES:
                 self.db.execute(f"DROP TABLE IF EXISTS {table}")
             self.db.execute("DELETE FROM meta")
         Path(self.location + ".lex.npz").unlink(missing_ok=True)
-        if self.location != ":memory:":
-            shutil.rmtree(self.location + ".tantivy", ignore_errors=True)
 
     def _open_index(self) -> tantivy.Index:
         if self.folder is None:
@@ -359,24 +366,34 @@ class Writer:
     def put_file(self, file: FileRow, chunks: Sequence[ChunkRow], *, known: bool) -> None:
         if known or self._dirty:
             self._engine.delete_documents_by_term("path", file.path)
-        day = day_number(file.doc_date)
-        common = {"path": file.path, "path_lc": file.path.lower(), "ext": file.ext,
-                  "title_lc": file.title.lower(), "day": day, "dated": int(not file.mtime_dated),
-                  "readers": list(file.readers)}  # fmt: skip
-        title = _Value(file.title)
-        for c in chunks:
-            doc = tantivy.Document(**common, hash=c.embed_hash, lines=[c.start_line, c.end_line])
-            title.add(doc, "title")
-            if c.heading_path:
-                _Value(HEADINGS_SEP.join(c.heading_path)).add(doc, "headings")
-            _Value(c.text).add(doc, "body")
-            self._engine.add_document(doc)
+        if chunks:
+            self._add_chunks(file, chunks)
         hashes = b"".join(bytes.fromhex(c.embed_hash) for c in chunks)
         self._rows.append((
             file.path, file.hash, file.mtime_ns, file.size, file.title, file.doc_date, file.ext,
             int(file.mtime_dated), len(chunks), hashes, time.time(), encode(file.readers),
         ))  # fmt: skip
         self._gone.append(file.path)  # its coverage entry, if any, goes
+
+    def _add_chunks(self, file: FileRow, chunks: Sequence[ChunkRow]) -> None:
+        # What the chunks of a file share is made once and copied (a copy made in the engine, no
+        # Python value read again), the title analyzed once.
+        shared = tantivy.Document(
+            path=file.path, path_lc=file.path.lower(), ext=file.ext, title_lc=file.title.lower(),
+            day=day_number(file.doc_date), dated=int(not file.mtime_dated), file=file_number(file.path),
+            readers=list(file.readers),
+        )  # fmt: skip
+        _add(shared, "title", file.title)
+        engine = self._engine
+        for c in chunks:
+            doc = copy.copy(shared)
+            doc.add_text("hash", c.embed_hash)
+            doc.add_integer("lines", c.start_line)
+            doc.add_integer("lines", c.end_line)
+            if c.heading_path:
+                _add(doc, "headings", HEADINGS_SEP.join(c.heading_path))
+            _add(doc, "body", c.text)
+            engine.add_document(doc)
 
     def touch(self, file: FileRow) -> None:
         """Same content, new modification time (the date does not follow it): the row only."""

@@ -22,7 +22,6 @@ analyzer is not stored with an index: ``register`` adds it to every index this p
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from functools import lru_cache
 
 import tantivy
@@ -32,8 +31,7 @@ from ..core.analyze import MAX_TERM, STOPWORDS, analyze
 from ..core.text import is_hangul
 
 __all__ = [
-    "ANALYZER_ID", "TOKENIZER", "engine_terms", "hot_words", "query_terms", "register",
-    "split", "terms", "word_terms",
+    "ANALYZER_ID", "TOKENIZER", "engine_terms", "odd_words", "query_terms", "register", "split", "terms",
 ]  # fmt: skip
 
 TOKENIZER = "sw_kb"
@@ -89,12 +87,41 @@ def _extra(word: str) -> tuple[str, ...]:
 _EXTRAS: dict[str, tuple[str, ...]] = {}  # a non-plain word (cut to MAX_TERM) -> its extra terms
 _PLAIN: set[str] = set()  # words seen to be plain: set operations in C pass over them
 _CACHE_MAX = 200_000
+# An ASCII text as classes of characters, one for one: "a" lower case, "A" upper case, "0" digit,
+# "_" itself, " " the rest. An ASCII word is not plain exactly when it holds "_", a digit beside a
+# letter, a lower-case letter before an upper-case one, or two upper-case letters before a
+# lower-case one: these marks are found by ``str.find`` in C, and only their words are read.
+_CLASSES = str.maketrans(
+    {chr(c): "a" if chr(c).islower() else "A" if chr(c).isupper() else "0" if chr(c).isdigit()
+     else "_" if chr(c) == "_" else " " for c in range(128)}
+)  # fmt: skip
+_MARKS = ("_", "aA", "AAa", "0a", "a0", "0A", "A0")
+
+
+def odd_words(text: str) -> list[str]:
+    """The words of ``text`` (as ``_WORD`` finds them) that may not be plain, each time it occurs:
+    in an ASCII text exactly those ``_plain`` refuses; in any other text every word."""
+    if not text.isascii():
+        return _WORD.findall(text)
+    classes = text.translate(_CLASSES)
+    spans: dict[int, int] = {}  # start -> end of each word holding a mark
+    for mark in _MARKS:
+        at = classes.find(mark)
+        while at >= 0:
+            start = classes.rfind(" ", 0, at) + 1
+            end = classes.find(" ", at)
+            end = len(text) if end < 0 else end
+            spans[start] = end
+            at = classes.find(mark, end)
+    return [text[start : spans[start]] for start in sorted(spans)]
 
 
 def split(text: str) -> tuple[str, list[str]]:
     """(the text the engine analyzes, the extra terms): the analyzer's definition, see the module.
     The text is ``text`` itself unless it holds Hangul."""
-    words = _WORD.findall(text)
+    words = odd_words(text)
+    if not words:
+        return text, []
     extras: list[str] = []
     odd = set(words).difference(_PLAIN)
     if odd:
@@ -123,12 +150,6 @@ def terms(text: str) -> list[str]:
     return [*engine_terms(engine_text), *extras]
 
 
-@lru_cache(maxsize=65536)
-def word_terms(word: str) -> frozenset[str]:
-    """The terms of one word (cut to ``MAX_TERM`` by the caller, so the cache stays small)."""
-    return frozenset(terms(word))
-
-
 _STOP_TERMS = frozenset(engine_terms(" ".join(STOPWORDS))) | STOPWORDS
 
 
@@ -150,47 +171,3 @@ def _sigmas(term: str) -> tuple[str, ...]:
     if term[-1:] in ("σ", "ς") and len(term) > 1:
         return (term, term[:-1] + ("ς" if term[-1] == "σ" else "σ"))
     return (term,)
-
-
-_KNOWN: set[str] = set()  # words whose terms are in _BY_TERM
-_BY_TERM: dict[str, set[str]] = {}  # term -> the words seen to give it
-
-
-def _analyzed(words: set[str]) -> list[tuple[str, Iterable[str]]]:
-    """(word, its terms) for each word; the plain ones in one call of the engine's analyzer (a plain
-    word of at most 64 bytes is one token of it: checked by the count, else word by word)."""
-    plain = [w for w in words if _plain(w) and len(w.encode()) <= MAX_TERM]
-    stems = engine_terms(" ".join(plain))
-    if len(stems) != len(plain):
-        plain, stems = [], []
-    others = words.difference(plain)
-    return [
-        *((w, (t,)) for w, t in zip(plain, stems, strict=True)),
-        *((w, word_terms(w[:MAX_TERM])) for w in others),
-    ]
-
-
-def hot_words(words: set[str], wanted: set[str]) -> set[str]:
-    """The words among ``words`` (as ``\\w+`` finds them) that give any of the terms ``wanted``.
-
-    Each word is analyzed once, its terms noted (term -> words); after that, the question is set
-    operations, run in C: a snippet's search for its first line with a query term costs no Python
-    loop over the words of the text."""
-    new = words.difference(_KNOWN)
-    if len(_KNOWN) + len(new) > _CACHE_MAX:
-        _KNOWN.clear()
-        _BY_TERM.clear()
-    hot: set[str] = set()
-    if new:
-        for word, found in _analyzed(new):
-            if len(word) > MAX_TERM:  # a longer word (a hash, a blob) is looked at, not kept
-                if not wanted.isdisjoint(found):
-                    hot.add(word)
-                continue
-            _KNOWN.add(word)
-            for term in found:
-                _BY_TERM.setdefault(term, set()).add(word)
-    for term in wanted:
-        if term in _BY_TERM:
-            hot |= _BY_TERM[term] & words
-    return hot
