@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 from sourcewise.ask import aask
 from sourcewise.config import Settings
 from sourcewise.core.analyze import analyze
+from sourcewise.core.asked import covered, read
 from sourcewise.core.extractive import units
-from sourcewise.core.pick import covered, pick, read
+from sourcewise.core.pick import pick
 from sourcewise.models import Hit, RankedHit
 from sourcewise.session import Session
 
@@ -224,3 +225,82 @@ def test_a_man_page_subsection_is_a_heading() -> None:
     found = units(text, wrapped=True)
     assert (found[0].text, found[0].kind) == ("Context Line Control", "heading")
     assert found[1].text.startswith("-A NUM, --after-context=NUM Print")
+
+
+def test_a_name_met_only_inside_a_longer_identifier_counts_less() -> None:
+    # The Rust Book: "Mutex" in `MutexGuard`, "unwrap" in `unwrap_or_else`, are other names.
+    guard = (
+        "Shared state",
+        "The call to `lock` returns a type called `MutexGuard`, wrapped in a `LockResult`.",
+    )
+    mutex = (
+        "Mutexes",
+        "A mutex allows only one thread to access some data at any given time, by mutual exclusion.",
+    )
+    assert "mutual exclusion" in _answer("What is a Mutex?", guard, mutex)
+    closure = ("Closures", "For now, `unwrap_or_else` will pass the inner value of the `Err` to our closure.")
+    result = ("Result", "If the `Result` is the `Err` variant, `unwrap` will call the `panic!` macro for us.")
+    assert "panic!" in _answer("What does unwrap do on an Err value?", closure, result)
+
+
+def test_the_option_whose_name_the_question_says_wins_a_tie() -> None:
+    # sort(1) and tar(1), as `man` renders them: every entry says "sort" and "numeric" alike.
+    sort = (
+        "sort",
+        "OPTIONS\n"
+        "       -g, --general-numeric-sort\n              compare according to general numerical value\n\n"
+        "       -h, --human-numeric-sort\n              compare human readable numbers (e.g., 2K 1G)\n\n"
+        "       -n, --numeric-sort\n              compare according to string numerical value\n",
+    )
+    assert _answer("How do I sort numerically?", sort).startswith("-n, --numeric-sort")
+    tar = (
+        "tar",
+        "OPTIONS\n"
+        "       --one-file-system\n              Stay in local file system when creating archive.\n\n"
+        "       -c, --create\n              Create a new archive.\n",
+    )
+    assert _answer("How do I create a tar archive?", tar).startswith("-c, --create")
+
+
+def test_which_option_asks_for_the_option_entry() -> None:
+    sed = (
+        "sed",
+        "The -E option switches to using extended regular expressions instead; it has been supported "
+        "for years by GNU sed.\n\n"
+        "       -E, -r, --regexp-extended\n              use extended regular expressions in the script\n",
+    )
+    assert "--regexp-extended" in _answer("Which sed option enables extended regular expressions?", sed)
+    assert read("개발용으로 애플리케이션을 실행하는 명령어는?").kind == "how"
+
+
+def test_a_when_question_about_an_event_is_answered_by_what_it_follows() -> None:
+    tasks = (
+        "백그라운드 작업",
+        "백그라운드에서 실행될 작업 함수(`write_notification`).\n\n"
+        "응답을 반환한 후에 실행할 백그라운드 작업을 정의할 수 있습니다.",
+    )
+    assert "후에" in _answer("백그라운드 작업은 언제 실행되나요?", tasks)
+
+
+def test_a_heading_naming_several_things_is_about_none_of_them() -> None:
+    compare = (
+        "Shared state",
+        "### Comparing `RefCell<T>`/`Rc<T>` and `Mutex<T>`/`Arc<T>`\n\n"
+        "You might have noticed that `counter` is immutable; this means `Mutex<T>` provides interior mutability.",
+    )
+    rc = (
+        "Rc",
+        "The `Rc<T>` type enables multiple ownership: it keeps track of the number of references to a value.",
+    )
+    assert "multiple ownership" in _answer("What is Rc<T> used for?", compare, rc)
+
+
+def test_a_definition_comes_with_its_next_sentence() -> None:
+    manual = (
+        "bzip2 manual",
+        "bzip2recover is a simple program whose purpose is to search for blocks in .bz2 files. "
+        "You can then use bzip2 -t to test the integrity of the resulting files.\n\nOther text here.",
+    )
+    answer = _answer("What does bzip2recover do?", manual)
+    assert "search for blocks" in answer
+    assert "bzip2 -t" in answer
