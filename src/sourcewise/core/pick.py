@@ -23,8 +23,9 @@ passages as ones that may not answer.
 unit leaves out ("The default is 5 seconds." after the one naming the timeout), the next unit
 when a "default" question's value or a "how" question's command follows or it goes on from this
 one ("However, ..."), the list it announces ("... one of the following:"), the sentence after a
-definition ("X is a simple program ..."), an example it announces ("For example:" and the block), and a second unit from
-elsewhere only when it scores near the best and covers more. At most ``limit`` units.
+definition ("X is a simple program ..."), an example it announces ("For example:" and the
+block), and a second unit from elsewhere only when it scores near the best and covers more. At
+most ``limit`` units.
 """
 
 from __future__ import annotations
