@@ -304,3 +304,26 @@ def test_a_definition_comes_with_its_next_sentence() -> None:
     answer = _answer("What does bzip2recover do?", manual)
     assert "search for blocks" in answer
     assert "bzip2 -t" in answer
+
+
+def test_a_partial_page_ranks_below_the_page_it_quotes() -> None:
+    from datetime import date
+
+    from sourcewise.core.relevance import score_hit
+
+    def hit(path: str, title: str) -> Hit:
+        text = "Use the TestClient to call your app in tests, as a browser would."
+        return Hit(title=title, location=path, path=path, text=text, source="kb", kind="knowledge_base",
+                   authority="wiki", score=1.0)  # fmt: skip
+
+    page, generated = hit("docs/testing.md", "Testing"), hit("docs/_llm-test.md", "LLM test file")
+    module = hit("pkg/__init__.md", "Testing")
+    terms, day = analyze("test client"), date(2026, 1, 1)
+    assert (
+        score_hit(page, terms=terms, kind="fact", today=day, rank=1)[0]
+        > score_hit(generated, terms=terms, kind="fact", today=day, rank=0)[0]
+    )
+    assert (
+        score_hit(module, terms=terms, kind="fact", today=day, rank=0)[0]
+        > score_hit(page, terms=terms, kind="fact", today=day, rank=1)[0]
+    )
