@@ -327,3 +327,12 @@ def test_a_partial_page_ranks_below_the_page_it_quotes() -> None:
         score_hit(module, terms=terms, kind="fact", today=day, rank=0)[0]
         > score_hit(page, terms=terms, kind="fact", today=day, rank=1)[0]
     )
+
+
+def test_a_korean_why_not_question_is_not_refused_for_its_adverb_and_negation() -> None:
+    security = (
+        "보안 소개",
+        "OAuth 1도 있었는데, 이는 OAuth2와 매우 다르고 통신을 암호화하는 방법까지 직접 명세에 포함했기 때문에 "
+        "더 복잡했습니다.\n\n그래서 요즘은 널리 쓰이지 않습니다.",
+    )
+    assert "복잡" in _answer("OAuth 1은 왜 잘 쓰이지 않나요?", security)
