@@ -336,20 +336,3 @@ def test_a_korean_why_not_question_is_not_refused_for_its_adverb_and_negation() 
         "더 복잡했습니다.\n\n그래서 요즘은 널리 쓰이지 않습니다.",
     )
     assert "복잡" in _answer("OAuth 1은 왜 잘 쓰이지 않나요?", security)
-
-
-def test_a_code_block_meeting_the_question_only_inside_identifiers_is_no_how_to() -> None:
-    # httpx's docs: the SSL page's traceback names ConnectError and VERIFY_FAILED; the answer is
-    # the transports page's sentence about retries.
-    ssl = (
-        "SSL",
-        "By default httpx will verify HTTPS connections, and raise an error for invalid SSL cases...\n\n"
-        "```pycon\n>>> httpx.get(url)\nhttpx.ConnectError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate "
-        "verify failed: certificate has expired\n```",
-    )
-    transports = (
-        "Transports",
-        "HTTPX lets you configure transports.\n\nConnection retries are also available via this interface.",
-    )
-    answer = pick("How do I retry failed connections?", _ranked(ssl, transports))
-    assert answer[0] == ("Connection retries are also available via this interface.", 1)

@@ -213,7 +213,7 @@ def _score(
     spec = set(asked.specific)
     mine = sum(weights[i] * (0.5 if i in partial else 1.0) for i in own)
     cover = (mine + 0.5 * sum(weights[i] for i in near)) / (sum(weights) or 1.0)
-    share = (len((own | near) & spec) - 0.5 * len(partial & spec)) / max(1, len(spec))
+    share = len((own | near) & spec) / max(1, len(spec))
     return 2.0 * cover + 0.9 * fit * share + 0.3 * _closeness(tokens, asked.groups, own)
 
 
