@@ -160,28 +160,24 @@ async def test_ask_answers_from_the_logging_page_of_an_indexed_folder(tmp_path: 
         assert not refused.citations
 
 
-def test_a_changelog_ranks_below_the_page_it_summarises_unless_changes_are_asked() -> None:
+def _relevance(path: str, title: str, text: str, question: str, rank: int) -> float:
+    """Seed 003's relevance of a kb hit at ``path`` for ``question``, at place ``rank`` of its source."""
     from datetime import date
 
     from sourcewise.core.relevance import score_hit
 
-    def hit(path: str, title: str) -> Hit:
-        text = "Timeouts default to five seconds for every request a client makes."
-        return Hit(title=title, location=path, path=path, text=text, source="kb", kind="knowledge_base",
-                   authority="wiki", score=1.0)  # fmt: skip
+    hit = Hit(title=title, location=path, path=path, text=text, source="kb", kind="knowledge_base",
+              authority="wiki", score=1.0)  # fmt: skip
+    return score_hit(hit, terms=analyze(question), kind="fact", today=date(2026, 1, 1), rank=rank)[0]
 
-    page, log = hit("docs/timeouts.md", "Timeouts"), hit("CHANGELOG.md", "Changelog")
-    terms = analyze("default timeout")
-    day = date(2026, 1, 1)
-    assert (
-        score_hit(page, terms=terms, kind="fact", today=day, rank=1)[0]
-        > score_hit(log, terms=terms, kind="fact", today=day, rank=0)[0]
-    )
-    changed = analyze("what changed in the default timeout")
-    assert (
-        score_hit(log, terms=changed, kind="fact", today=day, rank=0)[0]
-        > score_hit(page, terms=changed, kind="fact", today=day, rank=1)[0]
-    )
+
+def test_a_changelog_ranks_below_the_page_it_summarises_unless_changes_are_asked() -> None:
+    text = "Timeouts default to five seconds for every request a client makes."
+    page = ("docs/timeouts.md", "Timeouts", text)
+    log = ("CHANGELOG.md", "Changelog", text)
+    assert _relevance(*page, "default timeout", 1) > _relevance(*log, "default timeout", 0)
+    changed = "what changed in the default timeout"
+    assert _relevance(*log, changed, 0) > _relevance(*page, changed, 1)
 
 
 def test_a_sentence_that_goes_on_with_however_comes_along() -> None:
@@ -307,26 +303,12 @@ def test_a_definition_comes_with_its_next_sentence() -> None:
 
 
 def test_a_partial_page_ranks_below_the_page_it_quotes() -> None:
-    from datetime import date
-
-    from sourcewise.core.relevance import score_hit
-
-    def hit(path: str, title: str) -> Hit:
-        text = "Use the TestClient to call your app in tests, as a browser would."
-        return Hit(title=title, location=path, path=path, text=text, source="kb", kind="knowledge_base",
-                   authority="wiki", score=1.0)  # fmt: skip
-
-    page, generated = hit("docs/testing.md", "Testing"), hit("docs/_llm-test.md", "LLM test file")
-    module = hit("pkg/__init__.md", "Testing")
-    terms, day = analyze("test client"), date(2026, 1, 1)
-    assert (
-        score_hit(page, terms=terms, kind="fact", today=day, rank=1)[0]
-        > score_hit(generated, terms=terms, kind="fact", today=day, rank=0)[0]
-    )
-    assert (
-        score_hit(module, terms=terms, kind="fact", today=day, rank=0)[0]
-        > score_hit(page, terms=terms, kind="fact", today=day, rank=1)[0]
-    )
+    text = "Use the TestClient to call your app in tests, as a browser would."
+    page = ("docs/testing.md", "Testing", text)
+    generated = ("docs/_llm-test.md", "LLM test file", text)
+    module = ("pkg/__init__.md", "Testing", text)  # "__init__" is a module's name, no partial
+    assert _relevance(*page, "test client", 1) > _relevance(*generated, "test client", 0)
+    assert _relevance(*module, "test client", 0) > _relevance(*page, "test client", 1)
 
 
 def test_a_korean_why_not_question_is_not_refused_for_its_adverb_and_negation() -> None:
