@@ -99,6 +99,9 @@ def test_question_and_filler_words_are_not_query_terms() -> None:
         "make",
     ]
     assert query_terms("what is the") == ["what", "is", "the"]  # nothing else: kept rather than nothing
+    # adverbs and the negating auxiliary say nothing a document holds ("why is OAuth 1 not used much")
+    assert "잘" not in query_terms("OAuth 1은 왜 잘 쓰이지 않나요?")
+    assert not any(t.startswith("않") for t in query_terms("OAuth 1은 왜 잘 쓰이지 않나요?"))
 
 
 def test_query_terms_keep_repeats_when_asked() -> None:

@@ -136,3 +136,43 @@ def test_every_unit_comes_from_the_text(text: str, wrapped: bool) -> None:
         for word in _norm(body.replace("`", "").replace("*", "").replace("#", "").replace("|", "")).split():
             if word != "...":
                 assert word in flat, (unit, text)
+
+
+def test_markup_out_of_prose_and_inline_code_kept_as_written() -> None:
+    # The Rust Book writes `{:#?}`; an attribute-list pattern must not eat it.
+    assert (
+        clean("we can use `{:#?}` instead of `{:?}` in the string.")
+        == "we can use `{:#?}` instead of `{:?}` in the string."
+    )
+    assert clean(r"`a\_b` and a\_b") == r"`a\_b` and a_b"
+    assert clean("a &vert; b &amp; c") == "a | b & c"
+    assert clean("<style> .md h1 { display: none; } </style> Hi") == "Hi"
+    assert clean('data <dfn title="also: parsing">conversion</dfn> { #data-conversion }') == "data conversion"
+    assert clean('<blockquote markdown="1"> quoted </blockquote>') == "quoted"
+    alt = "A linked list of `i32`. " * 60
+    assert clean(f'Figure: <img alt="{alt}" src="x.svg" class="center" /> shown.') == "Figure: shown."
+    assert (
+        clean("_Mutex_ is short for _mutual exclusion_, as in")
+        == "Mutex is short for mutual exclusion, as in"
+    )
+    assert clean("`Vec<T>` and Vec<T> and <dyn Error>") == "`Vec<T>` and Vec<T> and <dyn Error>"
+
+
+@given(
+    st.lists(
+        st.one_of(
+            # no "]": a link's target is a URL, not code, and goes with the link
+            st.text(alphabet=st.sampled_from(list("ab _*{}#<>&;:[()\\/!.")), max_size=30),
+            st.text(alphabet=st.sampled_from(list("ab _*{}#<>&;:?")), min_size=1, max_size=12).map(
+                lambda c: f"`{c}`"
+            ),
+        ),
+        max_size=8,
+    )
+)
+def test_clean_keeps_every_inline_code_span_as_written(pieces: list[str]) -> None:
+    text = " ".join(pieces)
+    out = clean(text)
+    for piece in pieces:
+        if piece.startswith("`") and text.count("`") == 2 * sum(p.startswith("`") for p in pieces):
+            assert piece.strip() in out or not piece.strip("` ")

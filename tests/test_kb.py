@@ -599,3 +599,24 @@ def test_one_long_page_does_not_fill_the_results(tmp_path: Path) -> None:
     assert paths.count("long.md") >= 2, paths  # the long page is found, but not alone
     assert "short.md" in paths, paths
     assert paths.count("long.md") <= 3, paths
+
+
+def test_titles_heading_paths_and_snippets_carry_no_markup(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "proxies.md").write_text(
+        "# [HTTP](https://example.org) proxies { #proxies }\n\n"
+        '## Data <dfn title="also: parsing">conversion</dfn> { #data-conversion }\n\n'
+        '!!! tip "Gotcha"\n'
+        "    The **proxy** setting is read from \\_PROXY variables.\n",
+        "utf-8",
+    )
+    kb = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    try:
+        kb.index([docs])
+        hit = kb.search("proxy setting", mode="lexical")[0]
+    finally:
+        kb.close()
+    assert hit.title == "HTTP proxies"
+    assert hit.heading_path == ("HTTP proxies", "Data conversion")
+    assert hit.snippet == "The proxy setting is read from _PROXY variables."

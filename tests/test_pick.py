@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 from sourcewise.ask import aask
 from sourcewise.config import Settings
 from sourcewise.core.analyze import analyze
+from sourcewise.core.asked import covered, read
 from sourcewise.core.extractive import units
-from sourcewise.core.pick import covered, pick, read
+from sourcewise.core.pick import pick
 from sourcewise.models import Hit, RankedHit
 from sourcewise.session import Session
 
@@ -159,28 +160,24 @@ async def test_ask_answers_from_the_logging_page_of_an_indexed_folder(tmp_path: 
         assert not refused.citations
 
 
-def test_a_changelog_ranks_below_the_page_it_summarises_unless_changes_are_asked() -> None:
+def _relevance(path: str, title: str, text: str, question: str, rank: int) -> float:
+    """Seed 003's relevance of a kb hit at ``path`` for ``question``, at place ``rank`` of its source."""
     from datetime import date
 
     from sourcewise.core.relevance import score_hit
 
-    def hit(path: str, title: str) -> Hit:
-        text = "Timeouts default to five seconds for every request a client makes."
-        return Hit(title=title, location=path, path=path, text=text, source="kb", kind="knowledge_base",
-                   authority="wiki", score=1.0)  # fmt: skip
+    hit = Hit(title=title, location=path, path=path, text=text, source="kb", kind="knowledge_base",
+              authority="wiki", score=1.0)  # fmt: skip
+    return score_hit(hit, terms=analyze(question), kind="fact", today=date(2026, 1, 1), rank=rank)[0]
 
-    page, log = hit("docs/timeouts.md", "Timeouts"), hit("CHANGELOG.md", "Changelog")
-    terms = analyze("default timeout")
-    day = date(2026, 1, 1)
-    assert (
-        score_hit(page, terms=terms, kind="fact", today=day, rank=1)[0]
-        > score_hit(log, terms=terms, kind="fact", today=day, rank=0)[0]
-    )
-    changed = analyze("what changed in the default timeout")
-    assert (
-        score_hit(log, terms=changed, kind="fact", today=day, rank=0)[0]
-        > score_hit(page, terms=changed, kind="fact", today=day, rank=1)[0]
-    )
+
+def test_a_changelog_ranks_below_the_page_it_summarises_unless_changes_are_asked() -> None:
+    text = "Timeouts default to five seconds for every request a client makes."
+    page = ("docs/timeouts.md", "Timeouts", text)
+    log = ("CHANGELOG.md", "Changelog", text)
+    assert _relevance(*page, "default timeout", 1) > _relevance(*log, "default timeout", 0)
+    changed = "what changed in the default timeout"
+    assert _relevance(*log, changed, 0) > _relevance(*page, changed, 1)
 
 
 def test_a_sentence_that_goes_on_with_however_comes_along() -> None:
@@ -224,3 +221,100 @@ def test_a_man_page_subsection_is_a_heading() -> None:
     found = units(text, wrapped=True)
     assert (found[0].text, found[0].kind) == ("Context Line Control", "heading")
     assert found[1].text.startswith("-A NUM, --after-context=NUM Print")
+
+
+def test_a_name_met_only_inside_a_longer_identifier_counts_less() -> None:
+    # The Rust Book: "Mutex" in `MutexGuard`, "unwrap" in `unwrap_or_else`, are other names.
+    guard = (
+        "Shared state",
+        "The call to `lock` returns a type called `MutexGuard`, wrapped in a `LockResult`.",
+    )
+    mutex = (
+        "Mutexes",
+        "A mutex allows only one thread to access some data at any given time, by mutual exclusion.",
+    )
+    assert "mutual exclusion" in _answer("What is a Mutex?", guard, mutex)
+    closure = ("Closures", "For now, `unwrap_or_else` will pass the inner value of the `Err` to our closure.")
+    result = ("Result", "If the `Result` is the `Err` variant, `unwrap` will call the `panic!` macro for us.")
+    assert "panic!" in _answer("What does unwrap do on an Err value?", closure, result)
+
+
+def test_the_option_whose_name_the_question_says_wins_a_tie() -> None:
+    # sort(1) and tar(1), as `man` renders them: every entry says "sort" and "numeric" alike.
+    sort = (
+        "sort",
+        "OPTIONS\n"
+        "       -g, --general-numeric-sort\n              compare according to general numerical value\n\n"
+        "       -h, --human-numeric-sort\n              compare human readable numbers (e.g., 2K 1G)\n\n"
+        "       -n, --numeric-sort\n              compare according to string numerical value\n",
+    )
+    assert _answer("How do I sort numerically?", sort).startswith("-n, --numeric-sort")
+    tar = (
+        "tar",
+        "OPTIONS\n"
+        "       --one-file-system\n              Stay in local file system when creating archive.\n\n"
+        "       -c, --create\n              Create a new archive.\n",
+    )
+    assert _answer("How do I create a tar archive?", tar).startswith("-c, --create")
+
+
+def test_which_option_asks_for_the_option_entry() -> None:
+    sed = (
+        "sed",
+        "The -E option switches to using extended regular expressions instead; it has been supported "
+        "for years by GNU sed.\n\n"
+        "       -E, -r, --regexp-extended\n              use extended regular expressions in the script\n",
+    )
+    assert "--regexp-extended" in _answer("Which sed option enables extended regular expressions?", sed)
+    assert read("개발용으로 애플리케이션을 실행하는 명령어는?").kind == "how"
+
+
+def test_a_when_question_about_an_event_is_answered_by_what_it_follows() -> None:
+    tasks = (
+        "백그라운드 작업",
+        "백그라운드에서 실행될 작업 함수(`write_notification`).\n\n"
+        "응답을 반환한 후에 실행할 백그라운드 작업을 정의할 수 있습니다.",
+    )
+    assert "후에" in _answer("백그라운드 작업은 언제 실행되나요?", tasks)
+
+
+def test_a_heading_naming_several_things_is_about_none_of_them() -> None:
+    compare = (
+        "Shared state",
+        "### Comparing `RefCell<T>`/`Rc<T>` and `Mutex<T>`/`Arc<T>`\n\n"
+        "You might have noticed that `counter` is immutable; this means `Mutex<T>` provides interior mutability.",
+    )
+    rc = (
+        "Rc",
+        "The `Rc<T>` type enables multiple ownership: it keeps track of the number of references to a value.",
+    )
+    assert "multiple ownership" in _answer("What is Rc<T> used for?", compare, rc)
+
+
+def test_a_definition_comes_with_its_next_sentence() -> None:
+    manual = (
+        "bzip2 manual",
+        "bzip2recover is a simple program whose purpose is to search for blocks in .bz2 files. "
+        "You can then use bzip2 -t to test the integrity of the resulting files.\n\nOther text here.",
+    )
+    answer = _answer("What does bzip2recover do?", manual)
+    assert "search for blocks" in answer
+    assert "bzip2 -t" in answer
+
+
+def test_a_partial_page_ranks_below_the_page_it_quotes() -> None:
+    text = "Use the TestClient to call your app in tests, as a browser would."
+    page = ("docs/testing.md", "Testing", text)
+    generated = ("docs/_llm-test.md", "LLM test file", text)
+    module = ("pkg/__init__.md", "Testing", text)  # "__init__" is a module's name, no partial
+    assert _relevance(*page, "test client", 1) > _relevance(*generated, "test client", 0)
+    assert _relevance(*module, "test client", 0) > _relevance(*page, "test client", 1)
+
+
+def test_a_korean_why_not_question_is_not_refused_for_its_adverb_and_negation() -> None:
+    security = (
+        "보안 소개",
+        "OAuth 1도 있었는데, 이는 OAuth2와 매우 다르고 통신을 암호화하는 방법까지 직접 명세에 포함했기 때문에 "
+        "더 복잡했습니다.\n\n그래서 요즘은 널리 쓰이지 않습니다.",
+    )
+    assert "복잡" in _answer("OAuth 1은 왜 잘 쓰이지 않나요?", security)

@@ -19,8 +19,8 @@ Korean, by rules (no dictionary):
   meets its parts ("배포", "절차").
 
 ``query_terms`` is ``analyze`` less question and filler words (English "how", "what", "the" ...;
-Korean 어떻게, 무엇, 해야 돼 ...), each word's terms in order; ``repeats=True`` keeps a word said twice
-twice (the query term frequency BM25 weighs, as Lucene and bm25s do).
+Korean 어떻게, 무엇, 해야 돼, 잘, 않나요 ...), each word's terms in order; ``repeats=True`` keeps a word
+said twice twice (the query term frequency BM25 weighs, as Lucene and bm25s do).
 
 Measured (``benchmarks/run.py kb``, Korean set): particles only 0.841 nDCG@10, these rules 0.966+.
 ``ANALYZER_ID`` names this analyzer; an index records it and re-analyzes when it changes.
@@ -128,8 +128,12 @@ KO_QUESTION = (
 KO_FILLER = frozenset(
     "해야 돼 되나요 돼요 하나요 있나요 있어요 있습니까 알려줘 알려주세요 해줘 주세요 할까요 인가요 입니까 "
     "가요 좀 수 있는 있을까요 하는지 되는지 하려면 싶어요 싶습니다 경우 때 하면 되면 있다 없다 있을 "
-    "합니까 됩니까 나요 건가요 거야 하죠 하니 찾아줘 찾아 알려 보여줘 정리해줘 설명해줘 요약해줘".split()
+    "합니까 됩니까 나요 건가요 거야 하죠 하니 찾아줘 찾아 알려 보여줘 정리해줘 설명해줘 요약해줘 "
+    "잘 못 더 매우 아주 너무 정말 꼭".split()
 )
+# The negating auxiliary ("쓰이지 않나요", "되지 않는"): a word starting with it says nothing the
+# documents would hold ("not" is an English stop word too).
+KO_AUXILIARY = ("않",)
 # Requests ("찾아줘", "정리해 주세요"): a word ending in one of these asks, it says nothing.
 KO_REQUEST_ENDINGS = ("줘", "주세요", "줄래", "주실래요", "주시겠어요")
 
@@ -343,7 +347,7 @@ def question_word(word: str) -> bool:
         return True
     if not is_hangul(low):
         return False
-    if low.startswith(KO_QUESTION) or low.endswith(KO_REQUEST_ENDINGS):
+    if low.startswith((*KO_QUESTION, *KO_AUXILIARY)) or low.endswith(KO_REQUEST_ENDINGS):
         return True
     return low in KO_FILLER or hangul_stem(low) in KO_FILLER
 

@@ -4,12 +4,15 @@ and the lines it came from. Pure: text in, chunks out.
 Markdown (ATX ``#`` headings and setext underlines, fenced code kept whole), reStructuredText
 (underlined and overlined titles, levels in order of first use) and plain text. A front-matter
 block (``---`` ... ``---``) at the top of Markdown gives ``title`` and ``date`` and is not indexed.
-One pass over the lines, no regular expression, so the time is linear in the text.
+Heading titles are cleaned of markup for the reader (``core.markup.clean``: MkDocs anchors, links,
+HTML, escapes). One pass over the lines, and only RE2 patterns, so the time is linear in the text.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from .markup import clean
 
 __all__ = ["TARGET_CHARS", "Chunk", "Document", "chunk_document"]
 
@@ -88,7 +91,9 @@ class _Builder:
         self.flush()
         while self.path and self.path[-1][0] >= level:
             self.path.pop()
-        self.path.append((level, title))
+        # A heading path is shown as written for a reader: "Async tests", not
+        # "Async tests { #async-tests }" (MkDocs anchors, links, <abbr>, escapes out).
+        self.path.append((level, clean(title)))
 
     def add(self, lineno: int, line: str) -> None:
         blank = not line or line.isspace()  # what ``not line.strip()`` says, without a copy
@@ -146,7 +151,7 @@ def chunk_document(text: str, fmt: str, *, max_chunks: int) -> Document:
         b.add(i + 1, line)
         i += 1
     b.flush()
-    title = meta.get("title") or _first_heading(b.chunks)
+    title = clean(meta.get("title") or "") or _first_heading(b.chunks)
     return Document(title=title, date=meta.get("date"), chunks=b.chunks[:max_chunks])
 
 

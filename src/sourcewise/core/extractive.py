@@ -19,7 +19,7 @@ from typing import Literal
 
 from ..models import Citation, RankedHit
 from .analyze import analyze
-from .markup import clean, dehyphenate, directive
+from .markup import CODE_SPAN, clean, dehyphenate, directive
 from .text import printable
 
 __all__ = [
@@ -241,7 +241,6 @@ def support(sentence: str, passage: str) -> float:
 
 #: ``[7]``, ``[1, 2]``, ``[3-4]``: the shape of a citation marker, in text quoted from a source
 _MARKER = re.compile(r"\[(\d{1,6}(?:\s{0,3}[,\-–]\s{0,3}\d{1,6}){0,20})\]")
-_CODE_SPAN = re.compile(r"(`[^`\n]{0,2000}`)")
 
 
 def unmarked(sentence: str) -> str:
@@ -249,7 +248,7 @@ def unmarked(sentence: str) -> str:
     from a document can never pass for one of the answer's own citation markers."""
     if "[" not in sentence:
         return sentence
-    pieces = _CODE_SPAN.split(sentence)
+    pieces = CODE_SPAN.split(sentence)
     return "".join(p if i % 2 else _MARKER.sub(r"(\1)", p) for i, p in enumerate(pieces))
 
 

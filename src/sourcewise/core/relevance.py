@@ -129,11 +129,15 @@ _ABOUT_CHANGES = frozenset(
 
 
 def summary_page(hit: Hit, terms: Sequence[str]) -> bool:
-    """A changelog, release notes or a generated list (of plugins, packages) that a question not
-    about changes should find below the pages those entries summarise."""
+    """A changelog, release notes, a generated list (of plugins, packages) or a page whose name
+    starts with one "_" (by the convention of documentation tools a partial or a generated page,
+    such as FastAPI's ``_llm-test.md``, which quotes every other page) that a question not about
+    changes should find below the pages those entries summarise."""
     name = (hit.path or hit.location).split("#", 1)[0].rsplit("/", 1)[-1].lower()
     stem = name.rsplit(".", 1)[0]
-    if not (stem.startswith(_SUMMARIES) or hit.title.lower().startswith(("changelog", "release notes"))):
+    partial = stem[:1] == "_" and stem[1:2] != "_"  # "__init__" is a module, no partial
+    titled = hit.title.lower().startswith(("changelog", "release notes"))
+    if not (stem.startswith(_SUMMARIES) or titled or partial):
         return False
     return not _ABOUT_CHANGES.intersection(terms)
 
