@@ -270,7 +270,7 @@ class CodeSource(Source):
     async def refresh(self) -> CodeIndexReport:
         """Index new and changed files, drop deleted ones; what it did and what it skipped."""
         async with self._refresh_lock:
-            self._last = await asyncio.to_thread(self._refresh_done)
+            self._last = await self.run(self._refresh_done)
             return self._last
 
     def _refresh_done(self) -> CodeIndexReport:
@@ -288,7 +288,7 @@ class CodeSource(Source):
         await self.refresh()
         assert self._index is not None
         exclude = fts_query(" ".join(negated))
-        rows = await asyncio.to_thread(
+        rows = await self.run(
             self._index.search,
             fts_match(parsed.terms, parsed.phrases),
             exclude,
@@ -329,7 +329,7 @@ class CodeSource(Source):
                 lexical[p] = lexical.get(p, 0.0) + value
             return rank(reading, self._repo, lexical, about=about, extra_names=terms)
 
-        return await asyncio.to_thread(run)
+        return await self.run(run)
 
     def holds(self, path: str) -> bool:
         """Whether the index, as of its last refresh, holds ``path`` (relative to the repository) as a

@@ -188,10 +188,10 @@ class MailSource(Source):
 
     async def _load(self) -> _Loaded:
         path = self.options.require_path(self.name)
-        if not path.exists():
-            raise SourceUnavailable(self.name, f"{path} does not exist")
 
         def sig() -> tuple[int, ...]:
+            if not path.exists():
+                raise SourceUnavailable(self.name, f"{path} does not exist")
             try:
                 return signature(path)
             except OSError as exc:
@@ -199,7 +199,7 @@ class MailSource(Source):
 
         assert isinstance(self.options, MailOptions)
         state = self.settings.state_dir if self.options.cache else None
-        return await self._cache.get(sig, lambda: _build(self.name, path, state))
+        return await self._cache.get(sig, lambda: _build(self.name, path, state), self.run)
 
     def _filter(self, parsed: ParsedQuery, data: MailboxData) -> _Filter:
         flt = _Filter()
