@@ -1,0 +1,187 @@
+"""The HTTP door under sustained load (issue 29): ``sourcewise serve`` with 1 and 4 workers over a
+knowledge base of 10,000 real paragraphs (``kbcorpus``: the documentation installed on this
+machine), ``POST /ask`` and ``POST /sources/search`` in waves of 200 concurrent requests.
+
+Per scenario: errors (anything but a 200 with a body of the right shape, time-outs included), p50 and
+p99 latency over every request, and the resident memory of the server's processes (summed RSS of
+the uvicorn parent and its workers) after the first wave and after the last: the bar is growth
+within 20% between the two. ``SOURCEWISE_BENCH_LOAD_WAVES`` sets the waves (default 10, so 2,000
+requests). The reference in the same run is the first wave's own memory (what a warm server holds).
+
+The corpus and its index live in a cache folder outside the project; the run rebuilds them if gone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from kbcorpus import build  # noqa: E402
+
+from doorkit import free_port, wait_for  # noqa: E402
+
+CACHE = Path(tempfile.gettempdir()) / "sourcewise-bench"
+PARAGRAPHS = 10_000
+WAVE = int(os.environ.get("SOURCEWISE_BENCH_LOAD_CONCURRENCY", "200"))
+WAVES = int(os.environ.get("SOURCEWISE_BENCH_LOAD_WAVES", "10"))
+WORKERS = (1, 4)
+# Questions and queries in the corpus' own words (man pages and package docs), varied per request
+# so that no cache answers a repeat.
+WORDS = [
+    "file",
+    "directory",
+    "option",
+    "process",
+    "signal",
+    "terminal",
+    "network",
+    "memory",
+    "command",
+    "error",
+]
+SCENARIOS = {
+    "/sources/search": lambda i: {"query": f"{WORDS[i % 10]} {WORDS[(i // 10) % 10]}", "sources": ["kb"]},
+    "/ask": lambda i: {
+        "question": f"how do I set the {WORDS[i % 10]} {WORDS[(i // 10) % 10]}?",
+        "sources": ["kb"],
+        "effort": "quick",
+    },
+}
+
+
+@dataclass
+class Run:
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+    rss_first: float = 0.0
+    rss_last: float = 0.0
+    seconds: float = 0.0
+
+    def row(self, label: str) -> str:
+        lat = sorted(self.latencies) or [float("nan")]
+        p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))]
+        growth = (self.rss_last / self.rss_first - 1) * 100 if self.rss_first else float("nan")
+        total = len(self.latencies) + self.errors
+        return (
+            f"| {label} | {total} | {self.errors} | {statistics.median(lat) * 1000:.0f} ms | {p99 * 1000:.0f} ms "
+            f"| {total / self.seconds:.1f} | {self.rss_first:.0f} MB | {self.rss_last:.0f} MB | {growth:+.1f}% |"
+        )
+
+
+def _rss_mb(pid: int) -> float:
+    """Summed VmRSS of ``pid`` and its children (the uvicorn workers)."""
+    pids = [pid]
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        pids += [int(c) for c in (task / "children").read_text().split()]
+    total = 0
+    for p in pids:
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            continue
+    return total / 1024
+
+
+def _ok(path: str, response: httpx.Response) -> bool:
+    """A 200 of the right shape (an answer may rightly cite nothing: not an error)."""
+    if response.status_code != 200:
+        return False
+    body: Any = response.json()
+    return isinstance(body[0]["hits"], list) if path == "/sources/search" else "citations" in body
+
+
+async def _wave(client: httpx.AsyncClient, path: str, start: int, run: Run) -> None:
+    async def one(i: int) -> None:
+        began = time.perf_counter()
+        try:
+            ok = _ok(path, await client.post(path, json=SCENARIOS[path](i)))
+        except httpx.HTTPError:
+            ok = False
+        if ok:
+            run.latencies.append(time.perf_counter() - began)
+        else:
+            run.errors += 1
+
+    await asyncio.gather(*(one(start + i) for i in range(WAVE)))
+
+
+async def _load(base: str, path: str, pid: int) -> Run:
+    run = Run()
+    limits = httpx.Limits(max_connections=WAVE)
+    async with httpx.AsyncClient(base_url=base, timeout=300, limits=limits) as client:
+        began = time.perf_counter()
+        for wave in range(WAVES):
+            await _wave(client, path, wave * WAVE, run)
+            if wave == 0:
+                run.rss_first = _rss_mb(pid)
+        run.seconds = time.perf_counter() - began
+        run.rss_last = _rss_mb(pid)
+    return run
+
+
+def _serve(state: Path, workers: int, path: str) -> Run:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = dict(os.environ)
+    env.update(
+        SOURCEWISE_STATE_DIR=str(state),
+        SOURCEWISE_PROVIDERS="searxng",
+        SEARXNG_URL="http://127.0.0.1:9/unused",  # kb only: no request leaves the machine
+        SOURCEWISE_RATE_LIMIT="0",
+        SOURCEWISE_REQUEST_TIMEOUT="300",
+        SOURCEWISE_SOURCE_TIMEOUT="60",
+    )
+    env.pop("SOURCEWISE_API_KEY", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sourcewise", "serve", "--port", str(port), "--workers", str(workers)],
+        env=env,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        wait_for(f"{base}/health", proc=None)
+        return asyncio.run(_load(base, path, proc.pid))
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(60)
+
+
+def run() -> str:
+    from sourcewise import KnowledgeBase
+
+    corpus, note = build(PARAGRAPHS, CACHE / "kbcorpus")
+    state = CACHE / f"load-{PARAGRAPHS}"
+    with KnowledgeBase(state / "kb.sqlite3", semantic=False) as kb:
+        kb.index([corpus])
+        chunks = kb.info()[1]
+    lines = [
+        f"Knowledge base: {note}, {chunks:,} chunks (lexical). {WAVES} waves of {WAVE} concurrent "
+        f"requests per row; `/ask` with `effort: quick`, kb only. Load before: {os.getloadavg()[0]:.1f}.",
+        "",
+        "| door, workers | requests | errors | p50 | p99 | requests/s | RSS after wave 1 | RSS after last | growth |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    only = os.environ.get("SOURCEWISE_BENCH_LOAD_ONLY")  # "/ask" or "/sources/search"
+    for path in SCENARIOS:
+        if only and only != path:
+            continue
+        for workers in WORKERS:
+            lines.append(_serve(state, workers, path).row(f"{path}, {workers}"))
+    lines.append(f"\nLoad after: {os.getloadavg()[0]:.1f}.")
+    return "\n".join(lines)
