@@ -302,12 +302,14 @@ def _tree(pid: int) -> list[int]:
     return out
 
 
-def _peak_mb(pid: int) -> float:
+def _peak_mb(pid: int, field: str = "VmHWM") -> float:
+    """``field`` of /proc/PID/status summed over ``pid`` and its children, in MB (VmHWM: the
+    peak resident memory; VmRSS: the resident memory now)."""
     total = 0
     for p in _tree(pid):
         try:
             for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
+                if line.startswith(f"{field}:"):
                     total += int(line.split()[1])
         except OSError:
             continue

@@ -30,6 +30,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from bench_doors import _peak_mb  # noqa: E402
 from kbcorpus import build  # noqa: E402
 
 from doorkit import free_port, wait_for  # noqa: E402
@@ -84,18 +85,7 @@ class Run:
 
 def _rss_mb(pid: int) -> float:
     """Summed VmRSS of ``pid`` and its children (the uvicorn workers)."""
-    pids = [pid]
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        pids += [int(c) for c in (task / "children").read_text().split()]
-    total = 0
-    for p in pids:
-        try:
-            for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1])
-        except OSError:
-            continue
-    return total / 1024
+    return _peak_mb(pid, "VmRSS")
 
 
 def _ok(path: str, response: httpx.Response) -> bool:

@@ -20,15 +20,17 @@ from pathlib import Path
 import httpx
 import pytest
 
-from sourcewise import KnowledgeBase, load_settings
+from sourcewise import load_settings
 from sourcewise.config import Settings
 from sourcewise.models import SourceQuery, SourceResult
 from sourcewise.registry import forget_plugins
 from sourcewise.server import create_app
 from sourcewise.service import DoorSettings
 from sourcewise.sources import Source
+from test_hostile_doors import rollback_state
 
 from doorkit import uvicorn_thread
+from plugin_examples import install_plugins
 
 pytestmark = pytest.mark.timeout(120)  # a regression hangs on the FIFO: fail instead
 WORKERS = 2
@@ -72,13 +74,7 @@ class StuckSource(Source):
 @pytest.fixture
 def stuck(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The plug-in installed (a dist-info on sys.path) and its FIFO; every blocked read let go after."""
-    site = tmp_path / "site"
-    info = site / "stuck_source-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: stuck-source\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(f"[sourcewise.sources]\nstuck = {__name__}:StuckSource\n")
-    monkeypatch.syspath_prepend(str(site))
-    forget_plugins()
+    install_plugins(tmp_path, monkeypatch, f"[sourcewise.sources]\nstuck = {__name__}:StuckSource\n")
     fifo = tmp_path / "never-written.fifo"
     os.mkfifo(fifo)
     READS.started = READS.returned = 0
@@ -93,14 +89,8 @@ def stuck(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 
 def _settings(tmp_path: Path, fifo: Path) -> Settings:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "deploy.md").write_text("# Rollback\n\nTo roll back a deployment, redeploy the previous tag.\n")
-    state = tmp_path / "state"
-    with KnowledgeBase(state / "kb.sqlite3", semantic=False) as base:
-        base.index([docs])
     return load_settings(
-        state_dir=state, providers=["searxng"], plugins=["stuck"], source_timeout=3,
+        state_dir=rollback_state(tmp_path), providers=["searxng"], plugins=["stuck"], source_timeout=3,
         sources={"stuck": {"type": "stuck", "path": str(fifo), "workers": WORKERS}},
     )  # fmt: skip
 
