@@ -27,6 +27,7 @@ from sourcewise.registry import forget_plugins
 from sourcewise.server import create_app
 from sourcewise.service import DoorSettings
 from sourcewise.sources import Source
+from test_cli import run_process
 from test_hostile_doors import rollback_state
 
 from doorkit import uvicorn_thread
@@ -136,3 +137,24 @@ def test_a_blocked_source_holds_its_own_threads_and_every_other_source_answers(
         assert reports == {"stuck": "timeout", "kb": "ok"}
         assert response.json()["citations"]
     assert [r.status_code for r in again] == [503] * 4
+
+
+def test_a_cli_ask_whose_source_blocks_exits_at_its_deadline(tmp_path: Path, stuck: Path) -> None:
+    """On the code before, ``ask`` printed its answer at the deadline and then never exited: the
+    interpreter joined the executor thread still blocked in the read. The source's own threads are
+    daemons, so the process ends (exit 3: every source failed) with its read still blocked."""
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'plugins = ["stuck"]\nstate_dir = "{tmp_path / "state"}"\nsource_timeout = 2\n\n'
+        f'[sources.stuck]\ntype = "stuck"\npath = "{stuck}"\n',
+        "utf-8",
+    )
+    site = str(tmp_path / "site")  # the plug-in's dist-info, and this module beside the tests
+    path = os.pathsep.join([site, str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")])
+    done = run_process(
+        ["ask", "how do I roll back", "--source", "stuck", "--config", str(config), "--effort", "quick"],
+        tmp_path,
+        PYTHONPATH=path,
+    )  # fails with TimeoutExpired (60 s) when the process does not exit
+    assert done.returncode == 3, done.stderr
+    assert "no source could answer (stuck: timeout)" in done.stderr
