@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,8 @@ SCENARIOS = {
 class Run:
     latencies: list[float] = field(default_factory=list)
     errors: int = 0
+    kinds: Counter[str] = field(default_factory=Counter)  # what the errors were
+    rss: list[float] = field(default_factory=list)  # after each wave
     rss_first: float = 0.0
     rss_last: float = 0.0
     seconds: float = 0.0
@@ -77,8 +80,11 @@ class Run:
         p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))]
         growth = (self.rss_last / self.rss_first - 1) * 100 if self.rss_first else float("nan")
         total = len(self.latencies) + self.errors
+        errors = (
+            f"{self.errors} ({', '.join(f'{n} {k}' for k, n in self.kinds.items())})" if self.errors else "0"
+        )
         return (
-            f"| {label} | {total} | {self.errors} | {statistics.median(lat) * 1000:.0f} ms | {p99 * 1000:.0f} ms "
+            f"| {label} | {total} | {errors} | {statistics.median(lat) * 1000:.0f} ms | {p99 * 1000:.0f} ms "
             f"| {total / self.seconds:.1f} | {self.rss_first:.0f} MB | {self.rss_last:.0f} MB | {growth:+.1f}% |"
         )
 
@@ -88,38 +94,46 @@ def _rss_mb(pid: int) -> float:
     return _peak_mb(pid, "VmRSS")
 
 
-def _ok(path: str, response: httpx.Response) -> bool:
-    """A 200 of the right shape (an answer may rightly cite nothing: not an error)."""
-    if response.status_code != 200:
-        return False
+def _error(path: str, response: httpx.Response) -> str | None:
+    """``None`` for a 200 of the right shape (an answer may rightly cite nothing: not an error);
+    else what went wrong (the status and the error's type, or a report's status)."""
     body: Any = response.json()
-    return isinstance(body[0]["hits"], list) if path == "/sources/search" else "citations" in body
+    if response.status_code != 200:
+        error = body.get("error", {}) if isinstance(body, dict) else {}
+        reports = {r.get("status") for r in error.get("reports") or []}
+        return f"{response.status_code} {error.get('type')} {'/'.join(sorted(map(str, reports)))}".strip()
+    shaped = isinstance(body[0]["hits"], list) if path == "/sources/search" else "citations" in body
+    return None if shaped else "200 of the wrong shape"
 
 
 async def _wave(client: httpx.AsyncClient, path: str, start: int, run: Run) -> None:
     async def one(i: int) -> None:
         began = time.perf_counter()
         try:
-            ok = _ok(path, await client.post(path, json=SCENARIOS[path](i)))
-        except httpx.HTTPError:
-            ok = False
-        if ok:
+            error = _error(path, await client.post(path, json=SCENARIOS[path](i)))
+        except httpx.HTTPError as exc:
+            error = type(exc).__name__
+        if error is None:
             run.latencies.append(time.perf_counter() - began)
         else:
             run.errors += 1
+            run.kinds[error] += 1
 
     await asyncio.gather(*(one(start + i) for i in range(WAVE)))
 
 
 async def _load(base: str, path: str, pid: int) -> Run:
     run = Run()
-    limits = httpx.Limits(max_connections=WAVE)
+    # Idle connections dropped by the client after 1 s, before uvicorn closes them (5 s): else a
+    # request sent on a connection the server is closing fails as a ReadError, a race of the
+    # client's, not an error of the server's.
+    limits = httpx.Limits(max_connections=WAVE, keepalive_expiry=1.0)
     async with httpx.AsyncClient(base_url=base, timeout=300, limits=limits) as client:
         began = time.perf_counter()
         for wave in range(WAVES):
             await _wave(client, path, wave * WAVE, run)
-            if wave == 0:
-                run.rss_first = _rss_mb(pid)
+            run.rss.append(_rss_mb(pid))
+        run.rss_first = run.rss[0]
         run.seconds = time.perf_counter() - began
         run.rss_last = _rss_mb(pid)
     return run
@@ -168,10 +182,14 @@ def run() -> str:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     only = os.environ.get("SOURCEWISE_BENCH_LOAD_ONLY")  # "/ask" or "/sources/search"
+    curves: list[str] = []
     for path in SCENARIOS:
         if only and only != path:
             continue
         for workers in WORKERS:
-            lines.append(_serve(state, workers, path).row(f"{path}, {workers}"))
-    lines.append(f"\nLoad after: {os.getloadavg()[0]:.1f}.")
+            done = _serve(state, workers, path)
+            lines.append(done.row(f"{path}, {workers}"))
+            curves.append(f"{path}, {workers}: " + " ".join(f"{mb:.0f}" for mb in done.rss))
+    lines.append(f"\nLoad after: {os.getloadavg()[0]:.1f}. RSS (MB) after each wave:\n")
+    lines += [f"- {curve}" for curve in curves]
     return "\n".join(lines)
