@@ -26,6 +26,7 @@ SUITES = {
     "answers": "bench_answers",
     "plans": "bench_plans",
     "team": "bench_team",
+    "tracking": "bench_tracking",
     "load": "bench_load",
 }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from mcp.server.mcpserver import MCPServer
@@ -78,6 +79,13 @@ Sources:
 def gemini_prose(q: str) -> str:
     """A Gemini agent's prose answer with markdown links and a Sources block."""
     return GEMINI_PROSE
+
+
+@app.tool()
+async def slow_failing(q: str, seconds: float = 1.0) -> str:
+    """A tool whose backend answers slowly, then fails (a budget test's provider)."""
+    await asyncio.sleep(seconds)
+    raise ValueError("backend down after a long wait")
 
 
 @app.tool()

@@ -356,9 +356,9 @@ def _one_chunk(supports: list[dict[str, Any]]) -> dict[str, Any]:
 def test_hostile_answers_are_cited_in_bounded_time(text: str, supports: list[dict[str, Any]]) -> None:
     import time
 
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: other work on a loaded machine does not count
     result = cite(text, _one_chunk(supports))
-    assert time.perf_counter() - started < 5  # the first took 16 s, the others minutes to hours
+    assert time.process_time() - started < 5  # the first took 16 s, the others minutes to hours
     assert len(result.placements) == len(supports)
     if "endIndex" not in supports[0]["segment"]:
         assert {p.char_offset for p in result.placements} == {len(text)}

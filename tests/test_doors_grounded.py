@@ -56,6 +56,18 @@ async def test_mcp_web_search_text_carries_the_answer(tmp_path: Path) -> None:
     assert block.text.index(SAID) < block.text.index("https://react.dev/reference/rsc/server-components")
 
 
+async def test_mcp_web_search_compact_text_carries_the_answer_too(tmp_path: Path) -> None:
+    async with Client(build_server(grounded_settings(tmp_path))) as client:
+        result = await client.call_tool(
+            "web_search", {"query": "react server components", "detail": "compact"}
+        )
+    assert not result.is_error
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert SAID in text
+    assert "[1] tier 1 " in text  # the results stay one line each
+    assert text.index(SAID) < text.index("[1] tier 1 ")
+
+
 def test_http_search_carries_the_answer(tmp_path: Path) -> None:
     with uvicorn_thread(create_app(grounded_settings(tmp_path), DoorSettings())) as url:
         response = httpx.post(f"{url}/search", json={"query": "react server components"}, timeout=60)
@@ -79,6 +91,21 @@ def _cli(tmp_path: Path, *args: str) -> str:
     out = run_cli(["search", *args], env)
     assert out.returncode == 0, out.stderr
     return out.stdout
+
+
+def test_cli_quick_layout_carries_the_answer_under_the_seeds_headings(tmp_path: Path) -> None:
+    out = _cli(tmp_path, "react server components")
+    assert out.startswith("## Answer\n\n")
+    assert SAID in out
+    references = out.split("## References\n\n", 1)[1]
+    assert references.startswith("- [official docs] ")  # rated, not numbered: the answer's [n] are its own
+    assert "\nSources:\n- [" in references
+
+
+def test_cli_json_carries_the_answer(tmp_path: Path) -> None:
+    out = json.loads(_cli(tmp_path, "react server components", "--json"))
+    assert SAID in out["answer"]
+    assert out["results"][0]["tier"] == 1
 
 
 def test_cli_deep_dive_carries_the_answer(tmp_path: Path) -> None:

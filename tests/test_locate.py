@@ -82,6 +82,37 @@ def test_a_traceback_gives_its_frames_files_and_error() -> None:
     assert "Traceback" not in reading.prose, "frames are pointers, not prose"
 
 
+# The same two frames as other tools print them: IPython 8 and 7, pytest's long traceback, pdb.
+OTHER_TRACEBACKS = {
+    "ipython8": (
+        "File ~/venv/lib/python3.12/site-packages/shop/cli.py:40, in main()\n"
+        "File ~/venv/lib/python3.12/site-packages/shop/settings/loader.py:12, in Loader.read_settings(path)\n"
+    ),
+    "ipython7": (
+        "~/venv/lib/python3.8/site-packages/shop/cli.py in main()\n"
+        "~/venv/lib/python3.8/site-packages/shop/settings/loader.py in read_settings(path)\n"
+    ),
+    "pytest": (
+        "../venv/lib/python3.12/site-packages/shop/cli.py:40: in main\n    run(load())\n"
+        "../venv/lib/python3.12/site-packages/shop/settings/loader.py:12: in read_settings\n"
+    ),
+    "pdb": (
+        "  /home/u/venv/lib/python3.12/site-packages/shop/cli.py(40)main()\n-> run(load())\n"
+        "  /home/u/venv/lib/python3.12/site-packages/shop/settings/loader.py(12)read_settings()\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("tool", sorted(OTHER_TRACEBACKS))
+def test_a_traceback_as_other_tools_print_it_gives_the_same_frames(tool: str) -> None:
+    reading = read_task(f"Loading a config crashes:\n\n{OTHER_TRACEBACKS[tool]}ConfigError: missing key\n")
+    assert reading.frames == ("main", "read_settings")
+    assert any(p.endswith("shop/settings/loader.py") for p in reading.paths)
+    ranked = rank(reading, _repo(), {"src/shop/errors.py": 5.0, "docs/advanced/ssl.md": 4.0})
+    assert ranked[0].path == "src/shop/settings/loader.py"
+    assert ranked[0].definitions[0].name == "read_settings"
+
+
 def test_names_paths_flags_and_imports_are_read_exactly() -> None:
     reading = read_task(
         "`load_dotenv` returns True from flask.cli when SESSION_COOKIE_HTTPONLY is set; see "
@@ -315,3 +346,49 @@ def test_a_pasted_scripts_imports_are_how_it_runs_not_the_bug() -> None:
     assert top.path == "httpx/_models.py", "named in the prose: it counts"
     assert "imports json" in top.reasons
     assert "requests.__version__" not in read_task(">>> requests.__version__\n'2.22.0'").modules
+
+
+def test_a_one_part_import_names_a_top_level_module_never_a_nested_namesake() -> None:
+    repo = _small_repo(
+        {
+            "src/_pytest/logging.py": ("LogCaptureFixture",),
+            "src/_pytest/mark/structures.py": ("ParameterSet",),
+        },
+    )
+    words = {"src/_pytest/mark/structures.py": 2.0, "src/_pytest/logging.py": 1.0}
+    script = "parametrize with an empty list calls ids\n```python\nimport logging\n\nlogging.info(obj)\n```\n"
+    top = rank(read_task(script), repo, words)[0]
+    assert top.path == "src/_pytest/mark/structures.py", "the stdlib's logging, not _pytest.logging"
+    named = rank(read_task("`_pytest.logging` drops records"), repo, words)[0]
+    assert named.path == "src/_pytest/logging.py", "the dotted name that imports it still counts"
+    flat = _small_repo({"logging.py": ("setup",), "app.py": ("main",)})
+    assert rank(read_task("```python\nimport logging\n```"), flat, {"app.py": 1.0})[0].path == "logging.py"
+
+
+def test_a_reporters_own_test_file_does_not_make_the_task_about_the_repositorys_tests() -> None:
+    repo = _small_repo(
+        {"src/_pytest/mark/structures.py": ("ParameterSet",), "testing/python/metafunc.py": ("TestMetafunc",)}
+    )
+    words = {"testing/python/metafunc.py": 3.0, "src/_pytest/mark/structures.py": 2.0}
+    mine = "ids callback called with NOTSET\n\n`test_demo.py`\n```python\ndef test_demo(arg):\n    pass\n```"
+    reading = read_task(mine)
+    assert reading.about_tests
+    assert rank(reading, repo, words, about=frozenset({"test"}))[0].path == "src/_pytest/mark/structures.py"
+    theirs = read_task("testing/python/metafunc.py fails on an empty parameter list")
+    assert rank(theirs, repo, words, about=frozenset({"test"}))[0].path == "testing/python/metafunc.py"
+
+
+def test_a_pasted_pytest_session_header_is_context_not_key_terms() -> None:
+    run = (
+        "Unicode ids are escaped\n"
+        "============================= test session starts ==============================\n"
+        "platform darwin -- Python 3.9.6, pytest-6.1.2, py-1.9.0, pluggy-0.13.1 -- /usr/bin/python3.9\n"
+        "cachedir: .pytest_cache\nrootdir: /Users/me/repos/app\nplugins: hypothesis-6.49.1, xdist-2.5.0\n"
+        "collected 1 item\n\nplugins: the manager drops hooks registered late\n"
+    )
+    reading = read_task(run)
+    assert reading.dropped == 6
+    for word in ("darwin", "cachedir", "rootdir", "session", "collected", "hypothesis"):
+        assert word not in reading.prose
+    assert "Unicode ids are escaped" in reading.prose
+    assert "plugins: the manager drops hooks" in reading.prose, "a sentence that starts alike is prose"

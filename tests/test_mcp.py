@@ -162,6 +162,9 @@ async def test_fetch_guard_holds_through_mcp(server: LocalServer, tmp_path: Path
         result = await c.call_tool("web_fetch", {"url": f"{server.url}/article"})
     assert result.is_error
     assert "AddressNotAllowed" in text_of(result)
+    # the fix a remote caller is told is the operator's setting, not an argument it cannot pass
+    assert "allow_private=True" not in text_of(result)
+    assert "the server's operator can, with allow_private or allow_hosts" in text_of(result)
     assert server.hits("/article") == 0
 
 

@@ -45,6 +45,44 @@ def test_the_same_url_from_a_wiki_and_the_web_merges_into_one_entry() -> None:
     assert single.sources == ("web",)
 
 
+def test_a_merged_item_says_which_sources_found_it_at_what_rank_and_weight() -> None:
+    """As SearXNG shows its engines: each source that returned the item, the rank it gave it, and
+    its weight there (the relevance its copy scored; the item keeps the best copy's); the web's
+    providers named. The deep output and the JSON both carry it."""
+    from sourcewise.core.present import render_answer
+    from sourcewise.models import Answer, ProviderHit, Route, SearchResult
+    from sourcewise.routing import plan
+    from sourcewise.sources.web import hit_from_result
+
+    result = SearchResult(
+        title="Deploy", url="https://docs.example.com/deploy", canonical_url="https://docs.example.com/deploy",
+        snippet="How to deploy and rollback.", tier=1, reliability_score=90, reason="official",
+        providers=(ProviderHit(provider="brave", position=2), ProviderHit(provider="searxng", position=1)),
+    )  # fmt: skip
+    web_first = _hit("https://docs.example.com/other", "web", kind="web", authority="web", tier=1)
+    web = hit_from_result(result, "web", 1)
+    wiki = _hit("https://docs.example.com/deploy?utm_source=wiki", "wiki", text="deploy")
+    ranked = merge_and_rank([[wiki], [web_first, web]], terms=TERMS, kind="fact", today=TODAY)
+    merged = next(r for r in ranked if hit_key(r.hit) == hit_key(web))
+    assert merged.sources == ("wiki", "web")
+    by = {f.source: f for f in merged.found_by}
+    assert (by["wiki"].position, by["web"].position) == (1, 2)
+    assert by["web"].providers == ("brave", "searxng")
+    assert by["wiki"].providers == ()
+    for source, hit, rank in (("wiki", wiki, 0), ("web", web, 1)):
+        expected, _ = score_hit(hit, terms=TERMS, kind="fact", today=TODAY, rank=rank)
+        assert by[source].weight == pytest.approx(min(1.0, expected), abs=1e-4)
+    assert merged.relevance == pytest.approx(max(f.weight for f in merged.found_by), abs=1e-4)
+    answer = Answer(question="deploy", text="", hits=tuple(ranked), route=Route(action="skip", reason="test"),
+                    plan=plan("deploy", ["knowledge_base"]))  # fmt: skip
+    deep = render_answer(answer, "deep")
+    assert (
+        f"found by wiki #1 ({by['wiki'].weight:.2f}), web via brave, searxng #2 ({by['web'].weight:.2f})"
+        in deep
+    )
+    assert '"found_by"' in answer.model_dump_json()
+
+
 def test_the_same_location_from_two_private_sources_merges_and_keeps_the_better_hit() -> None:
     short = _hit("notes/deploy.md#L1-L9", "kb", text="deploy")
     full = _hit("notes/deploy.md#L1-L9", "kb2", text="How to deploy and rollback, step by step. " * 5)

@@ -60,3 +60,17 @@ def test_hostile_words_never_break_the_name_rules(text: str) -> None:
         assert all(s.isascii() for s in spellings(word))
         named_by(word, {w: w for w in found})
     wanted_projects(builtin_table(), text)
+
+
+def test_a_forum_on_the_projects_own_site_is_not_cached_as_its_docs() -> None:
+    """The rating memo keys pages of one host by what a rating reads of the path: a forum path on
+    the site of a project the table does not list must not share the entry of its docs."""
+    docs = rate_source("https://zeromq.org/socket-api/", "zeromq sockets")
+    forum = rate_source("https://zeromq.org/forums/socket-api/", "zeromq sockets")
+    assert (docs.tier, forum.tier) == (1, 3), (docs.reason, forum.reason)
+
+
+def test_other_spellings_name_a_project_the_table_does_not_list() -> None:
+    assert candidate_words(["ØMQ", "guide"]) == ["0mq"]  # a slashed zero is a zero
+    assert wanted_projects(builtin_table(), "zmq sockets") == {"zeromq": "zmq", "sockets": "sockets"}
+    assert "zmq" not in builtin_table().names  # it does not make zeromq a listed project

@@ -62,3 +62,26 @@ def test_hostile_prose_gives_http_sources_or_none(text: str) -> None:
     assert all(r.url.startswith(("http://", "https://")) for r in read.results)
     assert [r.position for r in read.results] == list(range(1, len(read.results) + 1))
     assert len(read.answer) <= len(text)
+
+
+def test_a_url_with_balanced_parentheses_is_read_whole() -> None:
+    """Wikipedia's titles hold parentheses; a closing one of the sentence is not the URL's."""
+    wiki = "https://en.wikipedia.org/wiki/Rust_(programming_language)"
+    text = (
+        f"Rust is a language ([Rust]({wiki})).\n\nSources:\n[1] Rust ({wiki})\n[2] https://example.org/Foo)."
+    )
+    read = read_prose(text, "mcp")
+    assert [r.url for r in read.results] == [wiki, "https://example.org/Foo"]
+
+
+def test_footnotes_and_bare_urls_in_the_text_are_sources() -> None:
+    text = (
+        "RSC run on the server.[^1] The guide is at https://nextjs.org/docs/app.\n\n"
+        "[^1]: https://react.dev/reference/rsc/server-components"
+    )
+    read = read_prose(text, "mcp")
+    assert [r.url for r in read.results] == [
+        "https://react.dev/reference/rsc/server-components",
+        "https://nextjs.org/docs/app",
+    ]
+    assert read.results[0].snippet == "RSC run on the server."  # the sentence citing [^1]

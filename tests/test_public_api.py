@@ -25,6 +25,7 @@ NEW_IN_SOURCES = [
     "StoreUnavailable",
     "SourceFormatError",
     "SourceRateLimited",
+    "SourceStillIndexing",
     "IndexVersionError",
     "ModelError",
 ]
@@ -51,6 +52,7 @@ def test_public_api_is_pinned() -> None:
             "FetchError",
             "FetchHTTPError",
             "FetchTimeout",
+            "FoundBy",
             "Fetcher",
             "InvalidInput",
             "InvalidOption",

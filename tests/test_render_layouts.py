@@ -94,3 +94,32 @@ def test_key_points_of_hostile_text(snippet: str, query: str) -> None:
     points = key_points(snippet, query)
     assert len(points) <= 3
     assert all(p.strip() for p in points)
+
+
+def test_a_grounded_quick_answer_keeps_the_seeds_layout_in_korean() -> None:
+    """The provider's answer is the 답변; its sources, rated, are the 참고 링크, then Sources:."""
+    text = render(_response("리액트 서버 컴포넌트", answer="RSC는 서버에서 렌더링됩니다 [1]."), "quick")
+    answer, rest = text.split("## 참고 링크\n\n", 1)
+    assert answer == "## 답변\n\nRSC는 서버에서 렌더링됩니다 [1].\n\n"
+    assert rest.startswith("- [공식 문서] Server Components (tier 1, 신뢰도 ")
+    assert "\nSources:\n- [Server Components](https://react.dev/reference/rsc/server-components)" in rest
+
+
+@pytest.mark.parametrize("fmt", ["quick", "deep", "progressive"])
+def test_a_grounded_answer_without_sources_is_still_shown(fmt: str) -> None:
+    response = _response("React Server Components", answer="RSC render on the server.")
+    empty = response.model_copy(update={"results": ()})
+    assert render(empty, fmt) == "## Answer\n\nRSC render on the server."
+    assert render(_response("React Server Components").model_copy(update={"results": ()}), fmt) == (
+        "No results for 'React Server Components'."
+    )
+
+
+def test_key_points_of_a_korean_source_for_a_korean_question() -> None:
+    snippet = (
+        "리액트 서버 컴포넌트는 서버에서 렌더링됩니다. 날씨가 좋습니다. 서버 컴포넌트는 번들 크기를 줄입니다."
+    )
+    assert key_points(snippet, "리액트 서버 컴포넌트") == [
+        "리액트 서버 컴포넌트는 서버에서 렌더링됩니다.",
+        "서버 컴포넌트는 번들 크기를 줄입니다.",
+    ]  # the weather names none of the question's words

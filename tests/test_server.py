@@ -127,6 +127,10 @@ def test_fetch_guard_holds_through_the_door(server: LocalServer, tmp_path: Path)
             response = httpx.post(f"{api}/fetch", json={"url": target})
             assert response.status_code == 403, target
             assert error_of(response)["type"] == "AddressNotAllowed"
+            # a remote caller cannot pass allow_private: it is told who can (the operator)
+            assert "allow_private=True" not in response.text, target
+            if "169.254" not in target:
+                assert "the server's operator can" in error_of(response)["message"], target
         # a caller cannot ask for the guard to be lifted
         response = httpx.post(f"{api}/fetch", json={"url": f"{server.url}/article", "allow_private": True})
         assert response.status_code == 422

@@ -172,7 +172,10 @@ def test_a_knowledge_base_is_opened_once_per_worker_not_per_request(
     assert all(a.status_code == 200 for a in answers)
     assert all(a.json()[0]["hits"] for a in answers), answers[0].text
     kb_opens = [d for d in opened if d == kb_file]
-    assert 1 <= len(kb_opens) <= 1, f"the knowledge base was opened {len(kb_opens)} times for 100 requests"
+    # Two sources name this file: `notes`, and `kb`, which the door warms at its start (both are
+    # ask's default sources; with the semantic extra the warm-up opens it to see its embeddings).
+    # Each opens it once for the worker's life, never per request.
+    assert 1 <= len(kb_opens) <= 2, f"the knowledge base was opened {len(kb_opens)} times for 100 requests"
 
 
 _HELD = (httpx.AsyncClient, httpx.Client, sqlite3.Connection, Settings)

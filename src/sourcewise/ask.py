@@ -11,11 +11,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date
-from typing import Literal
 
 from . import routing
 from .answer import write_with_model
@@ -27,40 +26,19 @@ from .core.merge import merge_and_rank
 from .core.pick import pick
 from .core.route import choose
 from .core.text import is_hangul
+from .effort import EFFORTS, Effort, EffortLevel
 from .errors import InvalidOption, InvalidQuery, ModelError
-from .gather import Progress, gather
+from .gather import Gathered, Progress, gather
 from .models import Answer, Plan, RankedHit, Reading, Route, SourceReport
 from .retrieve import refine_gathered
 from .session import Session
 from .sources import Source
 from .sources.web import PagesSource
 
-__all__ = ["DEFAULT_SOURCES", "EFFORTS", "MAX_QUESTION", "Effort", "EffortLevel", "aask", "default_sources"]
+__all__ = ["DEFAULT_SOURCES", "MAX_QUESTION", "aask", "default_sources"]
 
 MAX_QUESTION = 2_000
 """Characters; a longer question is an ``InvalidQuery`` (it is a document, not a question)."""
-EffortLevel = Literal["quick", "balanced", "thorough"]
-
-
-@dataclass(frozen=True)
-class Effort:
-    """What one ``effort`` level sets together: hits wanted per source, refinement cycles after
-    the first pass, and each source's time budget (seconds, bounded by ``source_timeout``)."""
-
-    limit: int
-    cycles: int
-    at_most: float = 300.0
-    at_least: float = 0.0
-
-    def deadline(self, configured: float) -> float:
-        return min(max(configured, self.at_least), self.at_most)
-
-
-EFFORTS: dict[str, Effort] = {
-    "quick": Effort(limit=5, cycles=1, at_most=5.0),  # one pass, a short wait
-    "balanced": Effort(limit=10, cycles=3),  # the default: source_timeout as configured
-    "thorough": Effort(limit=20, cycles=5, at_least=30.0),  # more hits, more cycles, a longer wait
-}
 DEFAULT_SOURCES = ("kb",)
 WEB_WHY = "when the question needs the web (recent or outside facts)"
 MAX_SOURCES = 32
@@ -207,6 +185,7 @@ async def _ask(
     t1 = clock()
     deadline = level.deadline(settings.source_timeout)
     gathered = await gather(chosen, plan, deadline=deadline, limit=limit, progress=progress)
+    await _read(chosen, gathered, question, level.pages, deadline)
     # Seed 004: a first pass that is not good enough gets refinement cycles (retrieve.py).
     extra, cycles = await refine_gathered(question, plan, chosen, gathered, settings, level.cycles)
     hits = [[*first, *more] for first, more in zip(gathered.hits, extra, strict=True)]
@@ -254,6 +233,28 @@ async def _ask(
     t3 = clock()
     timings = {"plan": (t1 - t0) * 1000, "gather": (t2 - t1) * 1000, "answer": (t3 - t2) * 1000}
     return answer.model_copy(update={"timings": {k: round(v, 1) for k, v in timings.items()}})
+
+
+async def _read(
+    sources: Sequence[Source], gathered: Gathered, question: str, depth: int, deadline: float
+) -> None:
+    """The effort's fetch depth: each source that answered reads its first ``depth`` hits in full
+    (``Source.read``: the web its result pages) in what is left of its deadline; its report says
+    how many pages it read and why any was not."""
+    if depth <= 0:
+        return
+    jobs = [
+        (i, source.read(gathered.hits[i], question, depth, deadline - report.elapsed_ms / 1000))
+        for i, (source, report) in enumerate(zip(sources, gathered.reports, strict=True))
+        if report.status == "ok"
+    ]
+    done = await asyncio.gather(*(job for _, job in jobs))
+    for (i, _), (hits, read, notes) in zip(jobs, done, strict=True):
+        report = gathered.reports[i]
+        gathered.hits[i] = hits
+        gathered.reports[i] = report.model_copy(
+            update={"pages_read": read, "warnings": (*report.warnings, *notes)}
+        )
 
 
 def _wait(seconds: float | None) -> str:

@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 from .core.text import json_safe, printable
-from .errors import ConfigError, InvalidInput, InvalidOption, NoProviderAvailable, SourcewiseError
+from .errors import (
+    ConfigError,
+    InvalidInput,
+    InvalidOption,
+    NoProviderAvailable,
+    SourceStillIndexing,
+    SourcewiseError,
+)
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -42,6 +49,7 @@ __all__ = [
     "output_format",
     "reported",
     "setup",
+    "still_indexing",
     "written_to",
 ]
 
@@ -136,7 +144,18 @@ def reported() -> Iterator[None]:
         guard(exc)
 
 
+def still_indexing(said: Sequence[str]) -> None:
+    """A source still building its first index is neither "nothing found" nor a failure: each
+    ``SourceStillIndexing`` message as a warning, then exit 4 (docs/errors.md), for every command."""
+    for text in said:
+        echo(f"warning: {text}", err=True)
+    if said:
+        raise typer.Exit(4)
+
+
 def guard(exc: SourcewiseError) -> NoReturn:
+    if isinstance(exc, SourceStillIndexing):
+        still_indexing([str(exc)])
     if isinstance(exc, InvalidInput | ConfigError):
         fail(exc, 2)
     if isinstance(exc, NoProviderAvailable):

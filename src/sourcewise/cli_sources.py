@@ -21,10 +21,12 @@ from .cli_common import (
     output_format,
     reported,
     setup,
+    still_indexing,
     written_to,
 )
 from .core.text import printable
-from .errors import InvalidOption
+from .effort import effort_help
+from .errors import InvalidOption, SourceStillIndexing
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -164,8 +166,7 @@ def ask_cmd(
         typer.Option(
             "--effort",
             metavar="LEVEL",
-            help="quick (5 hits a source, one pass, 5 s), balanced (default) or thorough "
-            "(20 hits, 5 cycles, 30 s a source).",
+            help=effort_help(),
         ),
     ] = "balanced",
     output: OutputOpt = None,
@@ -320,12 +321,15 @@ def retrieve_cmd(
 
 
 def _not_ready(reports: Sequence[SourceReport]) -> None:
-    """A source still building its first index is not "nothing found": say so, exit 4."""
-    busy = [r for r in reports if r.status == "timeout" and r.error and "still indexing" in r.error]
-    for r in busy:
-        echo(f"warning: {r.source}: {r.error}", err=True)
-    if busy:
-        raise typer.Exit(4)
+    """A source still building its first index is not "nothing found": say so, exit 4 (the
+    report's error is ``Source.still_indexing``'s, as ``search`` raises it)."""
+    still_indexing(
+        [
+            f"{r.source}: {r.error}"
+            for r in reports
+            if r.status == "timeout" and r.error and SourceStillIndexing.kind in r.error
+        ]
+    )
 
 
 def _exit_if_failed_everywhere(reports: Sequence[SourceReport]) -> None:

@@ -14,7 +14,7 @@ import os
 import tomllib
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import (
@@ -87,7 +87,9 @@ class Settings(BaseSettings):
     redis_url: SecretStr | None = Field(
         default=None, description="redis://host:port/db: page cache and suspensions in Redis, not SQLite"
     )
-    timeout: float = Field(default=10.0, gt=0, le=120, description="seconds per request")
+    timeout: float = Field(
+        default=10.0, gt=0, le=120, description="seconds for a whole search or page fetch, retries included"
+    )
     max_results: int = Field(default=10, ge=1, le=50)
     suspend_seconds: float = Field(
         default=300.0, ge=0, description="first back-off after a 429 or CAPTCHA; doubles, max 1 h"
@@ -144,7 +146,15 @@ class Settings(BaseSettings):
         default=None, validation_alias=_aliases("model_api_key", "OPENAI_API_KEY")
     )
     model_timeout: float = Field(default=30.0, gt=0, le=300, description="seconds for the model's answer")
-    source_timeout: float = Field(default=10.0, gt=0, le=300, description="seconds per source in ask")
+    source_timeout: float = Field(
+        default=10.0, gt=0, le=300, description="seconds per source in ask (and for a first index in search)"
+    )
+    kb_mode: Literal["auto", "lexical", "hybrid", "semantic"] = Field(
+        default="auto",
+        description="how a knowledge base searches when its [sources.NAME] sets no mode: auto is hybrid "
+        "in a lasting process (serve, mcp: the semantic model loads once, at start) and lexical in a "
+        "one-shot command (loading the model costs seconds a run); see docs/knowledge-base.md",
+    )
 
     tiers: dict[str, int] = Field(
         default_factory=dict, description="host or domain -> tier (1-4), beats the built-in table"

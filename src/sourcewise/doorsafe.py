@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from .config import Settings
+from .errors import AddressNotAllowed
 from .models import SourceReport
 
-__all__ = ["door_safe", "hidden_paths", "safe_reports"]
+__all__ = ["door_safe", "for_remote", "hidden_paths", "safe_reports"]
 
 log = logging.getLogger("sourcewise")
 
@@ -40,8 +41,15 @@ def hidden_paths(settings: Settings) -> tuple[str, ...]:
     return tuple(sorted(found, key=len, reverse=True))
 
 
+def for_remote(text: str) -> str:
+    """``text`` with each fix only the operator can apply said as such: a caller over a door
+    cannot pass ``allow_private`` (``AddressNotAllowed.LOCAL_FIX`` -> ``REMOTE_FIX``)."""
+    return text.replace(AddressNotAllowed.LOCAL_FIX, AddressNotAllowed.REMOTE_FIX)
+
+
 def door_safe(text: str, hidden: Iterable[str] = ()) -> str:
-    """``text`` without file paths and URLs (see the module)."""
+    """``text`` without file paths and URLs (see the module), its fixes said for a remote caller."""
+    text = for_remote(text)
     for path in hidden:
         if len(path) > 1:
             text = text.replace(path, "<path>")

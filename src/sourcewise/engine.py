@@ -214,7 +214,7 @@ class Engine:
                 left = hold.until - self.clock()
                 attempts.append((name, f"suspended for {left:.0f} s more after: {hold.reason}"))
                 continue
-            if deadline.left() <= 0:
+            if deadline.passed():
                 attempts.append((name, f"not asked: the search's {deadline.seconds:g} s deadline has passed"))
                 continue
             try:
@@ -252,6 +252,7 @@ class Engine:
     ) -> ProviderOutput:
         """One try, held to ``seconds`` whatever the provider does inside."""
         seconds = round(seconds, 2)  # what is left, as messages say it ("within 0.5 s")
+        begun = time.monotonic()  # the try's clock starts here: work a provider does after its answer counts
         try:
             async with asyncio.timeout(seconds):
                 if provider.run is not None:
@@ -259,7 +260,7 @@ class Engine:
                     call = ProviderCall(
                         query, limit, self.settings, client, seconds, self.clock,
                         options=self.options.get(provider.name), redirects=redirects, fetcher=fetcher,
-                        connections=self.connections,
+                        connections=self.connections, started=begun,
                     )  # fmt: skip
                     return await provider.run(call)
                 request = provider.build(query, limit, self._config(provider.name))

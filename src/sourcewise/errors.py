@@ -19,6 +19,7 @@
     ├── NoProviderAvailable                   every provider in the chain failed or was skipped
     ├── SourceError                           a private source failed; ``policy`` as for providers
     │   ├── SourceUnavailable       skip      missing path, not indexed, not configured
+    │   │   └── SourceStillIndexing   skip    a first index outlasted the deadline (CLI exit 4)
     │   ├── SourceFormatError       skip      a file or export of the wrong shape
     │   ├── SourceRateLimited       suspend   the source asked us to slow down
     │   ├── IndexVersionError       skip      an index written by a newer sourcewise
@@ -77,6 +78,7 @@ __all__ = [
     "SourceError",
     "SourceFormatError",
     "SourceRateLimited",
+    "SourceStillIndexing",
     "SourceUnavailable",
     "SourcewiseError",
     "StoreUnavailable",
@@ -222,10 +224,21 @@ class FetchError(SourcewiseError):
 
 
 class AddressNotAllowed(FetchError):
-    """The host resolves to an address the fetcher refuses; raised before any connection."""
+    """The host resolves to an address the fetcher refuses; raised before any connection.
 
-    def __init__(self, url: str, message: str, *, address: str = "") -> None:
-        super().__init__(url, message)
+    ``settable``: a private address the ``allow_private`` setting would open (never a metadata
+    one); the message then says how. Who can change that setting depends on who reads the message:
+    ``LOCAL_FIX`` for the library and the CLI, ``REMOTE_FIX`` for a caller over MCP or HTTP (the
+    doors swap one for the other: ``doorsafe.for_remote``), both written here only."""
+
+    LOCAL_FIX: ClassVar[str] = "pass allow_private=True (--allow-private) for intranet use"
+    REMOTE_FIX: ClassVar[str] = (
+        "a caller cannot lift this; the server's operator can, with allow_private or allow_hosts "
+        "in the server's settings"
+    )
+
+    def __init__(self, url: str, message: str, *, address: str = "", settable: bool = False) -> None:
+        super().__init__(url, f"{message}; {self.LOCAL_FIX}" if settable else message)
         self.address = address
 
 
@@ -281,6 +294,13 @@ class SourceError(SourcewiseError):
 
 class SourceUnavailable(SourceError):
     kind = "unavailable"
+
+
+class SourceStillIndexing(SourceUnavailable):
+    """A source is still building its first index past the search's deadline (``Source.pending``):
+    not "nothing found"; the CLI exits 4, a door answers 503. The index goes on being built."""
+
+    kind = "still indexing"
 
 
 class SourceFormatError(SourceError):

@@ -126,8 +126,8 @@ async def _report(
         raise
     except Exception as exc:  # any failure of one source is that source's report, never the ask's
         status, error, retry_after = _status_for(exc)
-        if status == "timeout" and (busy := run.source.pending()):
-            error = f"no answer within the {deadline:g} s deadline: {busy}"
+        if status == "timeout" and (busy := run.source.still_indexing(deadline)):
+            error = busy.detail
     report = SourceReport(
         source=run.source.name,
         kind=run.source.kind,

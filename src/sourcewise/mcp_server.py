@@ -28,6 +28,7 @@ from ._version import __version__
 from .config import Settings, load_settings
 from .core.present import render_answer, render_results
 from .core.text import printable
+from .effort import effort_help
 from .errors import SourcewiseError
 from .models import Answer, Page, Retrieval, Route, SearchResponse, SourceResult
 from .service import DOOR_MAX_CHARS, DoorSettings, Progress, Service, classify, describe_problems
@@ -145,8 +146,9 @@ def _fit(data: dict[str, Any], budget: int, keep: str | None) -> dict[str, Any]:
     return data
 
 
-def render_search(response: SearchResponse, budget: int = SEARCH_BUDGET) -> str:
-    """Numbered results, one short block each, stopping before ``budget`` characters."""
+def render_search(response: SearchResponse, budget: int = SEARCH_BUDGET, *, compact: bool = False) -> str:
+    """The grounded answer, if any, then numbered results (one line each when ``compact``, else a
+    short block), stopping before ``budget`` characters."""
     head = f"{len(response.results)} results for {response.query!r} (via {response.provider})"
     lines = [head, *(f"note: {w}" for w in response.warnings)]
     if response.answer:  # a grounded provider's cited answer: what an agent on the text channel reads
@@ -158,8 +160,13 @@ def render_search(response: SearchResponse, budget: int = SEARCH_BUDGET) -> str:
         lines.append("Rated results:")
     used = sum(len(line) + 1 for line in lines)
     for i, r in enumerate(response.results, start=1):
-        block = f"\n[{i}] {r.title}\n    {r.url}\n    tier {r.tier}, {r.reliability_score}/100: {r.reason}"
-        block += f"\n    {r.snippet}" if r.snippet else ""
+        if compact:
+            block = f"[{i}] tier {r.tier} {r.title} - {r.url}"
+        else:
+            block = (
+                f"\n[{i}] {r.title}\n    {r.url}\n    tier {r.tier}, {r.reliability_score}/100: {r.reason}"
+            )
+            block += f"\n    {r.snippet}" if r.snippet else ""
         if used + len(block) > budget:
             lines.append(f"\n... {len(response.results) - i + 1} more in the structured result")
             break
@@ -216,10 +223,7 @@ DetailArg = Annotated[
 ]
 EffortArg = Annotated[
     Literal["quick", "balanced", "thorough"],
-    Field(
-        description="quick: 5 hits per source, one pass, at most 5 s per source; balanced (default): "
-        "10 hits, up to 3 refinement cycles; thorough: 20 hits, up to 5 cycles, at least 30 s per source"
-    ),
+    Field(description=effort_help()),
 ]
 
 
@@ -245,9 +249,7 @@ async def web_search(
             query, tier=tier, max_results=max_results, strategy=strategy, progress=_progress(ctx)
         )
         if detail == "compact":
-            lines = [f"[{i}] tier {r.tier} {r.title} - {r.url}" for i, r in enumerate(response.results, 1)]
-            head = f"{len(response.results)} results for {response.query!r} (via {response.provider})"
-            return _result(response, _budget("\n".join([head, *lines]), SEARCH_BUDGET), budget=0)
+            return _result(response, render_search(response, compact=True), budget=0)
         return _result(response, render_search(response))
 
 
@@ -437,8 +439,10 @@ def build_server(settings: Settings | None = None, doors: DoorSettings | None = 
     @asynccontextmanager
     async def lifespan(_server: MCPServer[Service]) -> AsyncIterator[Service]:
         # One session per worker process: its client, stores and open sources serve every call.
-        async with Session(settings) as session:
-            yield Service(session, doors)
+        async with Session(settings, lasting=True) as session:
+            service = Service(session, doors)
+            service.warm()
+            yield service
 
     server = _Server(
         "sourcewise", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING"

@@ -16,6 +16,7 @@ __all__ = [
     "Constraints",
     "Cycle",
     "Factor",
+    "FoundBy",
     "Hit",
     "Learned",
     "Page",
@@ -316,6 +317,7 @@ class SourceReport(_Model):
     error: str | None = None
     retry_after: float | None = Field(default=None, description="seconds until a rate limit lifts")
     elapsed_ms: float = 0.0
+    pages_read: int = Field(default=0, description="result pages read in full (the effort's fetch depth)")
 
 
 def failed_everywhere(reports: Sequence[SourceReport]) -> bool:
@@ -333,14 +335,33 @@ class Factor(_Model):
     note: str
 
 
+class FoundBy(_Model):
+    """One source that returned a merged item (SearXNG shows its engines so): the rank it gave it,
+    the relevance its copy scored (its weight in the merge: the item keeps the best copy) and, for
+    the web, the providers behind it."""
+
+    source: str
+    position: int = Field(ge=1, description="the 1-based rank this source gave the item")
+    weight: float = Field(ge=0, le=1, description="the relevance this source's copy scored")
+    providers: tuple[str, ...] = Field(default=(), description="the web providers that returned it")
+
+
 class RankedHit(_Model):
     """A hit with its relevance for this question and the factors that made it."""
 
     hit: Hit
     relevance: float = Field(ge=0, le=1)
     factors: tuple[Factor, ...]
-    sources: tuple[str, ...] = Field(default=(), description="every source that returned this item")
+    found_by: tuple[FoundBy, ...] = Field(
+        default=(), description="every source that returned this item, in the order met, with its weight"
+    )
     reading: str | None = Field(default=None, description="the reading of an ambiguous question it fits")
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """The names of ``found_by``: every source that returned this item (not a field: the
+        JSON holds ``found_by`` once)."""
+        return tuple(f.source for f in self.found_by)
 
 
 class Citation(_Model):

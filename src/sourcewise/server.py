@@ -30,6 +30,7 @@ from ._version import __version__
 from .access import grants
 from .config import Settings, load_settings
 from .core.present import render_answer
+from .effort import effort_help
 from .errors import SourcewiseError
 from .guards import guarded
 from .models import Answer, Page, Retrieval, Route, SearchResponse, SourceResult
@@ -74,10 +75,7 @@ class RouteRequest(_Request):
 
 
 KB_SOURCES = "configured source names; leave it out for the knowledge base (kb), or the key's own sources"
-EFFORT_HELP = (
-    "quick: 5 hits per source, one pass, at most 5 s per source; balanced: 10 hits, up to 3 "
-    "refinement cycles, source_timeout; thorough: 20 hits, up to 5 cycles, at least 30 s per source"
-)
+EFFORT_HELP = effort_help()
 
 
 class SourcesSearchRequest(_Request):
@@ -176,8 +174,9 @@ def build_api(settings: Settings | None = None, doors: DoorSettings | None = Non
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # One session per worker process: its client, stores and open sources serve every request.
-        async with Session(settings) as session:
+        async with Session(settings, lasting=True) as session:
             app.state.service = Service(session, doors)
+            app.state.service.warm()
             yield
 
     # Swagger UI and ReDoc from the assets fastapi-offline ships: /docs and /redoc work offline.

@@ -26,10 +26,11 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from . import access
 from ._version import __version__
-from .ask import EffortLevel, aask
+from .ask import aask
 from .core.urls import canonical_url
 from .core.validate import validate_query
-from .doorsafe import door_safe, hidden_paths, safe_reports
+from .doorsafe import door_safe, for_remote, hidden_paths, safe_reports
+from .effort import EffortLevel
 from .errors import (
     AddressNotAllowed,
     ConfigError,
@@ -186,7 +187,7 @@ class Failure:
 def classify(exc: SourcewiseError, hidden: Sequence[str] = ()) -> Failure:
     """The status and typed reason for ``exc``. Messages never hold a key or a stack trace, and
     a source's never a file path or URL (``doorsafe``; ``hidden``: the paths the server knows)."""
-    kind, message = type(exc).__name__, str(exc)
+    kind, message = type(exc).__name__, for_remote(str(exc))
     if isinstance(exc, access.AccessDenied):
         return Failure(401, "Unauthorized", message)
     if isinstance(exc, SourceError):
@@ -239,6 +240,17 @@ class Service:
         self.settings = session.settings
         self.doors = doors or DoorSettings()
         self.hidden = hidden_paths(self.settings)  # what no error over a door may show
+
+    def warm(self) -> None:
+        """At a door's start: each source ``ask`` reads by default starts loading what it will
+        need (the semantic model, in the background), so that the first caller does not wait."""
+        from .ask import default_sources
+
+        try:
+            for source in self.session.sources(list(default_sources(self.settings))):
+                source.warm()
+        except SourcewiseError as exc:  # the first call that needs the source says it to the caller
+            log.warning("could not prepare the default sources: %s", exc)
 
     def health(self) -> Health:
         rows = self.session.engine.status()
@@ -370,7 +382,11 @@ class Service:
         answer = await aask(
             question, sources=chosen, reading=label, effort=effort, session=session, progress=report
         )
-        return _answered(answer).model_copy(update={"reports": safe_reports(answer.reports, self.hidden)})
+        said = {
+            "reports": safe_reports(answer.reports, self.hidden),
+            "warnings": tuple(map(for_remote, answer.warnings)),  # a page of the question it refused
+        }
+        return _answered(answer).model_copy(update=said)
 
     async def retrieve(
         self,

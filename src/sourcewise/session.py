@@ -11,7 +11,8 @@
 
 Everything is built on first use, so a session that only rates URLs opens nothing. The module
 functions (``sourcewise.ask`` ...) open a short-lived session when not given ``session=``; a door
-process holds one per worker; each CLI command holds one.
+process holds one per worker (``lasting=True``: it warms what is slow to load); each CLI command
+holds one.
 """
 
 from __future__ import annotations
@@ -50,9 +51,13 @@ class Session:
         clock: Callable[[], float] = time.time,
         resolver: Resolver | None = None,
         registry: Registry | None = None,
+        lasting: bool = False,
     ) -> None:
         # The edge: settings not given are read here, once, for everything the session does.
         self.settings = load_settings() if settings is None else settings
+        # A door's session serves many calls: what is slow to load once (the semantic model) pays
+        # off there, not in a one-shot command (``kb_mode = "auto"``).
+        self.lasting = lasting
         self.registry = registry or Registry.load(self.settings)
         self.transport = transport
         self.clock = clock

@@ -32,8 +32,10 @@ async def asearch_sources(
 
     ``sources``: configured names, specs (``kb``, ``code:PATH``, ``slack:PATH``, ``mail:PATH``,
     ``github:PATH``, ``web``) or ``Source`` objects. A source that fails raises its ``SourceError``
-    (``ask`` is the call that carries on without it). ``session``: a long-lived one whose open
-    sources answer (a door's); otherwise one is opened on ``settings`` for the call.
+    (``ask`` is the call that carries on without it); one still building its first index when
+    ``source_timeout`` has passed raises ``SourceStillIndexing`` (its index goes on being built),
+    while any other source is waited for. ``session``: a long-lived one whose open sources answer
+    (a door's); otherwise one is opened on ``settings`` for the call.
     """
     # Lone surrogates and control characters cannot be stored or matched: they are replaced or
     # dropped here, once, for every source (``core.text.printable``).
@@ -56,9 +58,26 @@ async def _search(
     session: Session, text: str, sources: Sequence[str | Source] | str | Source, limit: int
 ) -> list[SourceResult]:
     chosen = session.sources(sources)
-    queries = [SourceQuery(source=s.kind, mode="keyword", query=text) for s in chosen]
-    found = await asyncio.gather(*(s.search(q, limit=limit) for s, q in zip(chosen, queries, strict=True)))
+    deadline = session.settings.source_timeout
+    found = await asyncio.gather(*(_one(s, text, limit, deadline) for s in chosen))
     return list(found)
+
+
+async def _one(source: Source, text: str, limit: int, deadline: float) -> SourceResult:
+    """``source``'s hits; past ``deadline``, ``SourceStillIndexing`` if it is still building its
+    first index (``Source.still_indexing``, as in ``ask``), else the answer whenever it comes."""
+    task = asyncio.ensure_future(
+        source.search(SourceQuery(source=source.kind, mode="keyword", query=text), limit=limit)
+    )
+    try:
+        done, _ = await asyncio.wait({task}, timeout=deadline)
+        if not done and (busy := source.still_indexing(deadline)) is not None:
+            raise busy
+        return await task
+    finally:
+        if not task.done():  # a time-out, or the caller cancelled (Ctrl-C): nothing left running
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
 
 
 search_sources = sync(asearch_sources)

@@ -13,7 +13,8 @@ Stage one ranks files by what the task names exactly (``core/taskread.py``) and 
 - **tests named**: a test file the task names (or the test file defining a test function it names)
   points at the module it tests (``tests/test_termui.py`` -> ``termui.py``);
 - **kinds of files**: when the task asks for a code change, source files outrank tests, docs,
-  changelogs, vendored code, examples and config (kept, weighted down), unless it is about them.
+  changelogs, vendored code, examples and config (kept, weighted down), unless it is about them:
+  names such a file of the repository (a reporter's own ``test_demo.py`` is not one).
 
 Measured and left out (``benchmarks/RESULTS.md``, retrieve): names in the prose (an example's
 ``app.route`` points at every file that defines ``route``) and a personalised PageRank over the
@@ -158,13 +159,31 @@ def _module_hits(reading: Reading, code: Sequence[str]) -> dict[str, str]:
             if n == 1 and len(parts) > 1:
                 break  # ``httpx.NetRCAuth`` names a symbol of httpx, not the package file
             found = resolves_to(".".join(parts[:n]), code)
-            if n == 1:  # ``import ssl``: a module file, never a package's ``__init__`` (every task's)
-                found = [p for p in found if path_parts(p)[-1:] == parts[:1] and "__init__" not in p]
+            if n == 1:  # ``import ssl``: a top-level module file, never a package's ``__init__``
+                found = [p for p in found if _top_level(p) == parts[:1] and "__init__" not in p]
             if found and len(found) <= 3:
                 for p in found:
                     out.setdefault(p, module)
                 break
     return out
+
+
+def _top_level(path: str) -> list[str]:
+    """The module parts a file is imported by from the repository's root or its ``src``/``lib``
+    folder: ``import logging`` in a pasted script is the standard library's, never the
+    ``src/_pytest/logging.py`` that only ``_pytest.logging`` names."""
+    parts = path_parts(path)
+    return parts[1:] if parts[:1] in (["src"], ["lib"]) else parts
+
+
+def _held(about: frozenset[str], reading: Reading, repo: Repo, hits: Mapping[str, str]) -> frozenset[str]:
+    """The kinds a task is about that the repository holds: a kind of file the task names counts
+    when a named path is such a file of the repository, or (tests) a named test function is
+    defined in one. A report's own ``test_demo.py`` or ``docs/x.md`` is the reporter's file."""
+    held = {repo.kinds.get(p) for p in hits}
+    if any(repo.kinds.get(p) == "test" for name in reading.tests for p in repo.definers.get(name, ())):
+        held.add("test")
+    return frozenset(k for k in about if k in held)
 
 
 def _tested(reading: Reading, repo: Repo, hits: Mapping[str, str]) -> dict[str, str]:
@@ -259,6 +278,7 @@ def rank(
             for p in users:
                 score[p] += W_IMPORTER / len(users) ** 0.5
                 why[p].append(f"imports {module}")
+    about = _held(about, reading, repo, hits)
     by_path = repo.files
     names = {*reading.names, *extra_names}
     words = set(analyze(reading.prose, stem=True))

@@ -60,6 +60,18 @@ def _report_lines(reports: Sequence[SourceReport]) -> list[str]:
     return lines
 
 
+def _found_by(ranked: RankedHit) -> str:
+    """Which sources returned a merged item, the rank each gave it and its weight there (its
+    copy's relevance), the web's providers named: ``found by kb #1 (0.62), web via brave #3 (0.41)``."""
+    said = [
+        f"{_clean(f.source, 60)}"
+        + (f" via {_clean(', '.join(f.providers), 80)}" if f.providers else "")
+        + f" #{f.position} ({f.weight:.2f})"
+        for f in ranked.found_by
+    ]
+    return f"    found by {', '.join(said)}"
+
+
 def _explain(ranked: RankedHit) -> str:
     factors = "; ".join(f"{f.name} {f.value:.2f}x{f.weight} ({_clean(f.note, 80)})" for f in ranked.factors)
     return f"    relevance {ranked.relevance:.2f} = {factors}"
@@ -113,6 +125,8 @@ def render_answer(
             hit = ranked.hit
             lines.append(f"- {ranked.relevance:.2f} {_clean(hit.title, 100)} - {_clean(hit.location, 200)}")
             lines.append(f"    {describe(ranked.hit)}: {_clean(ranked.hit.snippet or ranked.hit.text, 200)}")
+            if ranked.found_by:
+                lines.append(_found_by(ranked))
             if explain:
                 lines.append(_explain(ranked))
     lines += [f"! {_clean(d, 200)}" for d in answer.dropped]

@@ -4,8 +4,9 @@ A query names projects the curated table knows (through their names and aliases,
 and projects it does not ("zeromq sockets", "attrs validators"). For the second kind any word of
 the query may be the project: case does not matter (``ZeroMQ`` and ``zeromq`` are one name), and
 the usual spellings of a name are the same name: punctuation left out (``socket.io`` is
-``socketio``), a leading number spelled out (``0MQ`` is ``zeromq``). Words that never name a
-project (English function words, what a query asks for: "docs", "tutorial", "how") are left out.
+``socketio``), a leading number spelled out (``0MQ`` and ``ØMQ`` are ``zeromq``); an abbreviation
+is a table alias (``zmq``). Words that never name a project (English function words, what a
+query asks for: "docs", "tutorial", "how") are left out.
 
 A label is named after a project when it is one of the name's spellings, bare (``zeromq.org``),
 with a usual affix glued on (``tornadoweb.org``, ``expressjs.com``, ``getbootstrap.com``), or as
@@ -29,6 +30,8 @@ PROJECT_SUFFIXES = frozenset({"org", "io", "dev", "rs", "sh", "app", "build", "r
 _SUFFIXES = ("js", "web", "lang", "project", "hq", "dev", "org", "io", "py", "rs")
 _PREFIXES = ("get", "use")
 _PARTS = frozenset({*_SUFFIXES, *_PREFIXES, "python", "go", "team", "labs", "sigs", "contrib", "official"})
+# A slashed zero is a zero in names ("ØMQ" is 0MQ, ZeroMQ's own spelling in its guide)
+_SLASHED_ZERO = str.maketrans({"ø": "0"})
 _DIGITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 # Words that say what is wanted or how, never which project: a site named after one is not the
 # project's own ("tutorial.dev" for "zeromq tutorial").
@@ -66,7 +69,7 @@ def candidate_words(words: Iterable[str]) -> list[str]:
     """Query words that may be the name of a project (in order, without repeats)."""
     out: dict[str, None] = {}
     for word in words:
-        low = word.lower().strip(".'")
+        low = word.lower().strip(".'").translate(_SLASHED_ZERO)
         if len(low) < 3 or not low.isascii() or low.isdigit() or low in STOPWORDS or low in _GENERIC:
             continue
         if not any(c.isalpha() for c in low):

@@ -84,9 +84,10 @@ def rate_parts(host: str, path: str, wanted: tuple[tuple[str, str], ...], table:
 
     A rating reads little of the path: which of this host's path entries and user-content paths
     it falls under (the table is indexed by first path segment), whether it starts like a
-    documentation path, the forum it is in on an official site, and whether a project the
-    query names is one of its segments. The cache key is the host and those answers, so that
-    pages of one site share one entry, and the cache is bounded (least recently used goes).
+    documentation path, the forum it is in on an official site (or on a site the query's
+    project may own), and whether a project the query names is one of its segments. The cache
+    key is the host and those answers, so that pages of one site share one entry, and the cache
+    is bounded (least recently used goes).
     """
     low = path.lower()
     profile = _profile(table, host)
@@ -99,7 +100,7 @@ def rate_parts(host: str, path: str, wanted: tuple[tuple[str, str], ...], table:
             entries = (first, *(bare == p or bare.startswith(p + "/") for p in group))
     hosted = tuple(low.startswith(p) for p in profile.hosted_paths) if profile.hosted_paths else ()
     forum = None
-    if profile.official:
+    if profile.official or wanted:  # forums on a known site, or on the site of a project named
         locale = LOCALE.match(low)  # anchored: the one match LOCALE.sub would remove
         unlocalised = low[locale.end() :] if locale else low
         if unlocalised.startswith(COMMUNITY_PATHS):

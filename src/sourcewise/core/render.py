@@ -32,7 +32,6 @@ class Words:
 
     answer: str
     references: str
-    rated: str
     tiers: dict[int, str]  # section headings of the deep dive
     labels: dict[int, str]  # [label] before a reference
     reliability: str
@@ -51,7 +50,6 @@ class Words:
 ENGLISH = Words(
     answer="Answer",
     references="References",
-    rated="Rated sources",
     tiers={1: "Official docs", 2: "Semi-official", 3: "Community", 4: "Blogs and media"},
     labels={1: "official docs", 2: "semi-official", 3: "community", 4: "blog/media"},
     reliability="reliability",
@@ -69,7 +67,6 @@ ENGLISH = Words(
 KOREAN = Words(
     answer="답변",
     references="참고 링크",
-    rated="평가된 출처",
     tiers={1: "공식 문서", 2: "준공식", 3: "커뮤니티", 4: "전문가 블로그"},
     labels={1: "공식 문서", 2: "준공식", 3: "커뮤니티", 4: "전문가 블로그"},
     reliability="신뢰도",
@@ -133,36 +130,34 @@ def _answer(response: SearchResponse, words: Words) -> list[str]:
     return [f"## {words.answer}", "", _CONTROL.sub("", response.answer).strip(), ""]
 
 
-def grounded(response: SearchResponse) -> str:
-    """A grounded provider's own answer, then the rated sources."""
-    words = words_for(response.query)
-    lines = [*_answer(response, words), f"## {words.rated}", ""]
-    lines += [
-        f"- [{words.labels[r.tier]}] {_link(r)} "
-        f"(tier {r.tier}, {words.reliability} {r.reliability_score}/100)"
-        for r in response.results
-    ]
-    return "\n".join(lines)
+def _no_results(response: SearchResponse, words: Words) -> str:
+    """What a layout shows with no results: a grounded answer still (a model may answer without
+    grounding it), else that nothing was found."""
+    return "\n".join(_answer(response, words)).strip() or words.nothing.format(query=response.query)
 
 
 def quick(response: SearchResponse) -> str:
-    """A short extractive answer from the best 2-3 sources, cited [n], then the links."""
-    if response.answer:
-        return grounded(response)
+    """The answer (a grounded provider's own, else a short extractive one from the best 2-3
+    sources, cited [n]), then the rated references and the links, as seed 000's quick layout."""
     words = words_for(response.query)
     results = response.results
     if not results:
-        return words.nothing.format(query=response.query)
-    lines = [f"## {words.answer}", ""]
-    sentences_ = [
-        f"{_first_sentence(r.snippet)} [{i}]" for i, r in enumerate(results[:3], start=1) if r.snippet
-    ]
-    lines.append(" ".join(sentences_) if sentences_ else words.no_snippet)
-    lines += ["", f"## {words.references}", ""]
+        return _no_results(response, words)
+    if response.answer:  # its [n] point at its own sources list: the references are not numbered
+        lines, number = _answer(response, words), False
+    else:
+        sentences_ = [
+            f"{_first_sentence(r.snippet)} [{i}]" for i, r in enumerate(results[:3], start=1) if r.snippet
+        ]
+        lines, number = (
+            [f"## {words.answer}", "", " ".join(sentences_) if sentences_ else words.no_snippet, ""],
+            True,
+        )
+    lines += [f"## {words.references}", ""]
     # As the seed's layout: the references name each source and its rating; the links follow
     # once, under Sources, in the same order.
     lines += [
-        f"- [{i}] [{words.labels[r.tier]}] {_text(r.title)} "
+        f"- {f'[{i}] ' if number else ''}[{words.labels[r.tier]}] {_text(r.title)} "
         f"(tier {r.tier}, {words.reliability} {r.reliability_score}/100)"
         for i, r in enumerate(results, start=1)
     ]
@@ -173,7 +168,7 @@ def deep(response: SearchResponse) -> str:
     """Every source, grouped by tier, with its score, summary, key points and why it was rated so."""
     words = words_for(response.query)
     if not response.results:
-        return words.nothing.format(query=response.query)
+        return _no_results(response, words)
     lines: list[str] = _answer(response, words)
     for tier in (1, 2, 3, 4):
         group = [r for r in response.results if r.tier == tier]
@@ -199,7 +194,7 @@ def progressive(response: SearchResponse) -> str:
     words = words_for(response.query)
     results = response.results
     if not results:
-        return words.nothing.format(query=response.query)
+        return _no_results(response, words)
     q = response.query.replace('"', '\\"')
     lines = [*_answer(response, words), f"## {words.initial} (Top {min(5, len(results))})", ""]
     lines += [

@@ -2,10 +2,12 @@
 
 A bug report names things: file paths, dotted modules (``flask.cli``), functions, classes and
 methods (``NetRCAuth``, ``Response.iter_lines``), error classes and messages, traceback frames
-(``File ".../attr/_make.py", line 2181, in _make_init``), config keys (``SESSION_COOKIE_HTTPONLY``)
+(``File ".../attr/_make.py", line 2181, in _make_init``, and as IPython, pytest and pdb print
+them), config keys (``SESSION_COOKIE_HTTPONLY``)
 and command-line flags (``--at``). Those are near-certain pointers and are searched first and
-exactly; the prose is searched second. Environment dumps (``pip freeze``, "Python version: 3.10")
-and timestamped log lines are context, not key terms: they are dropped from the prose.
+exactly; the prose is searched second. Environment dumps (``pip freeze``, "Python version: 3.10",
+a pasted pytest run's header: ``platform linux -- Python 3.12``, ``rootdir:``, ``=== test session
+starts ===``) and timestamped log lines are context, not key terms: they are dropped from the prose.
 
 Pure and linear: every pattern is RE2 (outside text), and the input is cut at ``MAX_TEXT``.
 """
@@ -23,7 +25,15 @@ __all__ = ["MAX_TEXT", "Reading", "read_task"]
 MAX_TEXT = 20_000
 MAX_NAMES = 60
 CODE_EXTS = "py|pyi|js|mjs|cjs|jsx|ts|tsx|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|scala|sh"
-_FRAME = re2.compile(r'File "([^"\n]{1,400})", line \d+, in ([A-Za-z_<>][\w<>]{0,100})')
+_FUNC = r"(?:[A-Za-z_]\w{0,100}\.){0,3}([A-Za-z_<][\w<>]{0,100})"  # ``Class.method``: the method
+# Traceback frames as each tool prints them, each giving (file, function):
+_FRAMES = (  # IPython 8 prints ``File ~/x.py:12, in f()``, IPython 7 ``~/x.py in f()``
+    re2.compile(r'File "([^"\n]{1,400})", line \d+, in ' + _FUNC),  # CPython
+    re2.compile(r"(?m)^\s*File ([^\s\",]{1,400}\.py):\d+, in " + _FUNC),  # IPython 8
+    re2.compile(r"(?m)^\s*([^\s\",:]{1,400}\.py) in " + _FUNC + r"\("),  # IPython 7
+    re2.compile(r"(?m)^\s*([^\s\",:]{1,400}\.py):\d+: in " + _FUNC),  # pytest: ``src/x.py:12: in f``
+    re2.compile(r"([^\s\"(),:]{1,400}\.py)\(\d+\)" + _FUNC + r"\(\)"),  # pdb: ``x.py(12)f()``
+)
 _PATH = re2.compile(r"[\w./\\-]{0,300}\w\.(?:" + CODE_EXTS + r")\b")
 _TICKS = re2.compile(r"`{1,3}([^`\n]{1,200})`{1,3}")
 _IDENT = re2.compile(r"[A-Za-z_][A-Za-z0-9_.]*[A-Za-z0-9_](\()?")
@@ -39,6 +49,9 @@ _DUMP = re2.compile(
     r"|[\w .()/-]{0,40}\bversion\s*[:=]?\s*v?[\d.]{1,20}\S{0,20}"  # "Python version: 3.10.2"
     r"|\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d\S{0,20}.*"  # timestamped log line
     r"|[\w.-]{1,60}\s{2,}v?\d{1,4}(?:\.\d{1,6}){1,4}\S{0,20}"  # "package    1.2.3" (pip list)
+    r"|platform \w{1,20} -- Python \d.*"  # a pasted pytest run's header ...
+    r"|(?:rootdir|cachedir|configfile|inifile): .*|plugins: [\w.-]{1,60}-\d.*|collected \d{1,9} items?\b.*"
+    r"|={3,}[^=]{0,120}={3,}"  # ... and its "=== test session starts ===" rules
     r")\s*$"
 )
 _TEST_NAME = re2.compile(r"\btest_\w{1,100}")
@@ -112,10 +125,17 @@ def _keep_line(line: str) -> bool:
     return not _DUMP.match(line)
 
 
+def _frames(text: str) -> list[tuple[str, str]]:
+    """Each traceback frame's (file, function) in the order printed (innermost last), whichever
+    tool printed it (CPython, IPython, pytest, pdb)."""
+    found = {m.start(): (m.group(1), m.group(2)) for pattern in _FRAMES for m in pattern.finditer(text)}
+    return [found[at] for at in sorted(found)]
+
+
 def read_task(text: str) -> Reading:
     """Pull out what ``text`` names (exact pointers) and its prose (see the module docstring)."""
     text = utf8(text[:MAX_TEXT])
-    frames: list[tuple[str, str]] = [(m.group(1), m.group(2)) for m in _FRAME.finditer(text)]
+    frames = _frames(text)
     kept: list[str] = []
     dropped = 0
     for line in text.splitlines():

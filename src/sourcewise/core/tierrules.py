@@ -30,7 +30,8 @@ where anyone can publish are rated for what they are. Rules, first match wins:
    query names and the table does not know (``zeromq.org`` for "zeromq" or "0MQ",
    ``tornadoweb.org`` for "tornado"; ``core.projects`` says what "named after" means): tier 1.
    A project the table knows is official only on the domains listed for it, so ``react.io`` or
-   ``react-dev.com`` are no React sites;
+   ``react-dev.com`` are no React sites. Its forums there (``forum.zeromq.org``,
+   ``zeromq.org/forums``) are its community: tier 3;
 8. ``blog.``/``engineering.`` subdomains of a known official domain: tier 2;
 9. government and academic domains (``.gov``, ``.edu``, ``.ac.kr``, ``.go.jp`` ...): tier 2;
 10. ``forum.``, ``community.``, ``discuss.`` subdomains: tier 3;
@@ -173,7 +174,7 @@ def _classify(
         return _hosted(host, hosted, wanted, table.names)
     if entry is not None:
         return _from_table(table, entry, host, path)
-    return _by_rules(table, host, unknown)
+    return _by_rules(table, host, path, unknown)
 
 
 def _github_pages(
@@ -193,12 +194,19 @@ def _github_pages(
     return None
 
 
-def _by_rules(table: SourceTable, host: str, unknown: Mapping[str, str]) -> tuple[Tier, int, str, str | None]:
+def _by_rules(
+    table: SourceTable, host: str, path: str, unknown: Mapping[str, str]
+) -> tuple[Tier, int, str, str | None]:
     """Rules 6-11 for a host the table does not list."""
     registrable = psl().privatesuffix(host) or host
     label, _, suffix = registrable.partition(".")
     named = named_by(label, unknown) if unknown else None
     owner = table.project_of(registrable)
+    if named and host.startswith(_COMMUNITY_HOSTS):  # forum.zeromq.org: the project's, but its community
+        return 3, 60, f"{host} is the community forum of {unknown[named]!r}", named
+    if named and LOCALE.sub("", path.lower()).startswith(COMMUNITY_PATHS):
+        forum = "/" + LOCALE.sub("", path.lower()).split("/")[1]
+        return 3, 60, f"{registrable}{forum} is a community forum on the site of {unknown[named]!r}", named
     if host.startswith(_DOC_HOSTS) and host != registrable:
         if owner or table.lookup(registrable, "/") is not None:
             return 1, 90, f"{host} is the documentation site of {owner or registrable}", owner

@@ -65,8 +65,12 @@ class SourceTable:
             self.names[name] = name
             for spec in specs:
                 self._add(Entry(*_split_entry(spec), tier=1, score=90, project=name))
+        # other names of projects the table lists name them; of other projects ("zmq" for
+        # zeromq), they name a project the rules find the sites of (``wanted_projects``)
+        self.other_names: dict[str, str] = {}
         for alias, project in aliases.items():
-            self.names[alias.lower()] = project.lower()
+            listed = project.lower() in self.names
+            (self.names if listed else self.other_names)[alias.lower()] = project.lower()
         for tier, table in scored.items():
             low, high = BANDS[tier]
             for spec, score in table.items():
@@ -231,11 +235,12 @@ def matching(section: str, host: str, path: str) -> tuple[str, str, bool] | None
 
 def wanted_projects(table: SourceTable, query: str) -> dict[str, str]:
     """Projects the query names: the table's (by name or alias), then every other word that may
-    be a project's name (``core.projects.candidate_words``), whatever its case."""
+    be a project's name (``core.projects.candidate_words``), whatever its case; an alias of a
+    project the table does not list stands for that project (``zmq`` for zeromq)."""
     toks = words(query)
     found = table.projects_in_words(toks)
     taken = {part for said in found.values() for part in said.split()}
     for word in candidate_words(toks):
         if word not in table.names and word not in taken:
-            found.setdefault(word, word)
+            found.setdefault(table.other_names.get(word, word), word)
     return found

@@ -22,8 +22,9 @@ and drops only tracking ones. The rules, in order:
    escaping (spaces, non-ASCII) are escaped as UTF-8. Bytes are never re-decoded, so ``%2F``
    stays ``%2F`` and invalid UTF-8 survives unchanged.
 6. A trailing slash is dropped (``/docs/`` and ``/docs`` are one page); the root path is ``/``.
-7. Query: tracking parameters (``TRACKING_PARAMS`` and any ``utm_*``) are dropped, blank pairs
-   such as ``&&`` are dropped, the rest are sorted by name then value; ``+`` and ``%20`` are one.
+7. Query: tracking parameters (``TRACKING_PARAMS`` and any ``utm_*``) are dropped (``ref`` and
+   ``source`` only off code hosts' APIs, where they pick a branch), blank pairs such as ``&&``
+   are dropped, the rest are sorted by name then value; ``+`` and ``%20`` are one.
 8. The fragment is dropped, unless it is a client-side route (``#!...`` or ``#/...``), which
    names a different page in single-page applications.
 """
@@ -39,8 +40,9 @@ from .urlparse import DEFAULT_PORTS, MAX_URL, QUERY_SAFE, normalise_escapes, nor
 
 __all__ = ["TRACKING_PARAMS", "canonical_url", "host_of", "is_http_url"]
 
-#: Query parameters that only track the visitor and never change the page. Any parameter whose
-#: name starts with ``utm_`` is dropped as well. Names are compared case-insensitively.
+#: Query parameters that only track the visitor and never change the page (``ref`` and ``source``
+#: except on a code host's API). Any parameter whose name starts with ``utm_`` is dropped as
+#: well. Names are compared case-insensitively.
 TRACKING_PARAMS: frozenset[str] = frozenset(
     {
         "fbclid",
@@ -89,8 +91,16 @@ TRACKING_PARAMS: frozenset[str] = frozenset(
         "fb_action_ids",
         "fb_action_types",
         "clickid",
+        # where a link was clicked (a nav label, a partner): on the real pages measured, 6 of 6
+        # keys these merged were one page (benchmarks/bench_tracking.py); not on APIs, below
+        "ref",
+        "source",
     }
 )
+#: On a code host's API these select what is read (GitHub's ``/repos/o/r/contents/f?ref=dev``,
+#: GitLab's and Gitea's ``/api/``): a page of its own there, and the fetch cache is keyed by
+#: ``canonical_url``, so dropping them would answer for one branch with another's file.
+_SELECTORS_ON_APIS = frozenset({"ref", "source"})
 
 _SLASHES = re.compile(r"/{2,}")
 
@@ -168,8 +178,7 @@ def _plain_key(match: re.Match[str]) -> str | None:
             continue
         if "=" in value or "?" in chunk or "/" in chunk:  # escaped by the general path
             return None
-        low = name.replace("+", " ").lower()
-        if low in TRACKING_PARAMS or low.startswith("utm_"):
+        if _tracking(name.replace("+", " ").lower(), host, path):
             continue
         pairs.append((name, value))
     if not pairs:
@@ -190,7 +199,7 @@ def _general_key(url: str) -> str:
         netloc += f":{parts.port}"
     path = _SLASHES.sub("/", parts.path).rstrip("/") or "/"
     key = f"https://{netloc}{path}"
-    query = _normalise_query(parts.query)
+    query = _normalise_query(parts.query, host, path)
     if query:
         key += f"?{query}"
     fragment = parts.fragment
@@ -199,7 +208,14 @@ def _general_key(url: str) -> str:
     return key
 
 
-def _normalise_query(query: str) -> str:
+def _tracking(name: str, host: str, path: str) -> bool:
+    """Whether the query parameter ``name`` (lower case) only tracks, on this host and path."""
+    if name in _SELECTORS_ON_APIS and (host.startswith("api.") or "/api/" in path):
+        return False
+    return name in TRACKING_PARAMS or name.startswith("utm_")
+
+
+def _normalise_query(query: str, host: str, path: str) -> str:
     pairs: list[tuple[str, str]] = []
     for chunk in query.split("&"):
         if not chunk:
@@ -208,7 +224,7 @@ def _normalise_query(query: str) -> str:
         name_text = _decode_component(name)
         if not name_text:
             continue
-        if name_text.lower() in TRACKING_PARAMS or name_text.lower().startswith("utm_"):
+        if _tracking(name_text.lower(), host, path):
             continue
         pairs.append((_encode_component(name), _encode_component(value)))
     pairs.sort()

@@ -28,6 +28,11 @@ class Deadline:
         """Seconds left, never below zero."""
         return max(0.0, self.until - self.clock())
 
+    def passed(self) -> bool:
+        """Whether the deadline has passed: less than a hundredth of a second left is no time for
+        a try (tries are timed in hundredths: "no answer within 0 s" would say nothing)."""
+        return self.left() < 0.01
+
     def fits(self, wait: float) -> bool:
         """Whether a retry after waiting ``wait`` seconds still has time for a try."""
         return self.left() - wait >= min(MIN_TRY, self.seconds / 2)

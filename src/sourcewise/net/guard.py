@@ -142,12 +142,12 @@ class AddressGuard:
         for address in found:
             why = refusal(address, allow_private=self.allow_private)
             if why:
-                hint = (
-                    ""
-                    if "metadata" in why
-                    else "; pass allow_private=True (--allow-private) for intranet use"
+                raise AddressNotAllowed(
+                    host,
+                    f"refused {host} -> {address}: {why}",
+                    address=address,
+                    settable="metadata" not in why,
                 )
-                raise AddressNotAllowed(host, f"refused {host} -> {address}: {why}{hint}", address=address)
 
 
 class GuardedBackend(httpcore.AsyncNetworkBackend):

@@ -15,9 +15,11 @@ the transport (a crashed server) connects again once per session.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import os
 import re
+import sys
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
 
     from ..config import Settings
 
-__all__ = ["Connection", "Server", "connect", "expand", "server_log", "texts"]
+__all__ = ["Connection", "Server", "connect", "expand", "load_sdk", "server_log", "texts"]
 
 log = logging.getLogger("sourcewise")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]{0,127})\}")
@@ -79,6 +81,22 @@ def server_log(settings: Settings, name: str = "mcp-server") -> TextIO:
             why = exc.strerror or type(exc).__name__
             log.warning("MCP server log %s cannot be written (%s); its messages are dropped", path, why)
         return open(os.devnull, "w", encoding="utf-8")  # closed by the caller's with
+
+
+_SDK = ("mcp", "mcp.client.stdio", "mcp.client.streamable_http", "mcp_types", "httpx2")
+
+
+def _import_sdk() -> None:
+    for name in _SDK:
+        importlib.import_module(name)
+
+
+async def load_sdk() -> None:
+    """Import the MCP SDK in a thread, not on the event loop: a cold import takes a second or
+    more (several on a busy machine), and a deadline around the first call must still fire on
+    time rather than after the import (issue 24: a call takes its deadline, not more)."""
+    if not all(name in sys.modules for name in _SDK):
+        await asyncio.to_thread(_import_sdk)
 
 
 @asynccontextmanager
@@ -154,6 +172,7 @@ class Connection:
 
     async def client(self, seconds: float) -> Client:
         """The open client, connecting first when there is none (within ``seconds``)."""
+        await load_sdk()
         loop = asyncio.get_running_loop()
         if self._loop is not loop:  # a new event loop (a sync call): the old one's tasks are gone
             self._client, self._task, self._loop, self._lock = None, None, loop, asyncio.Lock()

@@ -168,6 +168,8 @@ async def resolve_redirects(
     ``seconds`` (default: the settings' timeout) bounds the whole batch, not each link: a caller
     passes what is left of its own budget, so resolving never makes a search outlast its timeout.
     With no time left nothing is requested (cached answers are still used)."""
+    limit = seconds if seconds is not None else settings.timeout
+    until = asyncio.get_running_loop().time() + limit  # from here: the cache and client count too
     hosts = frozenset(h.lower() for h in settings.gemini_redirect_hosts)
     todo = list(dict.fromkeys(link for link in links if _resolvable(link, hosts)))
     if not todo:
@@ -175,7 +177,6 @@ async def resolve_redirects(
     guard = fetcher.guard(settings.allow_private)
     found = {link: hit for link in todo if (hit := cache.get(link, clock(), guard)) is not None}
     missing = [link for link in todo if link not in found]
-    limit = seconds if seconds is not None else settings.timeout
     if not missing:
         return found
     if limit <= 0:
@@ -183,7 +184,6 @@ async def resolve_redirects(
         return found
     client = fetcher.client(settings.allow_private)
     gate = asyncio.Semaphore(CONCURRENCY)
-    until = asyncio.get_running_loop().time() + limit
 
     async def run(link: str) -> tuple[str, tuple[str, Hop] | None]:
         async with gate:

@@ -8,6 +8,7 @@ under the ``sourcewise.providers`` entry-point group, built-in ones exactly like
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -74,6 +75,14 @@ class ProviderCall:
     redirects: Any = None  # the session's redirect cache (net.redirects.RedirectCache)
     fetcher: Any = None  # the session's fetcher: its guarded client resolves grounding links
     connections: Any = None  # the engine's MCP connections (net.mcp.Connections), kept for its life
+    started: float = field(default_factory=time.monotonic)  # when the call began (monotonic clock)
+
+    def left(self) -> float:
+        """Seconds of this call's budget left for work after the answer (resolving its grounding
+        links), less a margin: the caller's own deadline of the same length must not fire and
+        lose an answer already received. Never below zero."""
+        spent = time.monotonic() - self.started
+        return max(0.0, self.deadline - spent - max(0.25, 0.1 * self.deadline))
 
 
 @dataclass(frozen=True)

@@ -98,8 +98,7 @@ def _check(response: HttpResponse) -> None:
     if response.status == 404:
         raise ProviderError(
             NAME,
-            f"model not found ({message}); set `model` under [providers.gemini] "
-            "(SOURCEWISE_GEMINI_MODEL)",
+            f"model not found ({message}); set `model` under [providers.gemini] (SOURCEWISE_GEMINI_MODEL)",
         )
     check_status(NAME, response, message)
 
@@ -206,12 +205,9 @@ async def run(call: ProviderCall) -> ProviderOutput:
         call.client, request, NAME, call.deadline, started, max_bytes=call.settings.max_bytes
     )
     grounded = parse_grounded(response)
-    # Resolving shares the call's budget, less a margin: a caller's own deadline of the same length
-    # (a source's timeout around the search) must not fire and lose the answer already received.
-    left = call.deadline - (call.clock() - started) - max(0.25, 0.1 * call.deadline)
-    links = await resolve_redirects(
+    links = await resolve_redirects(  # within what is left of the call's budget
         (r.url for r in grounded.results), call.settings,
-        fetcher=call.fetcher, cache=call.redirects, clock=call.clock, seconds=left,
+        fetcher=call.fetcher, cache=call.redirects, clock=call.clock, seconds=call.left(),
     )  # fmt: skip
     grounded = with_links(grounded, links)
     try:

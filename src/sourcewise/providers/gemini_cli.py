@@ -229,9 +229,9 @@ async def run(call: ProviderCall) -> ProviderOutput:
             raise AuthError(NAME, f"the CLI is not logged in ({said}): run `gemini` once to log in")
         raise ProviderError(NAME, f"the CLI exited with status {code}: {said or 'no message'}")
     results, answer = parse_output(stdout)
-    links = await resolve_redirects(
+    links = await resolve_redirects(  # what is left of the call's budget, not all of it again
         (r.url for r in results), call.settings,
-        fetcher=call.fetcher, cache=call.redirects, clock=call.clock, seconds=call.deadline,
+        fetcher=call.fetcher, cache=call.redirects, clock=call.clock, seconds=call.left(),
     )  # fmt: skip
     results = [r.model_copy(update={"url": links.get(r.url, r.url)}) for r in results]
     return ProviderOutput(results[: call.max_results], answer)

@@ -17,7 +17,9 @@ session's first search, not on every one.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import shlex
+import sys
 from typing import Annotated, Any
 
 from pydantic import Field, field_validator
@@ -26,7 +28,7 @@ from pydantic_settings import BaseSettings, NoDecode
 from ..core.mcpread import Records, ResultShape, fill_arguments, read_records
 from ..errors import ParseError, ProviderError, ProviderNotConfigured, TransientError
 from ..models import SNIPPET_MAX, RawResult
-from ..net.mcp import Server, texts
+from ..net.mcp import Server, load_sdk, texts
 from ..net.redirects import resolve_redirects
 from .base import Provider, ProviderCall, ProviderOutput, no_parse, no_request, options_config
 
@@ -62,9 +64,7 @@ class McpOptions(BaseSettings):
 
 
 def configured(options: McpOptions) -> tuple[bool, str]:
-    try:
-        import mcp  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("mcp") is None:  # not imported here: that takes seconds (net.mcp.load_sdk)
         return False, "the mcp SDK is not installed: pip install 'sourcewise[mcp]'"
     if options.command:
         return True, f"starts `{options.command[0]}` (stdio), tool {options.tool!r}"
@@ -100,37 +100,41 @@ def parse_tool_output(structured: Any, texts: list[str]) -> ProviderOutput:
     return _results(read_records(structured, texts, ResultShape(), NAME))
 
 
+def _refused(exc: Exception) -> bool:
+    """Whether the server answered with an error (the SDK's ``MCPError``), not a transport failure;
+    the SDK is loaded once a call got as far as an answer."""
+    sdk = sys.modules.get("mcp")
+    return sdk is not None and isinstance(exc, sdk.MCPError)
+
+
 async def run(call: ProviderCall) -> ProviderOutput:
     settings, options = call.settings, call.options
     if not isinstance(options, McpOptions):
         raise ProviderError(NAME, "called without its [providers.mcp] options (the engine passes them)")
     if not (options.command or options.url):
         raise ProviderNotConfigured(NAME, configured(options)[1])
-    from mcp import MCPError
-
     args = fill_arguments(options.arguments, {"query": call.query, "max_results": call.max_results})
     if call.connections is None:
         raise ProviderError(NAME, "called without the engine's MCP connections (the engine passes them)")
     server = call.connections.get(Server(command=tuple(options.command), url=options.url))
-    started = call.clock()
     try:
         async with asyncio.timeout(call.deadline):  # one server per session: started on the first call
+            await load_sdk()  # in a thread: the deadline fires on time even during a cold import
             result = await server.call(options.tool, args, call.deadline)
     except TimeoutError as exc:
         raise TransientError(NAME, f"no answer within {call.deadline:g} s") from exc
-    except MCPError as exc:
-        raise ProviderError(NAME, f"the server refused the call: {str(exc)[:200]}") from exc
     except Exception as exc:  # the SDK's transports raise many kinds, and groups of them
+        if _refused(exc):
+            raise ProviderError(NAME, f"the server refused the call: {str(exc)[:200]}") from exc
         raise TransientError(NAME, f"could not reach the MCP server ({type(exc).__name__})") from exc
     if result.is_error:
         said = " ".join(texts(result))[:200] or "no message"
         raise ProviderError(NAME, f"the tool {options.tool!r} failed: {said}")
     out = parse_tool_output(result.structured_content, texts(result))
     # A Gemini agent cites grounding redirects: resolved within what is left of the call's budget
-    left = call.deadline - (call.clock() - started) - max(0.25, 0.1 * call.deadline)
     links = await resolve_redirects(
         (r.url for r in out.results), settings,
-        fetcher=call.fetcher, cache=call.redirects, clock=call.clock, seconds=left,
+        fetcher=call.fetcher, cache=call.redirects, clock=call.clock, seconds=call.left(),
     )  # fmt: skip
     results = [r.model_copy(update={"url": links.get(r.url, r.url)}) for r in out.results]
     return ProviderOutput(results[: call.max_results], out.answer)

@@ -3,7 +3,8 @@ answers in words instead of the JSON asked for (seed 000's first-priority call a
 
 Read, in this order: a ``Sources:`` block (also ``References:``, ``출처:``, ``참고 링크`` ...) whose
 lines are ``[1] Title (url)``, ``1. [Title](url) - what``, ``- url`` or ``[1]: url "Title"``; then
-numbered lists of links elsewhere; then markdown links and ``<url>`` autolinks in the text. A
+numbered lists of links and ``[^1]: url`` footnotes elsewhere; then markdown links, ``<url>``
+autolinks and bare URLs in the text (a URL keeps balanced parentheses, as Wikipedia's do). A
 source's snippet is what its line says about it, or the first sentence of the answer citing it
 (``[n]`` or its link). The answer is the text as written, sources block included, so that its
 ``[n]`` markers still point somewhere (as a grounded provider's cited answer does). Only http(s)
@@ -22,7 +23,10 @@ from ..models import RawResult
 __all__ = ["MAX_PROSE", "Prose", "read_prose"]
 
 MAX_PROSE = 200_000  # characters of answer read; the rest is cut
-_URL = r"https?://[^\s<>()\[\]\"'`]{1,2048}"
+_URL_CHAR = r"[^\s<>()\[\]\"'`]"
+# A URL may hold balanced parentheses (Wikipedia's "Rust_(programming_language)"); the two
+# branches start with different characters, so matching stays linear.
+_URL = r"https?://(?:" + _URL_CHAR + r"|\(" + _URL_CHAR + r"{0,200}\)){1,2048}"
 _MD_LINK = re.compile(r"\[([^\[\]\n]{0,300})\]\((" + _URL + r")(?:\s+\"[^\"\n]{0,300}\")?\)")
 _AUTOLINK = re.compile(r"<(" + _URL + r")>")
 _ANY_URL = re.compile("(" + _URL + ")")
@@ -31,8 +35,8 @@ _HEADING = re.compile(
     r"[*_\s]{0,4}:?[*_\s]{0,4}$",
     re.IGNORECASE,
 )
-_ITEM = re.compile(r"^\s{0,8}(?:[-*+•]\s{1,4}|\[?(\d{1,3})[.)\]:]\s{0,4})")
-_CITE = re.compile(r"\[(\d{1,3})\]")
+_ITEM = re.compile(r"^\s{0,8}(?:[-*+•]\s{1,4}|\[?\^?(\d{1,3})[.)\]:]:?\s{0,4})")  # "[^1]:" footnotes too
+_CITE = re.compile(r"\[\^?(\d{1,3})\]")
 _SENTENCE = re.compile(r"(?<=[.!?。\]])\s+")  # "... server.[1] The RFC": a marker ends one too
 _SPACE_BEFORE = re.compile(r"(?<=\S)[ \t]+(?=[.,;:!?。])")
 _TRAIL = ".,;:!?)]}'\""
@@ -55,7 +59,11 @@ class _Found:
 
 
 def _clean_url(url: str) -> str:
-    return url.rstrip(_TRAIL)
+    """The URL without the sentence's punctuation after it; a closing parenthesis stays when it
+    closes one the URL opened."""
+    while url and url[-1] in _TRAIL and not (url[-1] == ")" and url.count("(") >= url.count(")")):
+        url = url[:-1]
+    return url
 
 
 def _entry(line: str) -> _Found | None:
@@ -75,7 +83,7 @@ def _entry(line: str) -> _Found | None:
         title = rest[: bare.start()].strip()
         said = rest[bare.end() :]
     title = title.strip(" -–—:|*_`(<\t").rstrip(" -–—:|(<")
-    snippet = said.strip(' -–—:|)>*_\t"')
+    snippet = said.strip(' -–—:|)>*_\t".,;')
     if title.startswith(("http://", "https://")):
         title = ""
     return _Found(url, title, snippet, number)
@@ -140,6 +148,9 @@ def read_prose(text: str, provider: str) -> Prose:
         found.setdefault(match.group(2), _Found(match.group(2), match.group(1)))
     for match in _AUTOLINK.finditer(body):
         found.setdefault(match.group(1), _Found(match.group(1)))
+    for match in _ANY_URL.finditer(_MD_LINK.sub("", body)):  # bare URLs in the prose, last
+        url = _clean_url(match.group(1))
+        found.setdefault(url, _Found(url))
     results: list[RawResult] = []
     for entry in found.values():
         if not is_http_url(entry.url):

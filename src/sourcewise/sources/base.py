@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import builtins
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -37,8 +37,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..config import Settings
 from ..core import syntax as _syntax
 from ..core.filters import ParsedQuery, parse_query
-from ..errors import SourceUnavailable
-from ..models import Authority, Plan, SourceInfo, SourceKind, SourceQuery, SourceResult
+from ..errors import SourceStillIndexing, SourceUnavailable
+from ..models import Authority, Hit, Plan, SourceInfo, SourceKind, SourceQuery, SourceResult
 from .workers import Workers
 
 if TYPE_CHECKING:
@@ -192,6 +192,27 @@ class Source(ABC):
         """What the source is still doing when a search times out (a first index: "still indexing,
         N of M files"), so that the report says so instead of a bare time-out; ``None``: nothing."""
         return None
+
+    def still_indexing(self, deadline: float) -> SourceStillIndexing | None:
+        """What a search that did not answer within ``deadline`` seconds says when the source is
+        still building its first index (``pending``), else ``None``: the one place ``ask``,
+        ``retrieve`` and ``search_sources`` decide a time-out is "still indexing", not "nothing"."""
+        busy = self.pending()
+        if busy is None:
+            return None
+        return SourceStillIndexing(self.name, f"no answer within the {deadline:g} s deadline: {busy}")
+
+    def warm(self) -> None:  # noqa: B027 (optional hook; most sources have nothing slow to load)
+        """Start loading, in the background, what a search will need (a lasting session's start)."""
+
+    async def read(
+        self, hits: Sequence[Hit], question: str, depth: int, seconds: float
+    ) -> tuple[list[Hit], int, list[str]]:
+        """``ask``'s fetch depth (its ``effort``): the first ``depth`` hits read in full within
+        ``seconds``, each hit's text then the passages that best answer ``question``; the hits,
+        how many were read and a note per page that was not. Most sources' hits are whole already:
+        they come back as they are (the web reads its result pages)."""
+        return list(hits), 0, []
 
     async def aclose(self) -> None:  # noqa: B027 (optional hook; most sources hold nothing)
         """Release what the source holds (database handles, clients). Safe to call twice."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -35,7 +36,7 @@ from ..errors import ConfigError, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
 from ._fts import fts_match
 from .base import Capabilities, Source, SourceOptions
-from .codeindex import ChunkRow, CodeIndex, Globs, compile_globs, index_path, walk
+from .codeindex import PROGRESS_EVERY, ChunkRow, CodeIndex, Globs, compile_globs, index_path, walk
 
 __all__ = ["CodeIndexReport", "CodeOptions", "CodeSource"]
 
@@ -219,7 +220,7 @@ class CodeSource(Source):
             )
         return root
 
-    def _refresh_sync(self) -> CodeIndexReport:
+    def _refresh_sync(self, stop: threading.Event | None = None) -> CodeIndexReport:
         root, opts = self._root(), self.code_options
         if self._index is None:
             db = index_path(self.settings.state_dir.expanduser(), root) if opts.cache else None
@@ -235,7 +236,7 @@ class CodeSource(Source):
             max_bytes=opts.max_file_bytes,
             max_files=opts.max_files,
         )
-        added, updated, removed = self._index.refresh(found.files, self._progress())
+        added, updated, removed = self._index.refresh(found.files, self._progress(), stop)
         files, chunks, unreadable, _ = self._index.stats()
         skipped = sorted([*found.skipped, *unreadable])
         return CodeIndexReport(
@@ -250,7 +251,7 @@ class CodeSource(Source):
 
         def report(done: int, total: int) -> None:
             self._indexing = (done, total)
-            if shown:
+            if shown and (done % PROGRESS_EVERY == 0 or done == total):
                 end = "\n" if done == total else ""
                 print(
                     f"\rsourcewise: indexing {self.name}: {done:,} of {total:,} files",
@@ -265,20 +266,27 @@ class CodeSource(Source):
             return None
         done, total = self._indexing
         where = f"{done:,} of {total:,} files" if total else "listing the files"
-        return f"still indexing ({where}); run the search again when it is done"
+        return f"still indexing ({where}); what is indexed is kept: run the search again to go on"
 
     async def refresh(self) -> CodeIndexReport:
-        """Index new and changed files, drop deleted ones; what it did and what it skipped."""
+        """Index new and changed files, drop deleted ones; what it did and what it skipped.
+        Cancelled (a deadline gave up waiting, Ctrl-C): the files read so far are kept and the
+        thread stops at the next file, so that a one-shot command ends then, not after the index."""
         async with self._refresh_lock:
-            self._last = await self.run(self._refresh_done)
+            stop = threading.Event()
+            try:
+                self._last = await self.run(self._refresh_done, stop)
+            except asyncio.CancelledError:
+                stop.set()
+                raise
             return self._last
 
-    def _refresh_done(self) -> CodeIndexReport:
-        """The refresh, then ``pending`` cleared: in the thread, which goes on when a deadline
-        gives up waiting for it (so a time-out can still say how far the index got)."""
+    def _refresh_done(self, stop: threading.Event) -> CodeIndexReport:
+        """The refresh, then ``pending`` cleared: in the thread, which goes on until ``stop`` after
+        a deadline gave up waiting for it (so a time-out can still say how far the index got)."""
         self._indexing = (0, 0)
         try:
-            return self._refresh_sync()
+            return self._refresh_sync(stop)
         finally:
             self._indexing = None
 

@@ -290,10 +290,16 @@ class CodeIndex:
             self.conn.close()
 
     def refresh(
-        self, files: list[Candidate], progress: Callable[[int, int], None] | None = None
+        self,
+        files: list[Candidate],
+        progress: Callable[[int, int], None] | None = None,
+        stop: threading.Event | None = None,
     ) -> tuple[int, int, int]:
         """Bring the index in line with ``files``: ``(added, updated, removed)``. ``progress(done,
-        total)`` is called every ``PROGRESS_EVERY`` files read, when there are that many to read."""
+        total)`` is called once the files to read are known, then after each file, when there are
+        ``PROGRESS_EVERY`` or more to read.
+        ``stop`` set: the files read so far are committed and the rest left for the next refresh
+        (a search that gave up waiting: its process can end, and the next run goes on from there)."""
         with self.lock, self.conn:
             known = {
                 p: (i, m, s) for i, p, m, s in self.conn.execute("SELECT id, path, mtime_ns, size FROM files")
@@ -304,18 +310,23 @@ class CodeIndex:
                 self._delete(file_id)
             added = updated = 0
             todo = [c for c in files if (known.get(c.rel) or (0, None, None))[1:] != (c.mtime_ns, c.size)]
+            # Progress only for a long refresh: every file (what ``pending`` says at a deadline);
+            # the source prints every ``PROGRESS_EVERY``.
+            report = progress if progress is not None and len(todo) >= PROGRESS_EVERY else None
+            if report is not None:
+                report(0, len(todo))  # the files are listed: how many there are to read
             for done, cand in enumerate(todo, 1):
+                if stop is not None and stop.is_set():
+                    return added, updated, len(removed)
                 old = known.get(cand.rel)
-                if progress is not None and len(todo) >= PROGRESS_EVERY and done % PROGRESS_EVERY == 0:
-                    progress(done, len(todo))
                 if old is not None:
                     self._delete(old[0])
                     updated += 1
                 else:
                     added += 1
                 self._add(cand)
-            if progress is not None and len(todo) >= PROGRESS_EVERY and len(todo) % PROGRESS_EVERY:
-                progress(len(todo), len(todo))  # the last report says the index is whole
+                if report is not None:
+                    report(done, len(todo))
             return added, updated, len(removed)
 
     def _delete(self, file_id: int) -> None:

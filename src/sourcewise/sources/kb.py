@@ -244,6 +244,12 @@ class KnowledgeBase:
             return True
         return self.semantic is None and semantic_available()
 
+    def warm(self) -> None:
+        """Start loading the model in the background if semantic search can run here (the extra,
+        embeddings in the index): a door's first hybrid search then need not search lexically."""
+        if self.semantic is not False and semantic_available() and self._vectors()[0].size:
+            embedder_within(0)
+
     def _embed_missing(self, progress: Progress | None = None) -> int:
         if progress is not None:
             progress("model", 0, None)
@@ -445,7 +451,7 @@ class KnowledgeBaseOptions(SourceOptions):
     """``path`` is the index file (default ``STATE_DIR/kb.sqlite3``) or a ``postgresql://`` URL
     (kept as ``url``: a URL is not a file path)."""
 
-    mode: Mode = "hybrid"
+    mode: Mode | None = None  # None: the settings' ``kb_mode`` (``KnowledgeBaseSource.mode``)
     semantic: bool | None = None
     url: str | None = None
 
@@ -505,10 +511,28 @@ class KnowledgeBaseSource(Source):
         # Opening is I/O too (SQLite, the index folder): in the source's thread with the query.
         return self.open().search_with_warnings(text, limit=limit, mode=mode)
 
+    def mode(self) -> Mode:
+        """How descriptive queries are searched: the source's ``mode``, else ``kb_mode``, whose
+        ``auto`` is hybrid in a lasting session (a door: the model loads once, at its start) or
+        when the source asks for semantic search (``semantic = true``), and lexical in a one-shot
+        session (loading torch and the model costs seconds a run, for one query)."""
+        assert isinstance(self.options, KnowledgeBaseOptions)
+        chosen = self.options.mode or self.settings.kb_mode
+        if chosen == "auto":
+            lasting = self._session is not None and self._session.lasting
+            return "hybrid" if lasting or self.options.semantic is True else "lexical"
+        return chosen
+
+    def warm(self) -> None:
+        """A lasting session's start: the model starts loading in the background when this
+        knowledge base's searches will use it."""
+        if self.mode() != "lexical" and self._ready(self._file()):
+            self.open().warm()
+
     async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
         assert isinstance(self.options, KnowledgeBaseOptions)
         # The planner's keyword queries are exact words: lexical; descriptive ones get the configured mode.
-        mode: Mode = "lexical" if query.mode == "keyword" else self.options.mode
+        mode: Mode = "lexical" if query.mode == "keyword" else self.mode()
         hits, warnings = await self.run(
             self._search, query.query, min(limit or self.options.limit, MAX_LIMIT), mode
         )

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from ..core.validate import MAX_QUERY
 from ..errors import FetchError, NoProviderAvailable, SourceRateLimited, SourceUnavailable
-from ..models import Hit, Plan, SearchResult, SourceInfo, SourceQuery, SourceResult
+from ..models import Hit, Page, Plan, SearchResult, SourceInfo, SourceQuery, SourceResult
 from .base import Capabilities, Source, SourceOptions
 
 if TYPE_CHECKING:
     from ..engine import Engine
     from ..session import Session
 
-__all__ = ["GROUNDED", "PagesSource", "WebSource", "hit_from_result"]
+__all__ = ["GROUNDED", "PagesSource", "WebSource", "hit_from_result", "page_text"]
 
 GROUNDED = frozenset({"gemini", "gemini-cli"})
 """Providers that answer a question in words (a model searching), not a keyword query."""
@@ -33,8 +35,18 @@ def hit_from_result(result: SearchResult, source: str, position: int) -> Hit:
         timestamp=result.published,
         tier=result.tier,
         reliability_score=result.reliability_score,
-        meta={"reason": result.reason, "canonical_url": result.canonical_url},
+        meta={
+            "reason": result.reason,
+            "canonical_url": result.canonical_url,
+            "providers": ",".join(dict.fromkeys(p.provider for p in result.providers)),
+        },
     )
+
+
+def page_text(page: Page) -> str:
+    """What a page read for a question says to the answer: the passages that best answer it, or
+    the start of the page."""
+    return "\n\n".join(p.text for p in page.passages) or page.content[:2000]
 
 
 class WebSource(Source):
@@ -79,6 +91,38 @@ class WebSource(Source):
             raise SourceRateLimited(self.name, str(exc), retry_after=wait) from exc
         hits = [hit_from_result(r, self.name, i) for i, r in enumerate(response.results)]
         return self.result(query, hits, list(response.warnings))
+
+    async def read(
+        self, hits: Sequence[Hit], question: str, depth: int, seconds: float
+    ) -> tuple[list[Hit], int, list[str]]:
+        """The first ``depth`` result pages read at once through the guarded fetcher (robots.txt
+        obeyed, the page cache used), within ``seconds``; a page not read keeps its snippet."""
+        from ..pages import afetch  # the extractor: loaded only when a page is read
+
+        out = list(hits)
+        tasks = [
+            asyncio.ensure_future(afetch(h.location, question, session=self.session)) for h in hits[:depth]
+        ]
+        if not tasks:
+            return out, 0, []
+        try:
+            await asyncio.wait(tasks, timeout=max(seconds, 0.0))
+        finally:
+            for task in tasks:
+                task.cancel()  # past the deadline, or the caller was cancelled: nothing left running
+            await asyncio.gather(*tasks, return_exceptions=True)
+        read, notes = 0, []
+        for i, task in enumerate(tasks):
+            failure = None if task.cancelled() else task.exception()
+            if task.cancelled():
+                notes.append(f"{hits[i].location}: not read within the {seconds:.1f} s left")
+            elif failure is not None:
+                why = failure.detail if isinstance(failure, FetchError) else type(failure).__name__
+                notes.append(f"{hits[i].location}: not read ({why})")
+            else:
+                out[i] = hits[i].model_copy(update={"text": page_text(task.result())})
+                read += 1
+        return out, read, notes
 
     def _suspended_for(self) -> float | None:
         """Seconds until the first configured provider of the chain is asked again, when every one
@@ -131,7 +175,7 @@ class PagesSource(Source):
                 warnings.append(f"{url}: {exc.detail}")
                 self.unread.append((url, exc.detail))
                 continue
-            text = "\n\n".join(p.text for p in page.passages) or page.content[:2000]
+            text = page_text(page)
             hits.append(
                 Hit(
                     title=page.title or page.url,
