@@ -4,7 +4,10 @@ SearXNG-compatible provider served on 127.0.0.1.
 
 ``sources`` rounds: N concurrent ``POST /sources/search`` over the knowledge base, against a
 minimal FastAPI endpoint (one process, one worker, the knowledge base opened once) doing the same
-query through ``KnowledgeBase.search_with_warnings``: what the door costs over the bare query.
+query through ``KnowledgeBase.search_with_warnings``: what the door costs over the bare query. The
+two run at once and their rounds alternate (``SOURCEWISE_BENCH_PAIRED_ROUNDS``, default 5 each):
+on a machine shared with other work, one round each minutes apart measured the load as much as
+the door.
 
 Reference, measured in the same run: the same N searches through the library in this process
 (``Engine.asearch`` with ``asyncio.gather``), which pays for the provider and the pipeline but for
@@ -26,7 +29,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -196,20 +200,65 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
 """
 
 
-def _minimal(state: Path, scenario: Scenario) -> Outcome:
+PAIRED = int(os.environ.get("SOURCEWISE_BENCH_PAIRED_ROUNDS", "5"))
+
+
+def _paired(state: Path, scenario: Scenario, env: dict[str, str]) -> list[str]:
+    """/sources/search against the minimal endpoint: both servers up at once and their rounds
+    alternated (``PAIRED`` each, after a warm-up round each), so that a change in the machine's
+    load during the run weighs on both alike; the ratio is of the median requests/s."""
+    lines: list[str] = []
+    minimal = [sys.executable, "-c", MINIMAL, "{port}", str(state / "kb.sqlite3")]
+    with _process(minimal, dict(os.environ), "/health") as (ref_base, ref_pid):
+        asyncio.run(_http(ref_base, scenario))  # warm-up round
+        for workers in WORKERS:
+            serve = [
+                sys.executable,
+                "-m",
+                "sourcewise",
+                "serve",
+                "--port",
+                "{port}",
+                "--workers",
+                str(workers),
+            ]
+            with _process(serve, env, "/health") as (base, pid):
+                asyncio.run(_http(base, scenario))  # warm-up round: imports, connections, SQLite pages
+                door: list[Outcome] = []
+                reference: list[Outcome] = []
+                for i in range(PAIRED):
+                    pairs = [(reference, ref_base), (door, base)]
+                    for runs, url in pairs if i % 2 == 0 else pairs[::-1]:
+                        runs.append(asyncio.run(_http(url, scenario)))
+                mid_ref, mid_door = _median(reference), _median(door)
+                mid_ref.peak_mb, mid_door.peak_mb = _peak_mb(ref_pid), _peak_mb(pid)
+            lines.append(
+                mid_ref.row(
+                    f"minimal FastAPI endpoint, same kb query (alternated with {workers} worker(s))", None
+                )
+            )
+            lines.append(mid_door.row(f"{scenario.name}, {workers} worker(s)", mid_ref))
+    return lines
+
+
+def _median(runs: list[Outcome]) -> Outcome:
+    """The round of median requests/s."""
+    ranked = sorted(runs, key=lambda o: len(o.latencies) / o.wall)
+    return ranked[len(ranked) // 2]
+
+
+@contextmanager
+def _process(command: list[str], env: dict[str, str], ready: str) -> Iterator[tuple[str, int]]:
     port = free_port()
-    base = f"http://127.0.0.1:{port}"
     proc = subprocess.Popen(
-        [sys.executable, "-c", MINIMAL, str(port), str(state / "kb.sqlite3")],
+        [part.replace("{port}", str(port)) for part in command],
+        env=env,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
     try:
-        wait_for(f"{base}/health", proc=None)
-        asyncio.run(_http(base, scenario))  # warm-up round
-        outcome = asyncio.run(_http(base, scenario))
-        outcome.peak_mb = _peak_mb(proc.pid)
-        return outcome
+        wait_for(f"http://127.0.0.1:{port}{ready}", proc=None)
+        yield f"http://127.0.0.1:{port}", proc.pid
     finally:
         os.killpg(proc.pid, signal.SIGINT)
         proc.wait(30)
@@ -253,12 +302,14 @@ def _tree(pid: int) -> list[int]:
     return out
 
 
-def _peak_mb(pid: int) -> float:
+def _peak_mb(pid: int, field: str = "VmHWM") -> float:
+    """``field`` of /proc/PID/status summed over ``pid`` and its children, in MB (VmHWM: the
+    peak resident memory; VmRSS: the resident memory now)."""
     total = 0
     for p in _tree(pid):
         try:
             for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
+                if line.startswith(f"{field}:"):
                     total += int(line.split()[1])
         except OSError:
             continue
@@ -345,14 +396,7 @@ def _rounds(provider: _Provider, lines: list[str]) -> str:
         only = os.environ.get("SOURCEWISE_BENCH_DOORS_ONLY")  # e.g. "ask" to run only those rounds
         if not only or only == "sources":
             kb_scenario = next(s for s in SCENARIOS if s.reference == "sources")
-            references["sources"] = _minimal(state, kb_scenario)
-            lines.append(
-                references["sources"].row(
-                    f"minimal FastAPI endpoint, same knowledge-base query x{CONCURRENCY} (reference for "
-                    "/sources/search)",
-                    None,
-                )
-            )
+            lines += _paired(state, kb_scenario, _door_env(state, provider))
         if only == "sources":
             return _door_rounds(state, provider, references, lines, only)
         asyncio.run(_library(provider, state, CONCURRENCY))  # warm-up
@@ -367,6 +411,17 @@ def _rounds(provider: _Provider, lines: list[str]) -> str:
 def _door_rounds(
     state: Path, provider: _Provider, references: dict[str, Outcome], lines: list[str], only: str | None
 ) -> str:
+    env = _door_env(state, provider)
+    for scenario in SCENARIOS:
+        if (only and only != scenario.reference) or scenario.reference == "sources":
+            continue
+        for workers in WORKERS:
+            outcome = _serve(scenario, workers, env)
+            lines.append(outcome.row(f"{scenario.name}, {workers} worker(s)", references[scenario.reference]))
+    return "\n".join(lines)
+
+
+def _door_env(state: Path, provider: _Provider) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         SEARXNG_URL=f"{provider.url}/sx",
@@ -377,10 +432,4 @@ def _door_rounds(
         SOURCEWISE_REQUEST_TIMEOUT="120",
     )
     env.pop("SOURCEWISE_API_KEY", None)
-    for scenario in SCENARIOS:
-        if only and only != scenario.reference:
-            continue
-        for workers in WORKERS:
-            outcome = _serve(scenario, workers, env)
-            lines.append(outcome.row(f"{scenario.name}, {workers} worker(s)", references[scenario.reference]))
-    return "\n".join(lines)
+    return env

@@ -27,6 +27,7 @@ SUITES = {
     "plans": "bench_plans",
     "team": "bench_team",
     "tracking": "bench_tracking",
+    "load": "bench_load",
 }
 
 

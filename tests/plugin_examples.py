@@ -5,8 +5,10 @@ points and uses them through every path a built-in takes."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any, ClassVar
 
+import pytest
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -21,7 +23,21 @@ from sourcewise.providers.base import (
     json_body,
     results_from,
 )
+from sourcewise.registry import forget_plugins
 from sourcewise.sources import Source, SourceOptions
+
+
+def install_plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry_points: str) -> None:
+    """Plug-ins installed as a package's entry points would be: a dist-info on ``sys.path``
+    (``entry_points``: the text of its ``entry_points.txt``), discovered anew. The caller calls
+    ``forget_plugins()`` after the test, so that later tests discover without them."""
+    info = tmp_path / "site" / "sourcewise_test_plugins-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: sourcewise-test-plugins\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(entry_points)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    forget_plugins()  # a package installed while the process runs
+
 
 # -- a source of a kind the core has never heard of ---------------------------------------------
 

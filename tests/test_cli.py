@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -27,12 +28,15 @@ def run(args: list[str], tmp_path: Path, **env: str) -> Ran:
     return run_cli(args, _env(tmp_path, env))
 
 
-def run_process(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+def run_process(
+    args: list[str], tmp_path: Path, *, prefix: Sequence[str] = (), **env: str
+) -> subprocess.CompletedProcess[str]:
+    """The CLI as a child process (``prefix``: a command that runs it, such as ``setpriv ...``)."""
     base = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_CSE_KEY", "_CSE_ID"))}
     base.pop("SEARXNG_URL", None)
     base.update({k: v for k, v in _env(tmp_path, env).items() if v is not None})
     return subprocess.run(
-        [sys.executable, "-m", "sourcewise", *args],
+        [*prefix, sys.executable, "-m", "sourcewise", *args],
         capture_output=True,
         text=True,
         env=base,

@@ -30,13 +30,19 @@ from doorkit import uvicorn_thread
 HIDDEN = "no-such-secret-path"
 
 
-def _settings(tmp_path: Path) -> Settings:
+def rollback_state(tmp_path: Path) -> Path:
+    """A state folder whose knowledge base holds one note on rolling back a deployment."""
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "deploy.md").write_text("# Rollback\n\nTo roll back a deployment, redeploy the previous tag.\n")
     state = tmp_path / "state"
     with KnowledgeBase(state / "kb.sqlite3", semantic=False) as base:
         base.index([docs])
+    return state
+
+
+def _settings(tmp_path: Path) -> Settings:
+    state = rollback_state(tmp_path)
     gone = str(tmp_path / "srv" / "mail" / HIDDEN)
     return load_settings(
         state_dir=state, providers=["searxng"],

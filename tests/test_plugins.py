@@ -17,6 +17,7 @@ from sourcewise.api import aprovider_status
 from sourcewise.registry import forget_plugins
 
 from clirun import run_cli
+from plugin_examples import install_plugins
 from servers import LocalServer, Reply
 
 SRC = Path(__file__).parent.parent / "src"
@@ -39,17 +40,12 @@ ACME_ANSWER = {
 @pytest.fixture
 def plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The two plug-ins installed as a package's entry points would be (a dist-info on sys.path)."""
-    site = tmp_path / "site"
-    info = site / "sourcewise_test_plugins-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: sourcewise-test-plugins\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(
+    install_plugins(
+        tmp_path, monkeypatch,
         "[sourcewise.sources]\nrecipes = plugin_examples:RecipeSource\n\n"
-        "[sourcewise.providers]\nacme = plugin_examples:PROVIDER\n"
-    )
-    monkeypatch.syspath_prepend(str(site))
+        "[sourcewise.providers]\nacme = plugin_examples:PROVIDER\n",
+    )  # fmt: skip
     monkeypatch.delenv("ACME_API_KEY", raising=False)
-    forget_plugins()  # a package installed while the process runs
     box = tmp_path / "recipes.json"
     box.write_text(json.dumps(RECIPES), "utf-8")
     yield box

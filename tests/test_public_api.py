@@ -22,6 +22,7 @@ NEW_IN_SOURCES = [
     "source_info",
     "SourceError",
     "SourceUnavailable",
+    "StoreUnavailable",
     "SourceFormatError",
     "SourceRateLimited",
     "SourceStillIndexing",

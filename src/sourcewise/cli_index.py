@@ -169,9 +169,14 @@ def cache_clear(config: ConfigOpt = None) -> None:
     Example: sourcewise cache clear
     """
     settings = setup(False, config)
-    from .net.cache import PageCache
+    from ._sync import run_sync
+    from .session import Session
 
-    cache = PageCache(settings.state_dir / "pages.sqlite3", settings.cache_ttl)
-    removed = cache.clear()
-    cache.close()
+    # The session's cache: the shared one in Redis when SOURCEWISE_REDIS_URL is set.
+    session = Session(settings)
+    try:
+        with reported():
+            removed = session.page_cache.clear()
+    finally:
+        run_sync(session.aclose())
     echo(f"removed {removed} cached page(s)")

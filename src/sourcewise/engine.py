@@ -183,7 +183,7 @@ class Engine:
         """Lift the suspension of provider ``name`` (of all when ``None``); how many were lifted."""
         if name is not None and name.lower() not in self.providers:
             raise InvalidOption(f"unknown provider {name!r}; known: {', '.join(sorted(self.providers))}")
-        return self.state.clear(name.lower() if name else None)
+        return self.state.clear(name.lower() if name else None, everywhere=True)
 
     async def web(
         self,

@@ -81,6 +81,7 @@ __all__ = [
     "SourceStillIndexing",
     "SourceUnavailable",
     "SourcewiseError",
+    "StoreUnavailable",
     "TooManyRedirects",
     "TransientError",
     "UnsupportedContent",
@@ -326,6 +327,12 @@ class IndexWriteError(SourceError):
     files committed before stay: the previous index keeps answering."""
 
     kind = "index not written"
+
+
+class StoreUnavailable(SourcewiseError):
+    """Shared state (Redis, ``SOURCEWISE_REDIS_URL``) cannot be reached for something that must
+    reach it, such as lifting the suspensions every worker sees: doing it locally would only
+    seem to work. The doors answer 503; try again when it answers."""
 
 
 class ModelError(SourcewiseError):

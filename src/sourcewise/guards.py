@@ -153,13 +153,16 @@ async def _unauthorized(send: Send, jsonrpc: bool) -> None:
 async def _limited_body(
     app: ASGIApp, scope: Scope, receive: Receive, send: Send, limit: int, jsonrpc: bool
 ) -> None:
-    """Read the body up to ``limit`` bytes, answer 413 past it, else replay it to ``app``."""
+    """Answer 413 for a body over ``limit`` bytes. A body framed by its ``Content-Length`` alone,
+    within the limit, passes straight through (the server reads exactly that many bytes, never
+    more: no copy); any other (chunked) is read up to the limit first, then replayed to ``app``."""
     declared = _header(scope, b"content-length")
     too_big = f"the request body is larger than {limit} bytes"
     if declared and declared.isdigit() and int(declared) > limit:
         await send_error(send, 413, "PayloadTooLarge", too_big, jsonrpc=jsonrpc)
         return
-    if scope.get("method") in ("GET", "HEAD", "DELETE", "OPTIONS"):
+    framed = declared and declared.isdigit() and _header(scope, b"transfer-encoding") is None
+    if framed or scope.get("method") in ("GET", "HEAD", "DELETE", "OPTIONS"):
         await app(scope, receive, send)
         return
     chunks: list[bytes] = []

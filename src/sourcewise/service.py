@@ -50,6 +50,7 @@ from .errors import (
     SourceRateLimited,
     SourceUnavailable,
     SourcewiseError,
+    StoreUnavailable,
 )
 from .models import (
     Answer,
@@ -210,6 +211,8 @@ def classify(exc: SourcewiseError, hidden: Sequence[str] = ()) -> Failure:
         return Failure(502, kind, message, {"upstream_status": status} if status else {})
     if isinstance(exc, ConfigError):
         return Failure(503, kind, f"the server's configuration is invalid: {message}")
+    if isinstance(exc, StoreUnavailable):
+        return Failure(503, kind, message)
     if isinstance(exc, NoSourceAnswered):
         reports = [
             {

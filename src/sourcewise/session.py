@@ -188,6 +188,7 @@ class Session:
         sources, self._sources = list(self._sources.values()), {}
         for source in sources:
             await source.aclose()
+            source.close_workers()
             source.bind(None)
         if self._fetcher is not None:
             await self._fetcher.aclose()  # closes the page cache too

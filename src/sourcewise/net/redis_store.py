@@ -6,7 +6,8 @@ caller's clock, as the SQLite cache is. A suspension is one Lua script, so two w
 rate-limited at the same moment count two strikes. Calls are synchronous, like SQLite's: a
 round trip to a Redis nearby takes well under a millisecond. A Redis that cannot be reached is
 a ``ConfigError`` at start-up; after that the cache degrades to no cache (a warning), as a broken
-SQLite cache does, while suspensions fail loudly.
+SQLite cache does, and suspensions to this machine's state (a warning); what needs the shared
+state itself (emptying the cache, lifting suspensions) is a ``StoreUnavailable`` (a door's 503).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, StoreUnavailable
 from .cache import CachedDocument, CachedRobots, PageCache
 from .state import MAX_SUSPENSION, ProviderState, Suspension
 
@@ -123,10 +124,13 @@ class RedisPageCache(PageCache):
 
     def clear(self) -> int:
         removed = 0
-        for key in self._redis.scan_iter(match=PREFIX + "robots:*", count=500):
-            self._redis.delete(key)
-        for key in self._redis.scan_iter(match=PREFIX + "page:*", count=500):
-            removed += int(self._redis.delete(key))
+        try:
+            for key in self._redis.scan_iter(match=PREFIX + "robots:*", count=500):
+                self._redis.delete(key)
+            for key in self._redis.scan_iter(match=PREFIX + "page:*", count=500):
+                removed += int(self._redis.delete(key))
+        except redis_errors() as exc:
+            raise _unreachable(exc, "the shared page cache was not emptied") from exc
         return removed
 
     def close(self) -> None:
@@ -196,7 +200,10 @@ class RedisProviderState(ProviderState):
         self._up()
         return Suspension(float(until), reason, int(strikes))
 
-    def clear(self, provider: str | None = None) -> int:
+    def clear(self, provider: str | None = None, *, everywhere: bool = False) -> int:
+        """Lift suspensions. A provider's success lifts its own as it can (local state while
+        Redis is gone); a user's lift (``everywhere``) needs the shared state: on this machine
+        alone it would seem to work while every other worker keeps them (``StoreUnavailable``)."""
         local = self._local.clear(provider) if self._local is not None else 0
         try:
             if provider is not None:
@@ -206,7 +213,10 @@ class RedisProviderState(ProviderState):
                 for key in self._redis.scan_iter(match=PREFIX + "suspension:*", count=500):
                     removed += int(self._redis.delete(key))
         except redis_errors() as exc:
-            return self._degraded(exc).clear(provider) + local
+            if not everywhere:
+                return self._degraded(exc).clear(provider) + local
+            self._degraded(exc)
+            raise _unreachable(exc, "the suspensions every worker shares were not lifted") from exc
         self._up()
         return removed + local
 
@@ -214,6 +224,14 @@ class RedisProviderState(ProviderState):
         self._redis.close()
         if self._local is not None:
             self._local.close()
+
+
+def _unreachable(exc: Exception, what: str) -> StoreUnavailable:
+    # The URL may hold a password: name the failure, never the URL.
+    return StoreUnavailable(
+        f"Redis at SOURCEWISE_REDIS_URL cannot be reached ({type(exc).__name__}): {what}; "
+        "try again when it answers"
+    )
 
 
 def redis_errors() -> tuple[type[Exception], ...]:

@@ -84,8 +84,9 @@ class ProviderState:
         self._db.execute("COMMIT")
         return suspension
 
-    def clear(self, provider: str | None = None) -> int:
-        """Lift the suspension of ``provider`` (of every provider when ``None``); how many."""
+    def clear(self, provider: str | None = None, *, everywhere: bool = False) -> int:
+        """Lift the suspension of ``provider`` (of every provider when ``None``); how many.
+        ``everywhere``: a user's explicit lift, which must reach every worker (this file does)."""
         if provider is None:
             return self._db.execute("DELETE FROM suspension").rowcount
         return self._db.execute("DELETE FROM suspension WHERE provider = ?", (provider,)).rowcount

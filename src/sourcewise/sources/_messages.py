@@ -22,7 +22,7 @@ import os
 import sqlite3
 import tempfile
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, tzinfo
 from pathlib import Path
@@ -241,6 +241,15 @@ class _Closable(Protocol):
 T = TypeVar("T", bound=_Closable)
 
 
+R = TypeVar("R")
+
+
+class Runner(Protocol):
+    """``Source.run``: a blocking call in the source's own threads."""
+
+    def __call__(self, fn: Callable[[], R], /) -> Awaitable[R]: ...
+
+
 class Loaded(Generic[T]):
     """One source's loaded index, built off the event loop once and again only when the files change."""
 
@@ -248,14 +257,17 @@ class Loaded(Generic[T]):
         self.value: T | None = None
         self._lock: asyncio.Lock | None = None
 
-    async def get(self, signature: Callable[[], tuple[int, ...]], build: Callable[[], T]) -> T:
-        if self.value is not None and self.value.signature == signature():
+    async def get(self, signature: Callable[[], tuple[int, ...]], build: Callable[[], T], run: Runner) -> T:
+        """The index, rebuilt when ``signature`` changed; both run through ``run`` (the source's
+        own threads, ``Source.run``): even a ``stat`` of a hung file system never blocks the loop."""
+        current = await run(signature)  # first: it says what is missing or unreadable
+        if self.value is not None and self.value.signature == current:
             return self.value
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
-            if self.value is None or self.value.signature != signature():
-                fresh = await asyncio.to_thread(build)
+            if self.value is None or self.value.signature != await run(signature):
+                fresh = await run(build)
                 old, self.value = self.value, fresh
                 if old is not None:
                     old.index.close()

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import builtins
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -39,11 +39,14 @@ from ..core import syntax as _syntax
 from ..core.filters import ParsedQuery, parse_query
 from ..errors import SourceStillIndexing, SourceUnavailable
 from ..models import Authority, Hit, Plan, SourceInfo, SourceKind, SourceQuery, SourceResult
+from .workers import Workers
 
 if TYPE_CHECKING:
     from ..session import Session
 
 __all__ = ["Capabilities", "Source", "SourceOptions"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,13 @@ class SourceOptions(BaseModel):
 
     path: Path | None = Field(default=None, description="the file, folder or export to read")
     limit: int = Field(default=10, ge=1, le=200, description="hits to return per query by default")
+    workers: int = Field(
+        default=2,
+        ge=1,
+        le=32,
+        description="threads this source's blocking work (reads, index queries) may use at once; "
+        "its calls beyond that wait for one, and a source that hangs holds only these",
+    )
     classes: dict[str, Authority] = Field(
         default_factory=dict,
         description="document classes by glob over path or title, overriding core/doctype.py's rules "
@@ -107,6 +117,7 @@ class Source(ABC):
         self.options = options
         self.settings = settings
         self._session: Session | None = None
+        self._workers: Workers | None = None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
@@ -122,6 +133,15 @@ class Source(ABC):
         if self._session is None:
             raise SourceUnavailable(self.name, "not opened by a Session: use Session.source(...)")
         return self._session
+
+    async def run(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` in one of this source's own threads (``options.workers`` at
+        most): its blocking I/O runs where the caller's deadline can give up on it, and a read
+        that never returns holds this source's threads, never another source's or the server's.
+        Every built-in source runs its blocking work here; a plug-in should too."""
+        if self._workers is None:
+            self._workers = Workers(self.name, self.options.workers)
+        return await self._workers.run(fn, *args, **kwargs)
 
     @classmethod
     def render(cls, plan: Plan) -> list[SourceQuery]:
@@ -196,3 +216,9 @@ class Source(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 (optional hook; most sources hold nothing)
         """Release what the source holds (database handles, clients). Safe to call twice."""
+
+    def close_workers(self) -> None:
+        """End this source's idle threads (the ``Session`` calls it after ``aclose``)."""
+        workers, self._workers = self._workers, None
+        if workers is not None:
+            workers.close()

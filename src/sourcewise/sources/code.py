@@ -275,7 +275,7 @@ class CodeSource(Source):
         async with self._refresh_lock:
             stop = threading.Event()
             try:
-                self._last = await asyncio.to_thread(self._refresh_done, stop)
+                self._last = await self.run(self._refresh_done, stop)
             except asyncio.CancelledError:
                 stop.set()
                 raise
@@ -296,7 +296,7 @@ class CodeSource(Source):
         await self.refresh()
         assert self._index is not None
         exclude = fts_query(" ".join(negated))
-        rows = await asyncio.to_thread(
+        rows = await self.run(
             self._index.search,
             fts_match(parsed.terms, parsed.phrases),
             exclude,
@@ -337,7 +337,7 @@ class CodeSource(Source):
                 lexical[p] = lexical.get(p, 0.0) + value
             return rank(reading, self._repo, lexical, about=about, extra_names=terms)
 
-        return await asyncio.to_thread(run)
+        return await self.run(run)
 
     def holds(self, path: str) -> bool:
         """Whether the index, as of its last refresh, holds ``path`` (relative to the repository) as a

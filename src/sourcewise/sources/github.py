@@ -11,7 +11,6 @@ own (``assignee:``, ``author:``, ``is:open``, ``is:pr``, ``label:``, ``milestone
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sqlite3
 import threading
@@ -188,7 +187,7 @@ class GitHubSource(Source):
 
     async def issues(self) -> list[Issue]:
         """Every issue and pull request in the export (re-read when a file changed)."""
-        return list((await asyncio.to_thread(self._load_sync)).issues)
+        return list((await self.run(self._load_sync)).issues)
 
     async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
         parsed, warnings = self.parse(query)
@@ -199,7 +198,7 @@ class GitHubSource(Source):
             n.partition(":")[2] for n in parsed.negations if n.partition(":")[0].lower() == "label"
         ]
         warnings += more
-        loaded = await asyncio.to_thread(self._load_sync)
+        loaded = await self.run(self._load_sync)
         if loaded.issues:
             warnings += [
                 f"{self.name}: the export has no field for {f}, so it matches nothing; "
@@ -210,7 +209,7 @@ class GitHubSource(Source):
             match = fts_match([*parsed.terms, *parsed.values("text")], parsed.phrases)
         else:
             match = fts_match([text])
-        ranked = await asyncio.to_thread(loaded.ranked, match, fts_query(" ".join(negated)))
+        ranked = await self.run(loaded.ranked, match, fts_query(" ".join(negated)))
         hits = [
             hit_from_issue(loaded.issues[i], score, self.name)
             for i, score in self._ordered(ranked, loaded.issues, keep, bool(match))
@@ -234,7 +233,7 @@ class GitHubSource(Source):
         if not base.ready:
             return base
         try:
-            loaded = await asyncio.to_thread(self._load_sync)
+            loaded = await self.run(self._load_sync)
         except (SourceUnavailable, SourceFormatError) as exc:
             return base.model_copy(update={"ready": False, "detail": exc.detail})
         prs = sum(1 for x in loaded.issues if x.is_pr)

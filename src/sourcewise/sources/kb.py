@@ -13,10 +13,10 @@ each also negated (``-path:drafts``). Any other filter is reported, not silently
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import tempfile
+import threading
 import time
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime
@@ -502,6 +502,10 @@ class KnowledgeBaseSource(Source):
 
     _kb: KnowledgeBase | None = None
 
+    def __init__(self, name: str, options: SourceOptions, settings: Settings) -> None:
+        super().__init__(name, options, settings)
+        self._opening = threading.Lock()  # two first searches in two threads open one index
+
     def _file(self) -> Path | str:
         """The index file, or the ``postgresql://`` URL of a team knowledge base (``kbpg``)."""
         assert isinstance(self.options, KnowledgeBaseOptions)
@@ -513,6 +517,10 @@ class KnowledgeBaseSource(Source):
         return isinstance(path, str) or path.is_file()
 
     def open(self) -> KnowledgeBase:
+        with self._opening:
+            return self._open()
+
+    def _open(self) -> KnowledgeBase:
         if self._kb is None:
             path = self._file()
             if not self._ready(path):
@@ -524,6 +532,12 @@ class KnowledgeBaseSource(Source):
             # Under the gather's deadline: a model still loading leaves half of it to the search.
             self._kb.model_wait = self.settings.source_timeout / 2
         return self._kb
+
+    def _search(
+        self, text: str, limit: int, mode: Mode, readers: Sequence[str] | None
+    ) -> tuple[list[Hit], list[str]]:
+        # Opening is I/O too (SQLite, the index folder): in the source's thread with the query.
+        return self.open().search_with_warnings(text, limit=limit, mode=mode, readers=readers)
 
     def mode(self) -> Mode:
         """How descriptive queries are searched: the source's ``mode``, else ``kb_mode``, whose
@@ -544,16 +558,12 @@ class KnowledgeBaseSource(Source):
             self.open().warm()
 
     async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
-        kb = self.open()
         assert isinstance(self.options, KnowledgeBaseOptions)
         # The planner's keyword queries are exact words: lexical; descriptive ones get the configured mode.
         mode: Mode = "lexical" if query.mode == "keyword" else self.mode()
-        hits, warnings = await asyncio.to_thread(
-            kb.search_with_warnings,
-            query.query,
-            limit=min(limit or self.options.limit, MAX_LIMIT),
-            mode=mode,
-            readers=access.readers(),  # the door's user: their documents only, inside the query
+        # The door's user is read here, in the request's context: their documents only, inside the query.
+        hits, warnings = await self.run(
+            self._search, query.query, min(limit or self.options.limit, MAX_LIMIT), mode, access.readers()
         )
         return self.result(query, hits, [w.replace("kb:", f"{self.name}:", 1) for w in warnings])
 

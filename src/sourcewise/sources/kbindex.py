@@ -249,6 +249,9 @@ class _Run:
 
 
 def _reason(exc: BaseException) -> str:
+    # An OSError's text repeats the path the report already names: the system's reason is enough.
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"cannot be read: {exc.strerror}"
     text = str(exc) or type(exc).__name__
     return _clean(text.replace("\n", " "))[:300]
 

@@ -212,20 +212,20 @@ class MailSource(Source):
 
     async def _load(self) -> _Loaded:
         path = self.options.require_path(self.name)
-        if not path.exists():
-            raise SourceUnavailable(self.name, f"{path} does not exist")
 
         assert isinstance(self.options, MailOptions)
         owner = self.options.owner
 
         def sig() -> tuple[int, ...]:
+            if not path.exists():
+                raise SourceUnavailable(self.name, f"{path} does not exist")
             try:
                 return (*signature(path), _owner_mark(owner))
             except OSError as exc:
                 raise SourceUnavailable(self.name, f"{path} cannot be read ({exc.strerror or exc})") from exc
 
         state = self.settings.state_dir if self.options.cache else None
-        return await self._cache.get(sig, lambda: _build(self.name, path, state, owner))
+        return await self._cache.get(sig, lambda: _build(self.name, path, state, owner), self.run)
 
     def _filter(self, parsed: ParsedQuery, data: MailboxData) -> _Filter:
         flt = _Filter()

@@ -234,12 +234,14 @@ class SlackSource(Source):
 
     async def _load(self) -> _Loaded:
         path = self.options.require_path(self.name)
-        if not path.exists():
-            raise SourceUnavailable(self.name, f"{path} does not exist")
         state = self.settings.state_dir if self.opts.cache else None
-        return await self._cache.get(
-            lambda: _signature(self.name, path), lambda: _build(self.name, path, state)
-        )
+
+        def sig() -> tuple[int, ...]:
+            if not path.exists():
+                raise SourceUnavailable(self.name, f"{path} does not exist")
+            return _signature(self.name, path)
+
+        return await self._cache.get(sig, lambda: _build(self.name, path, state), self.run)
 
     def _filter(self, parsed: ParsedQuery, export: SlackExport) -> _Filter:
         flt = _Filter()
