@@ -35,8 +35,10 @@ After a rotation, old tokens stay valid for one day.
 """
 EVIL = """# <script>window.__pwned = 1</script> Quarantine <img src=x onerror="window.__pwned=2">
 
-The quarantine bucket keeps flagged uploads for thirty days <script>window.__pwned = 3</script>.
+The quarantine bucket keeps flagged uploads for thirty days <script>window.__pwned = 3</script>,
+as the `<script>window.__pwned = 4</script>` setting says.
 """
+# Raw tags are markup the answer cleans away; inside inline code they are text the page must escape.
 
 
 @pytest.fixture
@@ -112,7 +114,7 @@ def test_the_page_escapes_what_the_sources_hold(browser: Any, site: tuple[str, s
     page = _ask(browser, url, key, "What does the quarantine bucket keep? <b>bold</b>")
     assert page.evaluate("window.__pwned === undefined")  # no script from a document ran
     text = page.locator("main").inner_text()
-    assert "<script>" in text  # shown as text, not run
+    assert "<script>window.__pwned = 4</script>" in text  # inline code: shown as text, not run
     assert page.locator("main b").count() == 0  # the question's markup is text too
     assert page.locator("#q").input_value().endswith("<b>bold</b>")
     page.context.close()
