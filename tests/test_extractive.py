@@ -116,7 +116,9 @@ def test_assemble_keeps_code_blocks_on_their_own_lines() -> None:
     text, citations, cited = assemble(
         [("Enable it:", [0]), ("```sh\nrun it\n```", [0]), ("Done.", [1])], hits
     )
-    assert text == "Enable it:[1]\n```sh\nrun it\n```[1]\nDone.[2]"
+    assert text == "Enable it:[1]\n```sh\nrun it\n```\n[1]\nDone.[2]"
+    # Markdown closes a fence only on a line of its own: a marker after it left the block open
+    assert all(line.strip("`") == "" or not line.startswith("```") for line in text.splitlines()[2:4])
     assert [c.marker for c in citations] == [1, 1, 2]
     assert all(text[c.start : c.end].startswith(c.sentence) for c in citations)
     assert [h.hit.location for h in cited] == ["memory://0", "memory://1"]

@@ -256,7 +256,8 @@ def assemble(
     parts: Sequence[tuple[str, Sequence[int]]], hits: Sequence[RankedHit]
 ) -> tuple[str, list[Citation], list[RankedHit]]:
     """The answer text from (unit, hit indexes) parts: ``[n]`` numbered by first citation; a code
-    block keeps its lines, on lines of its own (fenced: ``[0]`` in code is code, not a marker);
+    block keeps its lines, on lines of its own (fenced: ``[0]`` in code is code, not a marker), its
+    markers on the line after its closing fence;
     any other ``[n]`` a source wrote is neutralised (``unmarked``)."""
     numbers: dict[int, int] = {}
     cited: list[RankedHit] = []
@@ -276,7 +277,8 @@ def assemble(
         after_block = block
         start = len(text) + (len(gap) if text else 0)
         text = f"{text}{gap}{clean}" if text else clean
-        text += "".join(f"[{n}]" for n in markers)
+        # A closing fence must stand alone on its line (Markdown): a block's markers follow on the next.
+        text += ("\n" if block and markers else "") + "".join(f"[{n}]" for n in markers)
         for n in markers:
             where = cited[n - 1].hit.location
             citations.append(Citation(marker=n, sentence=clean, start=start, end=len(text), location=where))
