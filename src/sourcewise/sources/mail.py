@@ -174,7 +174,7 @@ def _build(source: str, path: Path, state_dir: Path | None, owner: list[str]) ->
     sig = (*signature(path), _owner_mark(owner))
     codec = CODEC
     if owner:  # every message is the owner's: stored as its readers, applied inside the query
-        mine = tuple(dict.fromkeys(f"user:{o.casefold()}" for o in owner))
+        mine = access.named(owner)
         codec = replace(CODEC, readers=lambda data: dict.fromkeys(range(len(data.records)), mine))
     data, index = open_export(codec, path, sig, state_dir, lambda: read_mailbox(source, path), _rows)
     records = data.records
