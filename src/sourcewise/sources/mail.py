@@ -64,8 +64,9 @@ class MailOptions(MessageOptions):
 
     owner: list[str] = Field(
         default_factory=list,
-        description="whose mailbox it is: the names [access] users carry (an e-mail, a login); over "
-        "the network doors only they find its messages. Empty: everyone the source is open to",
+        description="whose mailbox it is: the names [access] users carry (an e-mail, a login, "
+        "group:NAME); over the network doors only they find its messages. Empty: everyone the source "
+        "is open to",
     )
 
     @field_validator("owner", mode="before")
