@@ -435,3 +435,16 @@ def test_configured_readers_are_principals() -> None:
     assert [x.private for x in issues] == [True, False]
     with pytest.raises(SourceFormatError, match="repository"):
         parse_export([{**REST[0], "repository": "acme/api"}], "gh")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(min_size=1, max_size=40).filter(lambda n: n.partition(":")[0].casefold() not in ("user", "group"))
+)
+def test_a_configured_reader_is_found_by_the_user_who_carries_that_name(name: str) -> None:
+    from sourcewise.access import PUBLIC, Grant, named
+
+    mine = Grant("x", ("gh",), identities=(name,)).principals
+    assert set(named([name])) & set(mine)  # configured and carried alike: the same principal
+    others = Grant("y", ("gh",), identities=(name + "x",)).principals
+    assert name == PUBLIC or not set(named([name])) & set(others)
