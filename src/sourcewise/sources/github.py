@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import ClassVar
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from .. import access
 from ..core import syntax as _syntax
@@ -35,7 +35,7 @@ from ..models import Hit, SourceInfo, SourceQuery, SourceResult
 from ._files import export_kind, read_capped
 from ._fts import fts_match
 from ._messages import FtsIndex
-from .base import Source, SourceOptions
+from .base import Names, Source, SourceOptions
 
 __all__ = ["GitHubOptions", "GitHubSource"]
 
@@ -50,17 +50,12 @@ class GitHubOptions(SourceOptions):
     max_bytes: int = Field(
         default=100_000_000, ge=1, le=2_000_000_000, description="larger export files are refused"
     )
-    readers: list[str] = Field(
+    readers: Names = Field(
         default_factory=list,
         description="who may find the issues over the network doors: the names [access] users carry "
         "(a login, an e-mail), 'group:NAME' for a group, '*' for everyone. Empty: everyone, except "
         "issues a REST export marks private, which nobody finds there until readers are given",
     )
-
-    @field_validator("readers", mode="before")
-    @classmethod
-    def _readers(cls, value: object) -> object:
-        return [value] if isinstance(value, str) else value
 
 
 def _files(path: Path, name: str) -> list[Path]:
