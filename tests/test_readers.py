@@ -290,3 +290,60 @@ async def test_mcp_over_http_keeps_each_user_to_the_files_they_may_read(
         assert "payroll.md" not in seen[ANON]
         assert PAYROLL not in seen[ANON]
         assert "payroll.md" in seen[HR]  # the control: the group's key finds it through the same door
+
+
+def _issue(number: int, repo: str, private: bool, body: str) -> dict[str, Any]:
+    """One item as GitHub's cross-repository lists (``GET /issues``, ``/orgs/ORG/issues``) give it:
+    with its ``repository``, whose ``private`` says who may see it on GitHub."""
+    return {"html_url": f"https://github.com/acme/{repo}/issues/{number}", "number": number,
+            "title": f"{WORD} {repo} issue", "body": body, "state": "open", "user": {"login": "kim"},
+            "created_at": "2025-01-05T09:00:00Z", "updated_at": "2025-01-20T09:00:00Z",
+            "repository": {"full_name": f"acme/{repo}", "private": private}}  # fmt: skip
+
+
+def test_a_github_export_is_found_by_its_readers_alone_and_a_private_one_by_nobody_unnamed(
+    tmp_path: Path,
+) -> None:
+    """``readers`` on a github source: the named user and the named group find every issue; another
+    key nothing, not even a count. An export whose issues say their repository is private, with no
+    ``readers``, keeps them from every key (it does not become public), but not its public ones."""
+    private = tmp_path / "private.json"
+    private.write_text(json.dumps([_issue(1, "vault", True, f"The {PAYROLL} key rotates.")]), "utf-8")
+    mixed = tmp_path / "mixed.json"
+    mixed.write_text(json.dumps([_issue(2, "site", False, "Public docs."),
+                                 _issue(3, "vault", True, f"The {DIARY} escrow.")]), "utf-8")  # fmt: skip
+    settings = load_settings(
+        state_dir=tmp_path / "state", providers=["searxng"],
+        sources={"vault": {"type": "github", "path": str(private), "readers": ["Minji@corp", "group:Eng"]},
+                 "mixed": {"type": "github", "path": str(mixed)}},
+        access={"anon": {"key_sha256": hash_key(ANON), "sources": ["vault", "mixed"]},
+                "eng": {"key_sha256": hash_key(HR), "sources": ["vault", "mixed"], "groups": ["eng"]},
+                "minji": {"key_sha256": hash_key(OWNER), "sources": ["vault", "mixed"], "user": "minji@corp"}},
+    )  # fmt: skip
+
+    def found(url: str, key: str, source: str, query: str) -> tuple[list[str], str]:
+        got = httpx.post(f"{url}/sources/search", json={"query": query, "sources": [source]},
+                         headers={"Authorization": f"Bearer {key}"}, timeout=60)  # fmt: skip
+        assert got.status_code == 200, got.text
+        result = got.json()[0]
+        shown = json.dumps([result["hits"], result["warnings"]])  # not the query, which echoes the word
+        return sorted(h["meta"]["number"] for h in result["hits"]), shown
+
+    with uvicorn_thread(create_app(settings, DoorSettings())) as url:
+        for query in (WORD, "is:open"):  # ranked by the index; and a query of filters only
+            assert found(url, ANON, "vault", query)[0] == []
+            assert found(url, OWNER, "vault", query)[0] == ["1"]  # the controls: the user, the group
+            assert found(url, HR, "vault", query)[0] == ["1"]
+            for key in (ANON, HR, OWNER):  # private, no readers: nobody over the door; the public one: all
+                assert found(url, key, "mixed", query)[0] == ["2"]
+        for query in (PAYROLL, DIARY, "vault"):
+            hits, text = found(url, ANON, "vault" if query == PAYROLL else "mixed", query)
+            assert hits == []
+            assert PAYROLL not in text
+            assert DIARY not in text
+        pages = {k: httpx.get(f"{url}/", headers={"Authorization": f"Bearer {k}"}, timeout=60).text
+                 for k in (ANON, OWNER)}  # fmt: skip
+        assert "vault (project tracker): ready - 0 issues" in pages[ANON]  # counts of what each may read
+        assert "vault (project tracker): ready - 1 issues" in pages[OWNER]
+        assert "mixed (project tracker): ready - 1 issues" in pages[OWNER]  # the private one: nobody's
+        assert "private" not in pages[ANON] + pages[OWNER]  # the note on hidden issues is the CLI's only

@@ -384,3 +384,67 @@ async def test_any_query_gives_hits_or_a_sourcewise_error(
 ) -> None:
     with contextlib.suppress(SourcewiseError):
         await _numbers(_source(gh_file, me="kim"), query, **params)
+
+
+def _in_repo(item: dict[str, Any], private: bool) -> dict[str, Any]:
+    return {**item, "repository": {"full_name": "acme/api", "private": private}}
+
+
+async def test_readers_are_applied_inside_the_query_and_a_private_export_is_nobodys_without_them(
+    tmp_path: Path,
+) -> None:
+    """No grant (the CLI, the library): every issue. A grant: the issues its principals may read,
+    for ranked and filter-only queries, ``issues()`` and the counts of ``info()``."""
+    from sourcewise.access import Grant, bound
+
+    path = tmp_path / "rest.json"
+    path.write_text(json.dumps([_in_repo(REST[0], True), _in_repo(REST[1], False)]))
+    kim = Grant("kim", ("gh",), identities=("KIM",))
+    nobody = Grant("anon", ("gh",))
+    plain = _source(path)
+    assert sorted((await _numbers(plain, "rate OR httpx"))[0]) == [7, 8]
+    assert "1 from private repositories hidden over the doors" in (await plain.info()).detail
+    with bound(kim):  # private and no readers: not even a named user over a door
+        assert sorted((await _numbers(plain, "rate OR httpx"))[0]) == [8]
+        assert (await _numbers(plain, "is:open"))[0] == []
+        assert [x.number for x in await plain.issues()] == [8]
+        info = await plain.info()
+        assert info.items == 1
+        assert "private" not in info.detail
+    named = _source(path, readers=["kim", "group:Ops"])
+    for grant, seen in ((kim, [7, 8]), (Grant("o", ("gh",), groups=("ops",)), [7, 8]), (nobody, [])):
+        with bound(grant):
+            assert sorted((await _numbers(named, "rate OR httpx"))[0]) == seen
+            assert (await _numbers(named, "updated:>2025-01-01"))[0] == seen  # newest first
+            assert (await named.info()).items == len(seen)
+    assert sorted((await _numbers(named, "rate OR httpx"))[0]) == [7, 8]
+    public = _source(path, readers="*")  # said on purpose: everyone the source is open to
+    with bound(nobody):
+        assert sorted((await _numbers(public, "rate OR httpx"))[0]) == [7, 8]
+    for source in (plain, named, public):
+        await source.aclose()
+
+
+def test_configured_readers_are_principals() -> None:
+    from sourcewise.access import named
+
+    assert named(["Kim@Corp", "group:Ops", "USER:lee", "*", "kim@corp"]) == (
+        "user:kim@corp", "group:ops", "user:lee", "*"
+    )  # fmt: skip
+    issues, _ = parse_export([_in_repo(REST[0], True), REST[1]], "gh")
+    assert [x.private for x in issues] == [True, False]
+    with pytest.raises(SourceFormatError, match="repository"):
+        parse_export([{**REST[0], "repository": "acme/api"}], "gh")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(min_size=1, max_size=40).filter(lambda n: n.partition(":")[0].casefold() not in ("user", "group"))
+)
+def test_a_configured_reader_is_found_by_the_user_who_carries_that_name(name: str) -> None:
+    from sourcewise.access import PUBLIC, Grant, named
+
+    mine = Grant("x", ("gh",), identities=(name,)).principals
+    assert set(named([name])) & set(mine)  # configured and carried alike: the same principal
+    others = Grant("y", ("gh",), identities=(name + "x",)).principals
+    assert name == PUBLIC or not set(named([name])) & set(others)

@@ -33,7 +33,7 @@ import json
 import re
 import secrets
 import tomllib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -44,7 +44,7 @@ from .errors import ConfigError, InvalidOption, SourcewiseError
 
 __all__ = [
     "PUBLIC", "SCOPE_KEY", "AccessDenied", "Grant", "NotPermitted", "add_user", "authenticate", "bound",
-    "check", "current", "grants", "hash_key", "readers", "require_web",
+    "check", "current", "grants", "hash_key", "named", "readers", "require_web",
 ]  # fmt: skip
 
 SCOPE_KEY = "sourcewise.grant"  # where the guard leaves the grant in the ASGI scope
@@ -139,6 +139,22 @@ def bound(grant: Grant | None) -> Iterator[None]:
 
 def current() -> Grant | None:
     return _current.get()
+
+
+def named(names: Iterable[str]) -> tuple[str, ...]:
+    """The principals a source's configured readers stand for (mail's ``owner``, github's
+    ``readers``): ``group:NAME`` a group, ``*`` everyone, any other name a user (``user:NAME``;
+    ``user:`` may be written too), case-folded as ``Grant.principals`` folds them."""
+    out: list[str] = []
+    for name in names:
+        kind, sep, rest = name.partition(":")
+        if name == PUBLIC:
+            out.append(PUBLIC)
+        elif sep and kind.casefold() in ("user", "group"):
+            out.append(f"{kind.casefold()}:{rest.casefold()}")
+        else:
+            out.append(f"user:{name.casefold()}")
+    return tuple(dict.fromkeys(out))
 
 
 def readers() -> tuple[str, ...] | None:

@@ -46,6 +46,7 @@ class Issue(BaseModel):
     updated: datetime | None = None
     closed: datetime | None = None
     url: str
+    private: bool = Field(default=False, description="the REST export says its repository is private")
 
 
 class _Raw(BaseModel):
@@ -80,7 +81,14 @@ class _Common(_Raw):
     _lists = field_validator("assignees", "labels", mode="before")(_none_to_list)
 
 
+class _Repository(_Raw):
+    private: bool = False
+
+
 class _Rest(_Common):
+    # GitHub's issue object carries ``repository`` (with ``private``) in the lists across
+    # repositories (GET /issues, /user/issues, /orgs/ORG/issues); a repository's own list leaves it out.
+    repository: _Repository | None = None
     user: _Login | None = None
     assignee: _Login | None = None
     created_at: datetime | None = None
@@ -166,6 +174,7 @@ def _one(item: object, index: int, source: str) -> tuple[Issue, set[str]]:
             **common, author=raw.user.login if raw.user else None, assignees=tuple(assignees),
             is_pr=raw.pull_request is not None or "/pull/" in url, created=_utc(raw.created_at),
             updated=_utc(raw.updated_at), closed=_utc(raw.closed_at), url=url,
+            private=raw.repository is not None and raw.repository.private,
         )  # fmt: skip
     else:
         url = _url(raw.url, where, source)

@@ -169,7 +169,10 @@ class FtsIndex:
         """``(rowid, score)`` for rows holding any analyzed term of ``text`` (and, given
         ``principals``, that one of them may read: a condition of the same query), best (highest)
         first; lazy, so a caller that stops after ``limit`` kept rows reads no further."""
-        match = fts_query(text)
+        return self.matching(fts_query(text), principals)
+
+    def matching(self, match: str, principals: Sequence[str] | None = None) -> Iterator[tuple[int, float]]:
+        """``search`` for an FTS5 expression already built (``_fts.fts_match``: phrases, any-of terms)."""
         if not match:
             return
         readable, args = _readable(principals)

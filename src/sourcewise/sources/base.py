@@ -30,9 +30,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from ..config import Settings
 from ..core import syntax as _syntax
@@ -44,9 +44,13 @@ from .workers import Workers
 if TYPE_CHECKING:
     from ..session import Session
 
-__all__ = ["Capabilities", "Source", "SourceOptions"]
+__all__ = ["Capabilities", "Names", "Source", "SourceOptions"]
 
 T = TypeVar("T")
+
+Names = Annotated[list[str], BeforeValidator(lambda v: [v] if isinstance(v, str) else v)]
+"""An option naming who may read a source's documents (mail's ``owner``, github's ``readers``):
+one name or a list of them, turned into principals by ``access.named``."""
 
 
 @dataclass(frozen=True)

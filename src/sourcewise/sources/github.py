@@ -7,21 +7,26 @@ SQLite FTS5 in memory (BM25, the title weighted above labels and body). The filt
 own (``assignee:``, ``author:``, ``is:open``, ``is:pr``, ``label:``, ``milestone:``, ``updated:``,
 ``created:``, ``after:``, ``before:``) and seed 003's tracker parameters (``assignee_any``,
 ``created_by_any``, ``modified_on_after``/``_before``, ``resource_subtype``, ``completed``).
+
+Over the network doors an issue is found only by its readers (``access.readers``, applied inside
+the FTS query): the ``readers`` option's names for every issue, else everyone; an issue a REST
+export marks ``repository.private`` with no ``readers`` configured is found by nobody there.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import ClassVar
 
 from pydantic import Field
 
+from .. import access
 from ..core import syntax as _syntax
-from ..core.analyze import analyze, fts_query
+from ..core.analyze import analyze
 from ..core.issues import GH_FIELDS, Issue, IssueFilter, build_filter, missing_fields, parse_export
 from ..core.rank import cut_snippet
 from ..core.sanitize import strip_controls
@@ -29,7 +34,8 @@ from ..errors import SourceFormatError, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
 from ._files import export_kind, read_capped
 from ._fts import fts_match
-from .base import Source, SourceOptions
+from ._messages import FtsIndex
+from .base import Names, Source, SourceOptions
 
 __all__ = ["GitHubOptions", "GitHubSource"]
 
@@ -43,6 +49,12 @@ class GitHubOptions(SourceOptions):
     me: str | None = Field(default=None, description="your GitHub login, for assignee:me / author:me")
     max_bytes: int = Field(
         default=100_000_000, ge=1, le=2_000_000_000, description="larger export files are refused"
+    )
+    readers: Names = Field(
+        default_factory=list,
+        description="who may find the issues over the network doors: the names [access] users carry "
+        "(a login, an e-mail), 'group:NAME' for a group, '*' for everyone. Empty: everyone, except "
+        "issues a REST export marks private, which nobody finds there until readers are given",
     )
 
 
@@ -81,45 +93,56 @@ def _load(files: list[Path], name: str, max_bytes: int) -> tuple[list[Issue], se
     return list(issues.values()), present
 
 
-class _Loaded:
-    """An export in memory: the issues and an FTS5 index of them."""
+def _readers(issues: list[Issue], configured: tuple[str, ...]) -> dict[int, tuple[str, ...]]:
+    """Each issue's readers: the configured ones for every issue; without them, nobody over a door
+    for an issue its REST export marks private (it stays the CLI's and the library's)."""
+    if configured:
+        return dict.fromkeys(range(len(issues)), configured)
+    return {i: () for i, x in enumerate(issues) if x.private}
 
-    def __init__(self, issues: list[Issue], present: set[str], signature: object) -> None:
+
+class _Loaded:
+    """An export in memory: the issues and an FTS5 index of them with each issue's readers."""
+
+    def __init__(
+        self, issues: list[Issue], present: set[str], signature: object, readers: tuple[str, ...]
+    ) -> None:
         self.issues = issues
         self.present = present
         self.signature = signature
+        self.hidden = 0 if readers else sum(1 for x in issues if x.private)  # private, no readers
         self.lock = threading.Lock()
-        self.conn = sqlite3.connect(":memory:", check_same_thread=False)
-        self.conn.execute(
-            "CREATE VIRTUAL TABLE docs USING fts5(title, labels, body, "
-            "tokenize=\"unicode61 remove_diacritics 0 tokenchars '_'\")"
-        )
-        rows = [
-            (i, " ".join(analyze(f"{x.number} {x.title}")), " ".join(analyze(" ".join(x.labels))),
-             " ".join(analyze(x.body)))
+        self.index = FtsIndex(("title", "labels", "body"), WEIGHTS)
+        rows = (
+            (i, (" ".join(analyze(f"{x.number} {x.title}")), " ".join(analyze(" ".join(x.labels))),
+                 " ".join(analyze(x.body))))
             for i, x in enumerate(issues)
-        ]  # fmt: skip
-        self.conn.executemany("INSERT INTO docs(rowid, title, labels, body) VALUES (?, ?, ?, ?)", rows)
+        )  # fmt: skip
+        self.index.add(rows, _readers(issues, readers))
 
-    def ranked(self, match: str, exclude: str) -> list[tuple[int, float]]:
-        """``(issue index, score)`` best first; every issue (score 0) when there is nothing to match."""
+    def ranked(self, match: str, exclude: str, principals: Sequence[str] | None) -> list[tuple[int, float]]:
+        """``(issue index, score)`` best first, of the issues one of ``principals`` may read (all for
+        ``None``); every such issue (score 0) when there is nothing to match."""
         with self.lock:
-            excluded: set[int] = set()
-            if exclude:
-                excluded = {
-                    r for (r,) in self.conn.execute("SELECT rowid FROM docs WHERE docs MATCH ?", (exclude,))
-                }
-            if not match:
-                return [(i, 0.0) for i in range(len(self.issues)) if i not in excluded]
-            rank = f"bm25(docs, {', '.join(map(str, WEIGHTS))})"
-            rows = self.conn.execute(
-                f"SELECT rowid, -{rank} FROM docs WHERE docs MATCH ? ORDER BY {rank}", (match,)
-            )
-            return [(int(r), float(s)) for r, s in rows if r not in excluded]
+            excluded = self.index.containing(exclude)
+            if match:
+                found: Iterable[tuple[int, float]] = self.index.matching(match, principals)
+            elif principals is None:
+                found = ((i, 0.0) for i in range(len(self.issues)))
+            else:
+                found = ((i, 0.0) for i in sorted(self.index.visible(principals)))
+            return [(i, s) for i, s in found if i not in excluded]
+
+    def visible(self, principals: Sequence[str] | None) -> list[Issue]:
+        if principals is None:
+            return self.issues
+        with self.lock:
+            rows = self.index.visible(principals)
+        return [x for i, x in enumerate(self.issues) if i in rows]
 
     def close(self) -> None:
         with self.lock:
-            self.conn.close()
+            self.index.close()
 
 
 def hit_from_issue(issue: Issue, score: float, source: str) -> Hit:
@@ -179,15 +202,17 @@ class GitHubSource(Source):
         if self._loaded is not None and self._loaded.signature == signature:
             return self._loaded
         issues, present = _load(files, self.name, opts.max_bytes)
-        loaded = _Loaded(issues, present, signature)
+        loaded = _Loaded(issues, present, signature, access.named(opts.readers))
         if self._loaded is not None:
             self._loaded.close()
         self._loaded = loaded
         return loaded
 
     async def issues(self) -> list[Issue]:
-        """Every issue and pull request in the export (re-read when a file changed)."""
-        return list((await self.run(self._load_sync)).issues)
+        """Every issue and pull request in the export (re-read when a file changed) that the door's
+        user may read (``access.readers``; all of them without one)."""
+        loaded = await self.run(self._load_sync)
+        return list(await self.run(loaded.visible, access.readers()))
 
     async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
         parsed, warnings = self.parse(query)
@@ -209,7 +234,8 @@ class GitHubSource(Source):
             match = fts_match([*parsed.terms, *parsed.values("text")], parsed.phrases)
         else:
             match = fts_match([text])
-        ranked = await self.run(loaded.ranked, match, fts_query(" ".join(negated)))
+        # the door's user: only the issues they may read, a condition of the FTS query itself
+        ranked = await self.run(loaded.ranked, match, " ".join(negated), access.readers())
         hits = [
             hit_from_issue(loaded.issues[i], score, self.name)
             for i, score in self._ordered(ranked, loaded.issues, keep, bool(match))
@@ -236,15 +262,16 @@ class GitHubSource(Source):
             loaded = await self.run(self._load_sync)
         except (SourceUnavailable, SourceFormatError) as exc:
             return base.model_copy(update={"ready": False, "detail": exc.detail})
-        prs = sum(1 for x in loaded.issues if x.is_pr)
-        opened = sum(1 for x in loaded.issues if x.state == "open")
-        dates = [x.updated for x in loaded.issues if x.updated]
+        principals = access.readers()  # a door's user: counts of the issues they may read only
+        issues = await self.run(loaded.visible, principals)
+        prs = sum(1 for x in issues if x.is_pr)
+        opened = sum(1 for x in issues if x.state == "open")
+        dates = [x.updated for x in issues if x.updated]
+        detail = f"{len(issues) - prs} issues, {prs} pull requests, {opened} open"
+        if loaded.hidden and principals is None:
+            detail += f"; {loaded.hidden} from private repositories hidden over the doors (set readers)"
         return base.model_copy(
-            update={
-                "items": len(loaded.issues),
-                "updated": max(dates) if dates else None,
-                "detail": f"{len(loaded.issues) - prs} issues, {prs} pull requests, {opened} open",
-            }
+            update={"items": len(issues), "updated": max(dates) if dates else None, "detail": detail}
         )
 
     async def aclose(self) -> None:

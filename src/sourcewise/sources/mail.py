@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from .. import access
 from ..config import Settings
@@ -51,7 +51,7 @@ from ._messages import (
     open_export,
     snippet,
 )
-from .base import Source, SourceOptions
+from .base import Names, Source, SourceOptions
 
 __all__ = ["MailOptions", "MailSource"]
 
@@ -62,16 +62,12 @@ _REPLY_PREFIXES = ("re:", "fw:", "fwd:", "aw:", "답장:", "회신:", "전달:",
 class MailOptions(MessageOptions):
     """Mail takes the message-export options (``timezone``, ``cache``) and the mailbox's owner."""
 
-    owner: list[str] = Field(
+    owner: Names = Field(
         default_factory=list,
-        description="whose mailbox it is: the names [access] users carry (an e-mail, a login); over "
-        "the network doors only they find its messages. Empty: everyone the source is open to",
+        description="whose mailbox it is: the names [access] users carry (an e-mail, a login, "
+        "group:NAME); over the network doors only they find its messages. Empty: everyone the source "
+        "is open to",
     )
-
-    @field_validator("owner", mode="before")
-    @classmethod
-    def _owner(cls, value: Any) -> Any:
-        return [value] if isinstance(value, str) else value
 
 
 def _owner_mark(owner: list[str]) -> int:
@@ -174,7 +170,7 @@ def _build(source: str, path: Path, state_dir: Path | None, owner: list[str]) ->
     sig = (*signature(path), _owner_mark(owner))
     codec = CODEC
     if owner:  # every message is the owner's: stored as its readers, applied inside the query
-        mine = tuple(dict.fromkeys(f"user:{o.casefold()}" for o in owner))
+        mine = access.named(owner)
         codec = replace(CODEC, readers=lambda data: dict.fromkeys(range(len(data.records)), mine))
     data, index = open_export(codec, path, sig, state_dir, lambda: read_mailbox(source, path), _rows)
     records = data.records
