@@ -14,7 +14,14 @@ from typing import Annotated, Any
 
 import typer
 
-from . import cli_access, cli_config, cli_index, cli_sources, cli_web
+from . import (
+    cli_access,
+    cli_config,
+    cli_index,
+    cli_mcp,  # noqa: F401 (registers `sources add-mcp` on the sources group)
+    cli_sources,
+    cli_web,
+)
 from ._version import __version__
 from .cli_common import (
     ConfigOpt,
@@ -96,7 +103,6 @@ def _main(
 for _group in (cli_web, cli_sources, cli_index, cli_config, cli_access):
     app.add_typer(_group.app)
 add_door_commands(app, _setup, _fail)
-from . import cli_mcp  # noqa: E402, F401 (registers `sources add-mcp` on the sources group)
 
 WORDS = {"int": "N", "int range": "N", "float": "SECONDS", "str": "TEXT", "list[str]": "TEXT", "path": "PATH"}
 

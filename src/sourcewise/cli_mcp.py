@@ -13,7 +13,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .cli import VerboseOpt, _echo, _fail, _reported, _setup
+from .cli_common import VerboseOpt
+from .cli_common import echo as _echo
+from .cli_common import fail as _fail
+from .cli_common import reported as _reported
+from .cli_common import setup as _setup
 from .cli_sources import sources_app
 from .errors import ConfigError, SourceUnavailable
 
