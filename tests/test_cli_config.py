@@ -368,8 +368,11 @@ def test_output_to_a_hostile_file_name_is_written_or_a_clean_exit_2(name: str) -
 
 
 def test_shell_completion_is_offered_and_completes_commands(tmp_path: Path) -> None:
-    # A process of its own: typer picks the shell when the command tree is built, once per process
-    script = run_process(["--show-completion", "bash"], tmp_path, SHELL="/bin/bash")
+    # A process of its own: typer picks the shell when the command tree is built, once per process,
+    # from the nearest shell among the process's ancestors (an `sh -c` running pytest would be
+    # found first): the user's bash is its parent here, kept by a command after it (no exec).
+    bash = ["bash", "-c", '"$0" "$@"; exit $?']
+    script = run_process(["--show-completion", "bash"], tmp_path, prefix=bash, SHELL="/bin/bash")
     assert script.returncode == 0
     assert "_sourcewise_completion" in script.stdout
     env = {**os.environ, **_env(tmp_path), "_SOURCEWISE_COMPLETE": "complete_bash",
