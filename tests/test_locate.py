@@ -4,6 +4,7 @@ and the examples the issue names (each a test): a pasted ``pip freeze``, a trace
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -13,9 +14,10 @@ from hypothesis import strategies as hyp
 from retrieve_repo import AUTH_REPO, AUTH_TASK, write_repo
 from sourcewise import retrieve
 from sourcewise.config import Settings, load_settings
-from sourcewise.core.locate import FileFacts, Repo, kind_of, rank
+from sourcewise.core.locate import FileFacts, Repo, kind_of, rank, verbatim_strings
 from sourcewise.core.outline import LANGUAGES, Symbol, outline
 from sourcewise.core.taskread import MAX_TEXT, read_task
+from sourcewise.sources.code import CodeOptions, CodeSource
 
 FREEZE = "\n".join(f"package{i}=={i}.{i % 7}.{i % 3}" for i in range(100))
 TRACEBACK = """Loading a config crashes:
@@ -162,6 +164,16 @@ def test_kinds_of_files() -> None:
     assert kind_of(".github/ISSUE_TEMPLATE/bug.md") == "example"
     assert kind_of("requests/packages/urllib3/util.py") == "vendored"
     assert kind_of("pyproject.toml") == "config"
+
+
+def test_a_file_named_as_another_projects_release_is_vendored() -> None:
+    """sphinx keeps ``jquery-3.6.0.js`` beside its own ``searchtools.js``: a release copied in, whose
+    many words put it in the top 5 of Python bug reports about HTML."""
+    assert kind_of("sphinx/themes/basic/static/jquery-3.6.0.js") == "vendored"
+    assert kind_of("sphinx/themes/basic/static/underscore-1.13.1.js") == "vendored"
+    assert kind_of("app/static/vue.min.js") == kind_of("x/htmx-v1.9.js") == "vendored"
+    assert kind_of("sphinx/themes/basic/static/searchtools.js") == "source"
+    assert kind_of("src/shop/py-3.py") == kind_of("src/shop/utils-1a.2.py") == "source"
 
 
 def _repo() -> Repo:
@@ -392,3 +404,47 @@ def test_a_pasted_pytest_session_header_is_context_not_key_terms() -> None:
         assert word not in reading.prose
     assert "Unicode ids are escaped" in reading.prose
     assert "plugins: the manager drops hooks" in reading.prose, "a sentence that starts alike is prose"
+
+
+CONFIG_KEY = """`autodoc_preserve_defaults` doesn't work on class methods
+
+Default values for class methods are rendered as their `__repr__`, even with
+`autodoc_preserve_defaults = True` in conf.py. The default values of the regular and static methods
+render correctly as `SOME_DEFAULT`.
+"""
+BUSY = '    """autodoc: preserve the defaults of class methods, static methods; default values render repr"""'
+
+
+def test_a_name_the_task_quotes_points_at_the_one_source_file_holding_it(
+    tmp_path: Path, st: Settings
+) -> None:
+    """A config key is no definition (``app.add_config_value('autodoc_preserve_defaults', ...)``): the
+    one source file holding it word for word counts, however many more words other files share."""
+    files = {
+        "ext/autodoc/hooks.py": (
+            "def update(app, obj):\n    if app.config.autodoc_preserve_defaults:\n        pass\n\n\n"
+            "def setup(app):\n    app.add_config_value('autodoc_preserve_defaults', False, True)\n"
+        ),
+        "ext/autodoc/__init__.py": "\n".join(f"def method_{i}(obj):\n{BUSY}\n" for i in range(30)),
+        "ext/autodoc/directive.py": f"def run(self):\n{BUSY}\n",
+        "docs/usage/autodoc.rst": "autodoc_preserve_defaults\n   default values of class methods\n",
+    }
+    root = write_repo(tmp_path / "repo", files)
+    assert verbatim_strings(read_task(CONFIG_KEY)) == ["autodoc_preserve_defaults", "SOME_DEFAULT"]
+    source = CodeSource("code", CodeOptions(path=root), st)
+    try:
+        ranked = asyncio.run(source.locate(read_task(CONFIG_KEY)))
+    finally:
+        asyncio.run(source.aclose())
+    assert ranked[0].path == "ext/autodoc/hooks.py", ranked[:3]
+    assert "holds 'autodoc_preserve_defaults'" in ranked[0].reasons
+
+
+def test_a_name_many_files_hold_points_nowhere() -> None:
+    repo = _small_repo({"src/a.py": ("f",), "src/b.py": ("g",)})
+    words = {"src/a.py": 3.0, "src/b.py": 1.0}
+    task = read_task("`SESSION_COOKIE_HTTPONLY` is ignored")
+    held_by_one = rank(task, repo, words, verbatim={"SESSION_COOKIE_HTTPONLY": {"src/b.py", "docs/x.md"}})
+    assert held_by_one[0].path == "src/b.py"
+    held_by_two = rank(task, repo, words, verbatim={"SESSION_COOKIE_HTTPONLY": {"src/a.py", "src/b.py"}})
+    assert held_by_two[0].path == "src/a.py", "held by two source files: the words decide"

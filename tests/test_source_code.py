@@ -360,3 +360,46 @@ async def test_a_first_index_of_a_large_tree_reports_its_progress(
     finally:
         await other.aclose()
     assert piped.getvalue() == ""
+
+
+def _index_of(tmp_path: Path, files: dict[str, str]) -> CodeIndex:
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, "utf-8")
+    index = CodeIndex(None, 40)
+    found = walk(tmp_path, include=None, exclude=None, gitignore=False, max_bytes=1_000_000, max_files=100)
+    index.refresh(found.files)
+    return index
+
+
+def test_a_word_the_task_repeats_weighs_more(tmp_path: Path) -> None:
+    """bm25s sums over the query's words as said: a word a report repeats is its subject."""
+    index = _index_of(tmp_path, {"a.py": "alpha = 1\n", "b.py": "beta = 1\n"})
+    once = index.file_bm25(["alpha", "beta"])
+    assert once["a.py"] == pytest.approx(once["b.py"])
+    twice = index.file_bm25(["alpha", "alpha", "beta"])
+    assert twice["a.py"] > twice["b.py"]
+    index.close()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(strings=st.lists(st.text(max_size=40), max_size=30))
+def test_the_files_said_to_hold_a_string_hold_it_word_for_word(tmp_path: Path, strings: list[str]) -> None:
+    """Any strings (quotes, ``%``, ``_``, control characters): each file said to hold one holds it,
+    and a string that four files hold points nowhere."""
+    files = {
+        "src/config.py": "app.add_config_value('autodoc_preserve_defaults', False)\nMSG = '100% done: {x}'\n",
+        "src/other.py": "def run():\n    return 'autodoc'\n",
+        **{f"src/common{i}.py": "SHARED_NAME = 1\n" for i in range(4)},
+    }
+    index = _index_of(tmp_path, files)
+    try:
+        held = index.containing([*strings, "autodoc_preserve_defaults", "100% done", "SHARED_NAME"], most=3)
+    finally:
+        index.close()
+    assert held["autodoc_preserve_defaults"] == {"src/config.py"}
+    assert held["100% done"] == {"src/config.py"}
+    assert "SHARED_NAME" not in held
+    for text, paths in held.items():
+        assert paths
+        assert all(text in files[p] for p in paths)

@@ -10,11 +10,14 @@ Stage one ranks files by what the task names exactly (``core/taskread.py``) and 
   qualified ``Class.method`` it names, defined in a file (its outline's symbols), counts for it,
   more when few files define it (a bare name in the prose is left out: it points at every file
   defining ``route``);
+- **names quoted**: a distinctive name the task quotes (a config key ``autodoc_preserve_defaults``,
+  held by a string, not a definition) counts for the one source file holding it word for word;
 - **tests named**: a test file the task names (or the test file defining a test function it names)
   points at the module it tests (``tests/test_termui.py`` -> ``termui.py``);
 - **kinds of files**: when the task asks for a code change, source files outrank tests, docs,
-  changelogs, vendored code, examples and config (kept, weighted down), unless it is about them:
-  names such a file of the repository (a reporter's own ``test_demo.py`` is not one).
+  changelogs, vendored code (a ``vendor`` folder, or a release copied in: ``jquery-3.6.0.js``),
+  examples and config (kept, weighted down), unless it is about them: names such a file of the
+  repository (a reporter's own ``test_demo.py`` is not one).
 
 Measured and left out (``benchmarks/RESULTS.md``, retrieve): names in the prose (an example's
 ``app.route`` points at every file that defines ``route``) and a personalised PageRank over the
@@ -35,7 +38,7 @@ from .codefacts import path_parts, resolves_to
 from .outline import Symbol
 from .taskread import Reading
 
-__all__ = ["FileFacts", "Located", "Repo", "kind_of", "rank"]
+__all__ = ["FileFacts", "Located", "Repo", "kind_of", "rank", "verbatim_strings"]
 
 W_LEXICAL = 1.0
 W_FRAME = 1.5
@@ -47,6 +50,8 @@ W_IMPORTER = 0.75  # a file importing a module the prose names that the reposito
 W_METHOD = 1.0  # the file defining a ``Class.method`` the task names (specific, unlike a bare name)
 W_TESTED = 2.0  # the module a named test file tests: a failing test points at it
 MAX_IMPORTERS = 10
+W_VERBATIM = 1.0  # the one source file holding a distinctive name the task quotes
+MAX_HOLDERS = 1  # measured: a name two or three files hold lowered Acc@1 (flask, requests)
 
 NAME_CAP = 3.0
 OTHER_KIND = 0.35  # tests, docs, changelogs, examples, config when the task is not about them
@@ -108,11 +113,22 @@ def kind_of(path: str) -> str:
         return "docs"
     if any(p in ("vendor", "_vendor", "vendored", "third_party", "packages") for p in parts[:-1]):
         return "vendored"  # another project's code kept in the tree: rarely what a change is for
+    if _released(name):
+        return "vendored"  # ``jquery-3.6.0.js``, ``x.min.js``: another project's release, copied in
     if any(p in ("examples", "example", "samples", ".github", "scripts") for p in parts[:-1]):
         return "example"
     if ext in SOURCE_EXTS and name not in ("setup.py", "noxfile.py", "conftest.py"):
         return "source"
     return "docs" if ext in ("md", "rst", "txt", "adoc") else "config"
+
+
+def _released(name: str) -> bool:
+    """A file named as another project's release: a version after its last dash, or minified."""
+    stem = name.rsplit(".", 1)[0]
+    if stem.endswith(".min"):
+        return True
+    version = stem.rsplit("-", 1)[-1].removeprefix("v") if "-" in stem else ""
+    return "." in version and all(part.isdigit() for part in version.split("."))
 
 
 def _last(name: str) -> str:
@@ -220,6 +236,19 @@ def _definitions(f: FileFacts, names: set[str], words: set[str]) -> tuple[Symbol
     return tuple(s for s in ranked if score(s)[0] > 0)[:MAX_DEFINITIONS]
 
 
+def verbatim_strings(reading: Reading) -> list[str]:
+    """What a task quotes that a file may hold word for word: its distinctive names (a config key
+    ``autodoc_preserve_defaults``, ``SESSION_COOKIE_HTTPONLY``, a ``CamelCase`` class), a traceback's
+    frames aside. An error message's fixed parts were measured and left out: the interpreter's own
+    (``object has no attribute``) pointed at the wrong file."""
+    return [n for n in reading.names if n not in reading.frames and _distinctive(n)]
+
+
+def _distinctive(name: str) -> bool:
+    bare = name.strip("_")
+    return len(bare) >= 6 and ("_" in bare or any(c.isupper() for c in bare[1:]))
+
+
 def rank(
     reading: Reading,
     repo: Repo,
@@ -227,21 +256,33 @@ def rank(
     *,
     about: frozenset[str] = frozenset(),
     extra_names: Sequence[str] = (),
+    verbatim: Mapping[str, set[str]] | None = None,
 ) -> list[Located]:
     """Every file with any evidence, best first (see the module docstring). ``lexical``: each
     file's BM25 score; ``about``: kinds of files the task is about (never weighted down);
-    ``extra_names``: names learned by earlier cycles (used to pick definitions)."""
-    definers = repo.definers
+    ``extra_names``: names learned by earlier cycles (used to pick definitions); ``verbatim``: the
+    files holding each string of ``verbatim_strings`` word for word."""
     score: dict[str, float] = defaultdict(float)
     why: dict[str, list[str]] = defaultdict(list)
     top = max(lexical.values(), default=0.0)
     for p, value in lexical.items():
         if top > 0:
             score[p] += W_LEXICAL * value / top
+    for p, value in _named(reading, repo, verbatim or {}, why).items():
+        score[p] += min(NAME_CAP, value)
+    hits = _pointed(reading, repo, score, why)
+    return _ordered(reading, repo, score, why, lexical, _held(about, reading, repo, hits), extra_names)
+
+
+def _named(
+    reading: Reading, repo: Repo, verbatim: Mapping[str, set[str]], why: dict[str, list[str]]
+) -> dict[str, float]:
+    """Evidence from names: a traceback frame's function or a quoted error class defined in a file,
+    a ``Class.method`` it defines, a string it holds word for word; more when few files do."""
     named: dict[str, float] = defaultdict(float)
     errors = {e for e in reading.errors if " " not in e}
     for name in dict.fromkeys([*reading.frames, *errors]):  # names in prose: measured to mislead
-        where = definers.get(name, set())
+        where = repo.definers.get(name, set())
         if not where or len(where) > 25:
             continue
         weight = W_FRAME if name in reading.frames else W_ERROR
@@ -250,19 +291,31 @@ def rank(
             if len(why[p]) < 6:
                 why[p].append(f"defines {name}" + (" (a traceback frame)" if name in reading.frames else ""))
     for qualified in dict.fromkeys(".".join(m.split(".")[-2:]) for m in reading.modules if "." in m):
-        where = definers.get(qualified, set()) if qualified[:1].isupper() else set()
+        where = repo.definers.get(qualified, set()) if qualified[:1].isupper() else set()
         for p in where if len(where) <= 2 else ():
             named[p] += W_METHOD / len(where)
             why[p].append(f"defines {qualified}")
-    for p, value in named.items():
-        score[p] += min(NAME_CAP, value)
+    for text, holders in verbatim.items():
+        sources = [p for p in holders if repo.kinds.get(p) == "source"]
+        for p in sources if len(sources) <= MAX_HOLDERS else ():
+            named[p] += W_VERBATIM / len(sources)
+            if len(why[p]) < 6:
+                why[p].append(f"holds {text!r}")
+    return named
+
+
+def _pointed(
+    reading: Reading, repo: Repo, score: dict[str, float], why: dict[str, list[str]]
+) -> dict[str, str]:
+    """Evidence from what the task points at (adds to ``score``): a named path (the innermost
+    traceback frame's most), a dotted module, the module a named test tests, the few files
+    importing a module the prose names. Returns the files the named paths hit."""
+    errors = {e for e in reading.errors if " " not in e}
     hits = _path_hits(reading, repo.paths)
     for p, named_path in hits.items():
         score[p] += W_PATH
         why[p].insert(0, f"named: {named_path}")
-    innermost = next(
-        (hits_p for named in reversed(reading.paths) for hits_p in hits if hits[hits_p] == named), None
-    )
+    innermost = next((p for named in reversed(reading.paths) for p in hits if hits[p] == named), None)
     if innermost is not None and reading.frames:
         score[innermost] += W_INNERMOST
     for p, module in _module_hits(reading, repo.code).items():
@@ -278,19 +331,32 @@ def rank(
             for p in users:
                 score[p] += W_IMPORTER / len(users) ** 0.5
                 why[p].append(f"imports {module}")
-    about = _held(about, reading, repo, hits)
-    by_path = repo.files
-    names = {*reading.names, *extra_names}
-    words = set(analyze(reading.prose, stem=True))
+    return hits
+
+
+def _ordered(
+    reading: Reading,
+    repo: Repo,
+    score: Mapping[str, float],
+    why: dict[str, list[str]],
+    lexical: Mapping[str, float],
+    about: frozenset[str],
+    extra_names: Sequence[str],
+) -> list[Located]:
+    """The files best first, kinds the task is not about weighted down, each with its reasons and
+    (the best ``WITH_DEFINITIONS``) the definitions the task is most about."""
     weighted = []
     for p, value in score.items():
         kind = repo.kinds.get(p) or kind_of(p)
         weighted.append((round(value if kind == "source" or kind in about else value * OTHER_KIND, 4), p))
     weighted.sort(key=lambda x: (-x[0], x[1]))
+    names = {*reading.names, *extra_names}
+    words = set(analyze(reading.prose, stem=True))
     out = []
     for i, (value, p) in enumerate(weighted):
         if p in lexical and not any(w.startswith(("named", "module")) for w in why[p]):
             why[p].append("words of the task")
-        defs = _definitions(by_path[p], names, words) if p in by_path and i < WITH_DEFINITIONS else ()
+        f = repo.files.get(p)
+        defs = _definitions(f, names, words) if f is not None and i < WITH_DEFINITIONS else ()
         out.append(Located(p, value, tuple(why[p]), defs))
     return out

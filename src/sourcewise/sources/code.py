@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ..config import Settings
 from ..core.analyze import analyze, fts_query
 from ..core.filters import ParsedQuery
-from ..core.locate import FileFacts, Located, Repo, rank
+from ..core.locate import FileFacts, Located, Repo, rank, verbatim_strings
 from ..core.outline import ALIASES, LANGUAGES, Outline, enclosing, language_of
 from ..core.sanitize import strip_controls
 from ..core.taskread import Reading
@@ -194,6 +194,7 @@ class CodeSource(Source):
     _last: CodeIndexReport | None = None
     _repo: Repo | None = None  # the repository's structure, per state of the index
     _lexical: tuple[list[str], dict[str, float]] | None = None  # the task's words' BM25, for later cycles
+    _verbatim: tuple[Reading, dict[str, set[str]]] | None = None  # the files holding what it quotes
 
     def __init__(self, name: str, options: SourceOptions, settings: Settings) -> None:
         super().__init__(name, options, settings)
@@ -321,7 +322,9 @@ class CodeSource(Source):
         index = self._index
         assert index is not None
         named = [t for n in (*reading.names, *reading.modules) for t in analyze(n)]
-        words = list(dict.fromkeys([*named, *analyze(reading.prose)]))[:MAX_TERMS]
+        said = [*named, *analyze(reading.prose)]
+        kept = set(list(dict.fromkeys(said))[:MAX_TERMS])
+        words = [w for w in said if w in kept]  # repeats kept: a word said often weighs more
         added = [w for w in dict.fromkeys(t for term in terms for t in analyze(term)) if w not in words]
 
         def run() -> list[Located]:
@@ -335,7 +338,10 @@ class CodeSource(Source):
             lexical = dict(self._lexical[1])
             for p, value in index.file_bm25(added).items():
                 lexical[p] = lexical.get(p, 0.0) + value
-            return rank(reading, self._repo, lexical, about=about, extra_names=terms)
+            if fresh or self._verbatim is None or self._verbatim[0] is not reading:
+                self._verbatim = (reading, index.containing(verbatim_strings(reading)))
+            verbatim = self._verbatim[1]
+            return rank(reading, self._repo, lexical, about=about, extra_names=terms, verbatim=verbatim)
 
         return await self.run(run)
 
@@ -390,3 +396,4 @@ class CodeSource(Source):
             self._index = None
             self._repo = None
             self._lexical = None
+            self._verbatim = None

@@ -209,6 +209,9 @@ class ChunkRow:
     score: float
 
 
+MAX_VERBATIM = 24  # strings of a task looked for word for word
+MAX_HOLDERS = 12  # a string held by more files (docs and tests too) points nowhere in particular
+
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, mtime_ns INTEGER,
@@ -403,7 +406,8 @@ class CodeIndex:
     def file_bm25(self, query: list[str], k1: float = 1.5, b: float = 0.75) -> dict[str, float]:
         """Each searchable file's BM25 score for ``query`` over whole files (path and body terms;
         Lucene's variant with bm25s's defaults), computed inside SQLite."""
-        terms = list(dict.fromkeys(query))
+        counts = Counter(query)  # a word the task repeats weighs more, as in bm25s's sum over the query
+        terms = list(counts)
         if not terms:
             return {}
         marks = ", ".join("?" * len(terms))
@@ -414,7 +418,7 @@ class CodeIndex:
             ).fetchall()
             if not df:
                 return {}
-            idf = [(t, math.log(1 + (n - d + 0.5) / (d + 0.5))) for t, d in df]
+            idf = [(t, (1 + math.log(counts[t])) * math.log(1 + (n - d + 0.5) / (d + 0.5))) for t, d in df]
             values = ", ".join("(?, ?)" for _ in idf)
             sql = (
                 f"WITH q(term, idf) AS (VALUES {values}) SELECT f.path, SUM(q.idf * t.tf * (:k1 + 1) / "
@@ -426,6 +430,33 @@ class CodeIndex:
             sql = sql.replace(":k1", repr(k1)).replace(":b", repr(b)).replace(":avg", repr(float(avg or 1.0)))
             rows = self.conn.execute(sql, args).fetchall()
         return {str(p): float(v) for p, v in rows}
+
+    def containing(self, strings: list[str], most: int = MAX_HOLDERS) -> dict[str, set[str]]:
+        """The searchable files holding each of ``strings`` word for word (a config key, an error
+        message), for a string held by at most ``most`` files: the files holding all its words
+        (the term index), then its exact text in their chunks."""
+        out: dict[str, set[str]] = {}
+        with self.lock:
+            for text in list(dict.fromkeys(s for s in strings if s))[:MAX_VERBATIM]:
+                words = list(dict.fromkeys(analyze(text)))
+                if not words:
+                    continue
+                marks = ", ".join("?" * len(words))
+                ids = self.conn.execute(
+                    f"SELECT file_id FROM terms WHERE term IN ({marks}) GROUP BY file_id "
+                    f"HAVING COUNT(*) = ? LIMIT ?",
+                    [*words, len(words), 4 * most + 1],
+                ).fetchall()
+                if not ids or len(ids) > 4 * most:
+                    continue  # none, or too common to point anywhere
+                holders = self.conn.execute(
+                    f"SELECT DISTINCT f.path FROM chunks c JOIN files f ON f.id = c.file_id WHERE "
+                    f"c.file_id IN ({', '.join('?' * len(ids))}) AND instr(c.text, ?) > 0 LIMIT ?",
+                    [*(i for (i,) in ids), text, most + 1],
+                ).fetchall()
+                if 0 < len(holders) <= most:
+                    out[text] = {str(p) for (p,) in holders}
+        return out
 
     def facts(self) -> list[tuple[str, list[str], list[str], list[Symbol]]]:
         """Every searchable file's ``(path, defines, imports, symbols)``."""
