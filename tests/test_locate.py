@@ -448,3 +448,24 @@ def test_a_name_many_files_hold_points_nowhere() -> None:
     assert held_by_one[0].path == "src/b.py"
     held_by_two = rank(task, repo, words, verbatim={"SESSION_COOKIE_HTTPONLY": {"src/a.py", "src/b.py"}})
     assert held_by_two[0].path == "src/a.py", "held by two source files: the words decide"
+
+
+def test_a_test_named_by_its_area_and_module_points_at_that_module() -> None:
+    """sphinx names tests ``test_build_latex.py``, ``test_ext_autodoc.py``: the area first, so the
+    module is the name's end (``latex``), or a package (``autodoc/__init__.py``), not ``build.py``."""
+    repo = _small_repo(
+        {
+            "sphinx/cmd/build.py": ("main",),
+            "sphinx/writers/latex.py": ("LaTeXTranslator",),
+            "sphinx/ext/autodoc/__init__.py": ("Documenter",),
+            "tests/test_build_latex.py": ("test_latex_code_role",),
+            "tests/test_ext_autodoc.py": ("test_autodoc",),
+        }
+    )
+    words = {"sphinx/cmd/build.py": 3.0}
+    latex = rank(read_task("Your project: extracted from tests/test_build_latex.py"), repo, words)
+    assert [r.path for r in latex if any(w.startswith("tested by") for w in r.reasons)] == [
+        "sphinx/writers/latex.py"
+    ]
+    autodoc = rank(read_task("tests/test_ext_autodoc.py fails"), repo, words)
+    assert autodoc[0].path == "sphinx/ext/autodoc/__init__.py"

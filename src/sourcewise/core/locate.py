@@ -204,26 +204,38 @@ def _held(about: frozenset[str], reading: Reading, repo: Repo, hits: Mapping[str
 
 def _tested(reading: Reading, repo: Repo, hits: Mapping[str, str]) -> dict[str, str]:
     """Source files a named test points at: ``tests/test_termui.py`` (or a test function the task
-    names, by the test file defining it) -> the module ``termui.py`` / ``_termui.py``."""
+    names, by the test file defining it) -> the module ``termui.py`` / ``_termui.py``; a test named
+    by its area and module (``test_build_latex.py``, ``test_ext_autodoc.py``) -> ``latex.py``, the
+    package ``autodoc/``."""
     tests = [p for p in hits if repo.kinds.get(p) == "test"]
     for name in reading.tests:
         where = [p for p in repo.definers.get(name, set()) if repo.kinds.get(p) == "test"]
         tests += where if len(where) <= 2 else []
     by_stem: dict[str, list[str]] = defaultdict(list)
     for p in repo.code:
-        by_stem[p.rsplit("/", 1)[-1].rsplit(".", 1)[0].lstrip("_")].append(p)
+        parts = p.rsplit(".", 1)[0].split("/")
+        by_stem[(parts[-2] if parts[-1] == "__init__" and len(parts) > 1 else parts[-1]).lstrip("_")].append(
+            p
+        )
     out: dict[str, str] = {}
     for test in dict.fromkeys(tests):
         stem = test.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-        stem = stem.removeprefix("test_").removesuffix("_test")
-        parts = stem.split("_")
-        for n in range(len(parts), 0, -1):  # test_termui_prompt.py -> termui_prompt, then termui
-            found = by_stem.get("_".join(parts[:n]), [])
+        parts = stem.removeprefix("test_").removesuffix("_test").split("_")
+        for found in (by_stem.get(name, []) for name in _stems(parts)):
             if 0 < len(found) <= 3:
                 for p in found:
                     out.setdefault(p, test)
                 break
     return out
+
+
+def _stems(parts: list[str]) -> list[str]:
+    """The module names a test's name may hold, longest first, a suffix before a prefix of the same
+    length: ``termui_prompt`` -> ``termui_prompt``, ``prompt``, ``termui``."""
+    out = []
+    for n in range(len(parts), 0, -1):
+        out += ["_".join(parts[len(parts) - n :]), "_".join(parts[:n])]
+    return list(dict.fromkeys(out))
 
 
 def _definitions(f: FileFacts, names: set[str], words: set[str]) -> tuple[Symbol, ...]:
