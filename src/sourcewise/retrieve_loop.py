@@ -102,8 +102,6 @@ def _admit(loop: Loop, gathered: Gathered, cycle: int) -> tuple[int, int]:
                 loop.new_hits.setdefault(source.name, []).append(hit)
             loop.facts[key] = facts_for(hit, whole)
             loop.texts[key] = whole if whole is not None else (hit.text or hit.snippet)
-            if loop.use_feedback:
-                loop.bags[key] = bag(loop.texts[key], hit.path or "", loop.surface)
     return found, new
 
 
@@ -212,6 +210,9 @@ def _feedback(loop: Loop, vocab: Vocabulary) -> list[str]:
     """RM3 pseudo-relevance feedback: the task's query model grown with the words of the best
     candidates so far; its new words (as written in the code), the heaviest first, for the next
     query."""
+    for loc in loop.pool:  # read for feedback only when a next cycle needs it (one cycle never does)
+        if loc not in loop.bags:
+            loop.bags[loc] = bag(loop.texts[loc], loop.pool[loc].path or "", loop.surface)
     score = {s.facts.location: s.relevance for s in loop.scored}
     best = [loc for loc in order(loop) if score[loc] >= EXCLUDE_BELOW][:FB_DOCS]  # never an irrelevant one
     top = [(loop.bags[loc], score[loc]) for loc in best]

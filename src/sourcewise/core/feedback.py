@@ -32,12 +32,11 @@ def bag(text: str, path: str = "", surface: dict[str, str] | None = None) -> Cou
     words = [w for p in path_parts(path) for w in analyze(p)] if path else []
     words += analyze(text[:MAX_BAG])
     out: Counter[str] = Counter()
-    for w in words:
-        if len(w) > 1:
-            st = stem(w)
-            out[st] += 1
-            if surface is not None:
-                surface.setdefault(st, w)
+    for w, n in Counter(w for w in words if len(w) > 1).items():  # each distinct word stemmed once
+        st = stem(w)
+        out[st] += n
+        if surface is not None:
+            surface.setdefault(st, w)
     return out
 
 

@@ -56,7 +56,7 @@ MAX_HOLDERS = 1  # measured: a name two or three files hold lowered Acc@1 (flask
 NAME_CAP = 3.0
 OTHER_KIND = 0.35  # tests, docs, changelogs, examples, config when the task is not about them
 MAX_DEFINITIONS = 3
-WITH_DEFINITIONS = 60  # the best files whose definitions are picked (stage two)
+WITH_DEFINITIONS = 30  # the best files whose definitions are picked (stage two): those shown
 SOURCE_EXTS = frozenset(
     {"py", "pyi", "js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "cts", "go", "rs", "java", "kt", "kts",
      "scala", "cs", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "rb", "php", "swift", "sh", "bash"}
@@ -83,6 +83,9 @@ class Repo:
         self.kinds = {p: kind_of(p) for p in self.paths}
         self.code = [p for p in self.paths if self.kinds[p] == "source"]
         self.definers = _definers(files)
+        self.named: dict[str, list[str]] = defaultdict(list)  # a module's last part -> source files so named
+        for p in self.code:
+            self.named[path_parts(p)[-1] if path_parts(p) else p].append(p)
         self.importers: dict[str, set[str]] = defaultdict(set)  # module -> files that import it
         for f in files:
             for module in f.imports:
@@ -166,7 +169,7 @@ def _path_hits(reading: Reading, paths: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def _module_hits(reading: Reading, code: Sequence[str]) -> dict[str, str]:
+def _module_hits(reading: Reading, repo: Repo) -> dict[str, str]:
     """Files a dotted name points at: its longest prefix that names a module of the repository."""
     out: dict[str, str] = {}
     for module in reading.modules:
@@ -174,7 +177,7 @@ def _module_hits(reading: Reading, code: Sequence[str]) -> dict[str, str]:
         for n in range(len(parts), 0, -1):
             if n == 1 and len(parts) > 1:
                 break  # ``httpx.NetRCAuth`` names a symbol of httpx, not the package file
-            found = resolves_to(".".join(parts[:n]), code)
+            found = resolves_to(".".join(parts[:n]), repo.named.get(parts[n - 1], ()))
             if n == 1:  # ``import ssl``: a top-level module file, never a package's ``__init__``
                 found = [p for p in found if _top_level(p) == parts[:1] and "__init__" not in p]
             if found and len(found) <= 3:
@@ -244,8 +247,8 @@ def _definitions(f: FileFacts, names: set[str], words: set[str]) -> tuple[Symbol
         shared = len(set(analyze(s.name, stem=True)) & words)
         return exact + shared, -s.start
 
-    ranked = sorted(f.symbols, key=score, reverse=True)
-    return tuple(s for s in ranked if score(s)[0] > 0)[:MAX_DEFINITIONS]
+    ranked = sorted(((score(s), s) for s in f.symbols), key=lambda x: x[0], reverse=True)
+    return tuple(s for value, s in ranked if value[0] > 0)[:MAX_DEFINITIONS]
 
 
 def verbatim_strings(reading: Reading) -> list[str]:
@@ -330,7 +333,7 @@ def _pointed(
     innermost = next((p for named in reversed(reading.paths) for p in hits if hits[p] == named), None)
     if innermost is not None and reading.frames:
         score[innermost] += W_INNERMOST
-    for p, module in _module_hits(reading, repo.code).items():
+    for p, module in _module_hits(reading, repo).items():
         error_home = module.rsplit(".", 1)[-1] in errors  # ``shop.errors.ConfigError``: where it is defined
         score[p] += W_ERROR if error_home else W_MODULE
         why[p].insert(0, f"module named: {module}")
@@ -339,7 +342,7 @@ def _pointed(
         why[p].insert(0, f"tested by {test}")
     for module in reading.mentioned:  # a pasted script's ``import json`` is how it runs, not the bug
         users = repo.importers.get(module, set())
-        if 0 < len(users) <= MAX_IMPORTERS and not _module_hits(Reading(modules=(module,)), repo.code):
+        if 0 < len(users) <= MAX_IMPORTERS and not _module_hits(Reading(modules=(module,)), repo):
             for p in users:
                 score[p] += W_IMPORTER / len(users) ** 0.5
                 why[p].append(f"imports {module}")

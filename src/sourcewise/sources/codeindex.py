@@ -59,9 +59,13 @@ def compile_globs(lines: list[str] | tuple[str, ...]) -> Globs:
 @dataclass(frozen=True)
 class Candidate:
     rel: str
-    path: Path
+    where: str  # the file's path as the walk met it (a ``Path`` only when read: a warm walk reads none)
     mtime_ns: int
     size: int
+
+    @property
+    def path(self) -> Path:
+        return Path(self.where)
 
 
 @dataclass
@@ -119,18 +123,19 @@ def walk(
 ) -> Walk:
     """The files under ``root`` to index, in path order, and the ones skipped with why."""
     out = Walk()
-    stack: list[tuple[Path, str, list[tuple[str, pathspec.GitIgnoreSpec]]]] = [(root, "", [])]
+    stack: list[tuple[str, str, list[tuple[str, pathspec.GitIgnoreSpec]]]] = [(str(root), "", [])]
     if gitignore and (spec := _ignore_spec(root / ".git" / "info", "exclude", out, ".git/info/exclude")):
         stack[0][2].append(("", spec))
     while stack:
         directory, prefix, specs = stack.pop()
-        if gitignore and (spec := _ignore_spec(directory, ".gitignore", out, f"{prefix}.gitignore")):
-            specs = [*specs, (prefix, spec)]
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name, reverse=True)
         except OSError as exc:
             out.skipped.append((prefix or ".", f"unreadable directory: {exc.strerror or exc}"))
             continue
+        has_ignore = gitignore and any(e.name == ".gitignore" for e in entries)  # no stat per folder
+        if has_ignore and (spec := _ignore_spec(Path(directory), ".gitignore", out, f"{prefix}.gitignore")):
+            specs = [*specs, (prefix, spec)]
         for entry in entries:
             rel = prefix + entry.name
             if entry.name == ".git":
@@ -141,7 +146,7 @@ def walk(
                 if _ignored(specs, rel + "/") or (exclude is not None and exclude.match_file(rel + "/")):
                     out.ignored += 1
                 else:
-                    stack.append((Path(entry.path), rel + "/", specs))
+                    stack.append((entry.path, rel + "/", specs))
             elif entry.is_file(follow_symlinks=False):
                 _consider(out, entry, rel, specs, include, exclude, max_bytes, max_files)
     out.files.sort(key=lambda c: c.rel)
@@ -175,7 +180,7 @@ def _consider(
     elif len(out.files) >= max_files:
         out.skipped.append((rel, f"file limit reached ({max_files:,} files)"))
     else:
-        out.files.append(Candidate(rel, Path(entry.path), st.st_mtime_ns, st.st_size))
+        out.files.append(Candidate(rel, entry.path, st.st_mtime_ns, st.st_size))
 
 
 def read_source(path: Path) -> tuple[str | None, str]:
