@@ -469,3 +469,21 @@ def test_a_test_named_by_its_area_and_module_points_at_that_module() -> None:
     ]
     autodoc = rank(read_task("tests/test_ext_autodoc.py fails"), repo, words)
     assert autodoc[0].path == "sphinx/ext/autodoc/__init__.py"
+
+
+def test_a_package_the_task_names_lifts_its_modules() -> None:
+    """``sphinx.ext.autosummary`` names a package: its ``__init__`` most, and its own modules (where
+    the bug often is: ``generate.py``) above a file the words alone favour."""
+    repo = _small_repo(
+        {
+            "sphinx/ext/autosummary/__init__.py": ("process_generate_options",),
+            "sphinx/ext/autosummary/generate.py": ("generate_autosummary_docs",),
+            "sphinx/application.py": ("Sphinx",),
+        }
+    )
+    words = {"sphinx/application.py": 1.5, "sphinx/ext/autosummary/generate.py": 1.0}
+    task = read_task("Extension error (sphinx.ext.autosummary): source is not a .py file")
+    ranked = [r.path for r in rank(task, repo, words)]
+    assert ranked[:2] == ["sphinx/ext/autosummary/__init__.py", "sphinx/ext/autosummary/generate.py"]
+    plain = [r.path for r in rank(read_task("Extension error: source is not a .py file"), repo, words)]
+    assert plain[0] == "sphinx/application.py", "no package named: the words decide"

@@ -5,7 +5,8 @@ Stage one ranks files by what the task names exactly (``core/taskread.py``) and 
 - **words**: BM25 over whole files (path and body), normalised by the best file's;
 - **paths and modules**: a file path the task names (a traceback frame's file, matched by its last
   parts) or a dotted module (``flask.cli`` -> ``src/flask/cli.py``; ``import ssl`` -> a module
-  ``ssl``, never a doc page or a package's ``__init__``);
+  ``ssl``, never a doc page or a package's ``__init__``); a package it names lifts its own modules a
+  little (``sphinx.ext.autosummary`` -> its ``generate.py``: the bug is in one of them);
 - **frames, errors and methods**: a traceback frame's function, an error class the task quotes or a
   qualified ``Class.method`` it names, defined in a file (its outline's symbols), counts for it,
   more when few files define it (a bare name in the prose is left out: it points at every file
@@ -50,6 +51,8 @@ W_IMPORTER = 0.75  # a file importing a module the prose names that the reposito
 W_METHOD = 1.0  # the file defining a ``Class.method`` the task names (specific, unlike a bare name)
 W_TESTED = 2.0  # the module a named test file tests: a failing test points at it
 MAX_IMPORTERS = 10
+W_PACKAGE = 0.5  # a module of a package the task names (``sphinx.ext.autosummary`` -> its ``generate.py``)
+MAX_PACKAGE = 12
 W_VERBATIM = 1.0  # the one source file holding a distinctive name the task quotes
 MAX_HOLDERS = 1  # measured: a name two or three files hold lowered Acc@1 (flask, requests)
 
@@ -337,6 +340,12 @@ def _pointed(
         error_home = module.rsplit(".", 1)[-1] in errors  # ``shop.errors.ConfigError``: where it is defined
         score[p] += W_ERROR if error_home else W_MODULE
         why[p].insert(0, f"module named: {module}")
+        if p.endswith("/__init__.py") and not error_home:  # a package named: the bug is in one of its modules
+            folder = p[: -len("__init__.py")]
+            inside = [q for q in repo.code if q.startswith(folder) and "/" not in q[len(folder) :] and q != p]
+            for q in inside if len(inside) <= MAX_PACKAGE else ():
+                score[q] += W_PACKAGE
+                why[q].append(f"in the package named: {module}")
     for p, test in _tested(reading, repo, hits).items():
         score[p] += W_TESTED
         why[p].insert(0, f"tested by {test}")
