@@ -20,7 +20,8 @@ from sourcewise.errors import ConfigError, SourceUnavailable, SourcewiseError
 from sourcewise.models import SourceQuery
 from sourcewise.sources import resolve_source
 from sourcewise.sources.code import CodeOptions, CodeSource
-from sourcewise.sources.codeindex import PROGRESS_EVERY, CodeIndex, compile_globs, walk
+from sourcewise.sources.codeindex import PROGRESS_EVERY, CodeIndex
+from sourcewise.sources.codewalk import compile_globs, walk
 
 AUTH = '''"""Auth helpers."""
 import time
@@ -394,7 +395,7 @@ def test_the_files_said_to_hold_a_string_hold_it_word_for_word(tmp_path: Path, s
     }
     index = _index_of(tmp_path, files)
     try:
-        held = index.containing([*strings, "autodoc_preserve_defaults", "100% done", "SHARED_NAME"], most=3)
+        held = index.containing(["autodoc_preserve_defaults", "100% done", "SHARED_NAME", *strings], most=3)
     finally:
         index.close()
     assert held["autodoc_preserve_defaults"] == {"src/config.py"}
