@@ -89,7 +89,7 @@ def test_keys_set_refuses_an_unknown_name(tmp_path: Path) -> None:
 HOSTILE = st.text(st.characters(codec="utf-8"), max_size=60)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(name=HOSTILE, value=HOSTILE)
 @example(name="-0", value="")  # a name that reads as an option: the parser refuses it, exit 2
 def test_keys_set_hostile_input_is_a_typed_error_or_stored(name: str, value: str) -> None:
@@ -106,7 +106,7 @@ def test_keys_set_hostile_input_is_a_typed_error_or_stored(name: str, value: str
             assert not path.exists()  # nothing half-written
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=st.binary(max_size=200))
 def test_config_check_of_a_hostile_file_is_ok_or_exit_2(body: bytes) -> None:
     with tempfile.TemporaryDirectory() as tmp:

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from sourcewise import IndexDamaged, IndexWriteError, KnowledgeBase, SourceUnavailable
-from test_cli import run_process
+
+from clirun import Ran, run_cli
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -35,8 +36,10 @@ def _docs(root: Path) -> Path:
     return docs
 
 
-def _cli(args: list[str], state: Path) -> subprocess.CompletedProcess[str]:
-    return run_process(args, state.parent, SOURCEWISE_STATE_DIR=str(state), HF_HUB_OFFLINE="1")
+def _cli(args: list[str], state: Path) -> Ran:
+    """The command in this process: what is checked is what it says and its exit code, not the
+    process (the interrupt test below starts a real one)."""
+    return run_cli(args, {"SOURCEWISE_STATE_DIR": str(state), "HF_HUB_OFFLINE": "1"})
 
 
 def _truncate_sqlite(kb: Path) -> None:

@@ -192,7 +192,7 @@ _json = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(_json, st.lists(st.text(max_size=60) | st.builds(json.dumps, _json), max_size=3))
 def test_tool_output_parser_gives_results_or_a_parse_error(structured: Any, texts: list[str]) -> None:
     try:

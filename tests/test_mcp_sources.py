@@ -262,7 +262,7 @@ _shapes = st.builds(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(_json, st.lists(st.text(max_size=80) | st.builds(json.dumps, _json), max_size=3), _shapes)
 def test_any_answer_gives_clean_records_or_a_parse_error(
     structured: Any, texts: list[str], shape: ResultShape
@@ -298,7 +298,7 @@ def test_the_docs_show_a_valid_configuration_for_every_preset(tmp_path: Path) ->
     assert set(presets()) <= shown
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(st.dictionaries(st.sampled_from(["query", "limit", "after", "before", "from", "in", "query_sql"]),
                        st.text(max_size=40) | st.integers()),
        st.dictionaries(st.text(max_size=8), st.text(max_size=30) | st.lists(st.text(max_size=10), max_size=3)
@@ -310,7 +310,7 @@ def test_filling_arguments_takes_any_values(values: dict[str, Any], mapping: dic
         assert isinstance(value, type(mapping[name])) or mapping[name].strip() in ("{limit}", "{max_results}")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(
     _json,
     st.dictionaries(st.sampled_from(["query", "limit", "x"]), st.sampled_from(["{query}", "{limit}", "a"])),
