@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 from sourcewise.cli import app
 from test_cli import run, run_process
 
+from clirun import run_cli
 from doorkit import free_port, spawn
 
 
@@ -59,11 +60,7 @@ def test_config_check_and_show(tmp_path: Path) -> None:
 
 
 def test_keys_set_stores_0600_and_the_provider_finds_it(tmp_path: Path) -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "sourcewise", "keys", "set", "brave"],
-        input="BSA-test-key-42\n", capture_output=True, text=True, timeout=60, check=False,
-        env={**os.environ, **_env(tmp_path)},
-    )  # fmt: skip
+    out = run_cli(["keys", "set", "brave"], dict(_env(tmp_path)), stdin="BSA-test-key-42\n")
     assert out.returncode == 0, out.stderr
     path = tmp_path / "cfg" / "sourcewise" / "keys.json"
     assert out.stdout.strip() == f"stored BRAVE_API_KEY in {path}"

@@ -202,28 +202,27 @@ async def test_hostile_answers_are_cleaned_capped_or_a_parse_error(tmp_path: Pat
     assert len(capped.hits) == 200
 
 
-def test_an_mcp_source_is_only_ever_a_configured_name(tmp_path: Path) -> None:
-    s = setup(tmp_path, team=chat(tmp_path))
-    session = Session(s)
-    with pytest.raises(ConfigError, match="configured by name"):
-        session.source("mcp:/bin/sh")
-    with pytest.raises(ConfigError, match="configured by name"):
-        session.source("mcp")
-    service = Service(session, DoorSettings())
-    with pytest.raises(InvalidOption, match="only configured names"):
-        service.door_sources(["mcp"])
-    assert service.door_sources(["team"]) == ["team"]
-    with pytest.raises(ConfigError, match="no preset 'nope'"):
-        Session(setup(tmp_path, x={"type": "mcp", "preset": "nope"})).source("x")
-    with pytest.raises(ConfigError, match="either `command`"):
-        Session(setup(tmp_path, x={"type": "mcp", "tool": "t"})).source("x")
+async def test_an_mcp_source_is_only_ever_a_configured_name(tmp_path: Path) -> None:
+    async with Session(setup(tmp_path, team=chat(tmp_path))) as session:
+        with pytest.raises(ConfigError, match="configured by name"):
+            session.source("mcp:/bin/sh")
+        with pytest.raises(ConfigError, match="configured by name"):
+            session.source("mcp")
+        service = Service(session, DoorSettings())
+        with pytest.raises(InvalidOption, match="only configured names"):
+            service.door_sources(["mcp"])
+        assert service.door_sources(["team"]) == ["team"]
+    for section, why in (({"preset": "nope"}, "no preset 'nope'"), ({"tool": "t"}, "either `command`")):
+        async with Session(setup(tmp_path, x={"type": "mcp", **section})) as session:
+            with pytest.raises(ConfigError, match=why):
+                session.source("x")
 
 
-def test_every_preset_is_a_valid_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_every_preset_is_a_valid_source(tmp_path: Path) -> None:
     names = sorted(presets())
     assert {"github", "slack", "jira", "gdrive", "postgres", "sourcewise"} <= set(names)
-    session = Session(setup(tmp_path, **{n: {"type": "mcp", "preset": n} for n in names}))
-    kinds = {n: session.source(n).kind for n in names}
+    async with Session(setup(tmp_path, **{n: {"type": "mcp", "preset": n} for n in names})) as session:
+        kinds = {n: session.source(n).kind for n in names}
     assert kinds["slack"] == "chat"
     assert kinds["github"] == "project_tracker"
     assert kinds["gdrive"] == "cloud_storage"
@@ -281,7 +280,7 @@ def test_any_answer_gives_clean_records_or_a_parse_error(
             assert not any(ord(c) < 32 and c not in "\n\t" for c in value), (name, value)
 
 
-def test_the_docs_show_a_valid_configuration_for_every_preset(tmp_path: Path) -> None:
+async def test_the_docs_show_a_valid_configuration_for_every_preset(tmp_path: Path) -> None:
     import tomllib
 
     text = (Path(__file__).parents[1] / "docs" / "mcp-sources.md").read_text("utf-8")
@@ -290,11 +289,11 @@ def test_the_docs_show_a_valid_configuration_for_every_preset(tmp_path: Path) ->
     shown: set[str] = set()
     for block in blocks:
         sections = tomllib.loads(block)["sources"]
-        session = Session(setup(tmp_path, **sections))
-        for name, section in sections.items():
-            source = session.source(name)  # validated and built, not connected
-            assert source.type == "mcp"
-            shown.add(section.get("preset", ""))
+        async with Session(setup(tmp_path, **sections)) as session:
+            for name, section in sections.items():
+                source = session.source(name)  # validated and built, not connected
+                assert source.type == "mcp"
+                shown.add(section.get("preset", ""))
     assert set(presets()) <= shown
 
 
