@@ -1,13 +1,14 @@
-"""``mcp`` sources against a real MCP server written here (tests/mcp_chat_server.py, over stdio):
-the question rendered in the chat kind's own syntax, filters sent as fields, one connection per
-session, a crashed server started again once, a hanging one costing only its own results, bad
-configuration and bad answers reported per source; hostile answers (Hypothesis) never escape as
-anything but a ``ParseError``."""
+"""``mcp`` sources against a real MCP server written here (tests/mcp_chat_server.py, over stdio,
+and over Streamable HTTP where only its answers are under test): the question rendered in the chat
+kind's own syntax, filters sent as fields, one connection per session, a crashed server started
+again once, a hanging one costing only its own results, bad configuration and bad answers reported
+per source; hostile answers (Hypothesis) never escape as anything but a ``ParseError``."""
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,8 @@ from sourcewise.models import SourceQuery
 from sourcewise.routing import plan
 from sourcewise.service import DoorSettings, Service
 from sourcewise.sources.mcp import presets
+
+from doorkit import uvicorn_thread
 
 SERVER = Path(__file__).parent / "mcp_chat_server.py"
 TODAY = date(2025, 1, 20)
@@ -176,17 +179,28 @@ async def test_misconfigured_and_misbehaving_servers_are_reports_with_the_reason
     assert infos["good"].location == f"{sys.executable} {SERVER}"
 
 
-async def test_hostile_answers_are_cleaned_capped_or_a_parse_error(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def chat_url() -> Iterator[str]:
+    """The chat server once for the module over Streamable HTTP, for tests of what its answers
+    hold rather than of starting it (each stdio start is seconds of imports)."""
+    from mcp_chat_server import app
+
+    with uvicorn_thread(app.streamable_http_app()) as base:
+        yield f"{base}/mcp"
+
+
+async def test_hostile_answers_are_cleaned_capped_or_a_parse_error(tmp_path: Path, chat_url: str) -> None:
     evil = json.dumps({"results": [{"title": "\x1b[31mred\x1b[0m \u202eevil", "url": "https://x.test/a",
                                     "text": "ok\x07" + "y" * 100_000}]})  # fmt: skip
     many = json.dumps({"results": [{"url": f"https://x.test/{i}", "title": str(i)} for i in range(3000)]})
-    tool = {"arguments": {"payload": evil}, "results": {}}
-    sources = {
-        "evil": chat(tmp_path, "hostile", **tool),
-        "many": chat(tmp_path, "hostile", arguments={"payload": many}, results={}),
-        "huge": chat(tmp_path, "hostile", arguments={"payload": "x" * 100_000, "repeat": 25}, results={}),
-        "shape": chat(tmp_path, "hostile", arguments={"payload": '{"results": [1, 2]}'}, results={}),
+    payloads = {
+        "evil": {"payload": evil},
+        "many": {"payload": many},
+        "huge": {"payload": "x" * 100_000, "repeat": 25},
+        "shape": {"payload": '{"results": [1, 2]}'},
     }
+    sources = {name: {"type": "mcp", "url": chat_url, "tool": "hostile", "kind": "chat", "arguments": arguments,
+                      "results": {}} for name, arguments in payloads.items()}  # fmt: skip
     query = SourceQuery(source="chat", mode="keyword", query="anything")
     async with Session(setup(tmp_path, **sources)) as session:
         hit = (await session.source("evil").search(query)).hits[0]
