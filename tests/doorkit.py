@@ -9,7 +9,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -65,26 +65,46 @@ def wait_for(url: str, deadline: float = 90.0, proc: subprocess.Popen[bytes] | N
 @contextmanager
 def spawn(args: list[str], env: Mapping[str, str], ready: str) -> Iterator[subprocess.Popen[bytes]]:
     """``python -m sourcewise ARGS`` as a child process, until it answers at ``ready``."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "sourcewise", *args],
-        env=dict(env),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,  # workers share its group: one signal stops them all
-    )
-    try:
-        wait_for(ready, proc=proc)
+    with spawn_all([(args, env, ready)]) as (proc,):
         yield proc
+
+
+@contextmanager
+def spawn_all(
+    servers: Sequence[tuple[list[str], Mapping[str, str], str]],
+) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """Each ``(ARGS, env, ready)`` as ``python -m sourcewise ARGS``, all started before any is waited
+    for (each start is seconds of imports), until every one answers at its ``ready``."""
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        for args, env, _ in servers:
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "sourcewise", *args],
+                    env=dict(env),
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                    start_new_session=True,  # workers share its group: one signal stops them all
+                )
+            )
+        for proc, (_, _, ready) in zip(procs, servers, strict=True):
+            wait_for(ready, proc=proc)
+        yield procs
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGINT)
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(5)
-        if proc.stderr:
-            proc.stderr.close()
+        for proc in procs:
+            _stop(proc)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(5)
+    if proc.stderr:
+        proc.stderr.close()
 
 
 @contextmanager

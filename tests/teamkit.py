@@ -10,12 +10,12 @@ import os
 import statistics
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 
-from doorkit import free_port, spawn
+from doorkit import free_port, spawn_all
 
 
 def home(root: Path, kb_url: str, redis_url: str | None) -> dict[str, str]:
@@ -34,16 +34,13 @@ def home(root: Path, kb_url: str, redis_url: str | None) -> dict[str, str]:
 
 @contextmanager
 def servers(envs: Sequence[dict[str, str]], workers: int) -> Iterator[list[str]]:
-    """One ``sourcewise serve --workers N`` per environment; their base URLs."""
-    with ExitStack() as stack:
-        bases = []
-        for env in envs:
-            port = free_port()
-            base = f"http://127.0.0.1:{port}"
-            stack.enter_context(
-                spawn(["serve", "--port", str(port), "--workers", str(workers)], env, f"{base}/health")
-            )
-            bases.append(base)
+    """One ``sourcewise serve --workers N`` per environment, started together; their base URLs."""
+    ports = [free_port() for _ in envs]
+    bases = [f"http://127.0.0.1:{port}" for port in ports]
+    command = ["serve", "--workers", str(workers), "--port"]
+    with spawn_all(
+        [([*command, str(p)], env, f"{b}/health") for p, b, env in zip(ports, bases, envs, strict=True)]
+    ):
         yield bases
 
 

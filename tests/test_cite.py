@@ -291,7 +291,7 @@ _json = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(st.text(max_size=60), _json)
 def test_hostile_metadata_gives_text_or_a_typed_error(text: str, meta: Any) -> None:
     try:
@@ -318,7 +318,7 @@ def _reference_nearest(text: str, needle: str, target: int) -> int | None:
     return min(ends, key=lambda end: (abs(end - target), end), default=None)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.text("ab가", max_size=30), st.text("ab가", min_size=1, max_size=4), st.integers(0, 40))
 def test_the_nearest_occurrence_is_the_one_a_full_scan_picks(text: str, needle: str, target: int) -> None:
     from sourcewise.core.cite import _nearest

@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 from sourcewise.cli import app
 from test_cli import run, run_process
 
+from clirun import run_cli
 from doorkit import free_port, spawn
 
 
@@ -59,11 +60,7 @@ def test_config_check_and_show(tmp_path: Path) -> None:
 
 
 def test_keys_set_stores_0600_and_the_provider_finds_it(tmp_path: Path) -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "sourcewise", "keys", "set", "brave"],
-        input="BSA-test-key-42\n", capture_output=True, text=True, timeout=60, check=False,
-        env={**os.environ, **_env(tmp_path)},
-    )  # fmt: skip
+    out = run_cli(["keys", "set", "brave"], dict(_env(tmp_path)), stdin="BSA-test-key-42\n")
     assert out.returncode == 0, out.stderr
     path = tmp_path / "cfg" / "sourcewise" / "keys.json"
     assert out.stdout.strip() == f"stored BRAVE_API_KEY in {path}"
@@ -89,7 +86,7 @@ def test_keys_set_refuses_an_unknown_name(tmp_path: Path) -> None:
 HOSTILE = st.text(st.characters(codec="utf-8"), max_size=60)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(name=HOSTILE, value=HOSTILE)
 @example(name="-0", value="")  # a name that reads as an option: the parser refuses it, exit 2
 def test_keys_set_hostile_input_is_a_typed_error_or_stored(name: str, value: str) -> None:
@@ -106,7 +103,7 @@ def test_keys_set_hostile_input_is_a_typed_error_or_stored(name: str, value: str
             assert not path.exists()  # nothing half-written
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=st.binary(max_size=200))
 def test_config_check_of_a_hostile_file_is_ok_or_exit_2(body: bytes) -> None:
     with tempfile.TemporaryDirectory() as tmp:

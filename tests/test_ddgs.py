@@ -134,7 +134,7 @@ async def test_ddgs_rate_limit_suspends(monkeypatch: pytest.MonkeyPatch, tmp_pat
     assert engine.state.suspended("ddgs", time.time()) is not None
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(
     st.recursive(
         st.none() | st.integers() | st.text(max_size=30),
@@ -216,7 +216,7 @@ def test_instant_answer_empty_is_zero_results_and_request_shape() -> None:
     assert request.url == "https://api.duckduckgo.com/"
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(st.data())
 def test_instant_answer_wrong_shapes_are_parse_errors(data: st.DataObject) -> None:
     body: Any = json.loads(json.dumps(INSTANT))

@@ -12,13 +12,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp import Client
+from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
 
 from sourcewise import KnowledgeBase, load_settings
 from sourcewise.config import Settings
 from sourcewise.mcp_server import build_server
 from sourcewise.server import create_app
-from sourcewise.service import DoorSettings
+from sourcewise.service import DoorSettings, Service
 from test_cli_ask import MIGRATIONS  # the same three-reading corpus the CLI's ambiguity test uses
 
 from doorkit import uvicorn_thread
@@ -135,6 +136,19 @@ def test_http_ask_format_and_reading(tmp_path: Path) -> None:
         assert "reading must be 1-" in wrong.json()["error"]["message"]
 
 
+@pytest.fixture(scope="module")
+def strict_door(tmp_path_factory: pytest.TempPathFactory) -> MCPServer[Service]:
+    """One MCP door for every refused call below: each is refused before it touches the door's
+    state, and building a door is half a second of tool schemas."""
+    # No provider answers: a control character that slipped through would fail differently.
+    settings = _settings(
+        tmp_path_factory.mktemp("strict"),
+        {"deploy.md": DEPLOY},
+        provider_options={"searxng": {"url": "http://127.0.0.1:9/sx"}},
+    )
+    return build_server(settings)
+
+
 @pytest.mark.parametrize(
     ("tool", "args", "words"),
     [
@@ -152,13 +166,9 @@ def test_http_ask_format_and_reading(tmp_path: Path) -> None:
     ],
 )
 async def test_mcp_arguments_are_strict_and_errors_read_clearly(
-    tmp_path: Path, tool: str, args: dict[str, Any], words: str
+    strict_door: MCPServer[Service], tool: str, args: dict[str, Any], words: str
 ) -> None:
-    # No provider answers: a control character that slipped through would fail differently.
-    settings = _settings(
-        tmp_path, {"deploy.md": DEPLOY}, provider_options={"searxng": {"url": "http://127.0.0.1:9/sx"}}
-    )
-    async with Client(build_server(settings)) as client:
+    async with Client(strict_door) as client:
         result = await client.call_tool(tool, args)
         assert result.is_error, result
         text = text_of(result)

@@ -4,20 +4,23 @@ the rate limiter's buckets; the text budget of a search."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
+from mcp.server.mcpserver import MCPServer
 
 from sourcewise import load_settings
 from sourcewise.guards import RateLimiter
 from sourcewise.mcp_server import SEARCH_BUDGET, build_server, render_search
 from sourcewise.models import SearchResponse, SearchResult
+from sourcewise.service import Service
 
 from doorkit import provider_env
-from servers import LocalServer
+from servers import local_server
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=40),
@@ -31,24 +34,32 @@ calls = st.tuples(
 )
 
 
+@pytest.fixture(scope="module")
+def door(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MCPServer[Service]]:
+    """One MCP door for every example: building one is half a second of tool schemas, and one
+    that answered every earlier example must answer the next too (the server goes on)."""
+    with local_server() as server:
+        tmp = tmp_path_factory.mktemp("door")
+        provider_env(server, tmp)
+        # allow_private stays off: a generated URL may name this machine, never another.
+        conf = load_settings(
+            providers=["searxng"],
+            provider_options={"searxng": {"url": f"{server.url}/sx"}},
+            state_dir=tmp / "s",
+            timeout=2,
+            fetch_retries=0,
+            allow_hosts=[],
+        )
+        yield build_server(conf)
+
+
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(batch=st.lists(calls, min_size=1, max_size=6))
 def test_any_arguments_give_a_result_or_a_tool_error(
-    batch: list[tuple[str, dict[str, Any]]], server: LocalServer, tmp_path: Path
+    batch: list[tuple[str, dict[str, Any]]], door: MCPServer[Service]
 ) -> None:
-    provider_env(server, tmp_path)
-    # allow_private stays off: a generated URL may name this machine, never another.
-    conf = load_settings(
-        providers=["searxng"],
-        provider_options={"searxng": {"url": f"{server.url}/sx"}},
-        state_dir=tmp_path / "s",
-        timeout=2,
-        fetch_retries=0,
-        allow_hosts=[],
-    )
-
     async def run() -> None:
-        async with Client(build_server(conf)) as client:
+        async with Client(door) as client:
             for tool, args in batch:
                 if tool == "web_fetch" and isinstance(args.get("url"), str):
                     args["url"] = "http://127.0.0.1:9/"  # no lookups of generated host names

@@ -240,7 +240,7 @@ def _host_path(key: str) -> tuple[str, str]:
 def test_cached_ratings_agree_with_the_general_rating(table: tiers.SourceTable) -> None:
     keys = _keys(GENERATED + _corpus())
     assert len(keys) > 300
-    keys = random.Random(3).sample(keys, min(len(keys), 500))
+    keys = random.Random(3).sample(keys, min(len(keys), 200))  # a few hundred: each is rated per query
     for query in QUERIES:
         wanted = wanted_projects(table, query)
         for key in keys:

@@ -138,7 +138,7 @@ _values = (
 )
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_wrong_shapes_are_parse_errors(data: st.DataObject) -> None:
     body = copy.deepcopy(weather_body())

@@ -283,7 +283,7 @@ async def test_executable_vanishing_is_not_configured(tmp_path: Path) -> None:
             await gemini_cli.run(ProviderCall("react", 5, s, client, 2.0, time.time, options=options))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(
     st.text(max_size=200)
     | st.builds(

@@ -5,6 +5,7 @@ at its start; the setting, or a source's own ``mode``, says otherwise."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -91,7 +92,10 @@ def test_a_door_starts_loading_the_model_when_it_starts(tmp_path: Path, model_ca
 
 def test_a_one_shot_ask_does_not_load_the_semantic_model(tmp_path: Path) -> None:
     """A real process over an index with embeddings, the extra installed: torch is never imported."""
-    pytest.importorskip("sentence_transformers", reason="the semantic extra is not installed")
+    # Looked up, not imported: importing it loads torch into this worker (seconds), and only the
+    # child's imports are under test.
+    if importlib.util.find_spec("sentence_transformers") is None:
+        pytest.skip("the semantic extra is not installed")
     path = _index(tmp_path)
     config = tmp_path / "c.toml"
     argv = ["sourcewise", "ask", "When does the deploy window open?", "-S", "notes", "--config", str(config)]

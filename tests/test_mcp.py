@@ -242,7 +242,18 @@ def test_mcp_inspector_cli_lists_and_calls(server: LocalServer, tmp_path: Path) 
     names = ("SEARXNG_URL", "SOURCEWISE_PROVIDERS", "SOURCEWISE_STATE_DIR", "SOURCEWISE_TIMEOUT")
     passed = [f"{k}={env[k]}" for k in names]
     flags = [part for kv in passed for part in ("-e", kv)]
-    command = [inspector, "--cli", *flags, sys.executable, "-m", "sourcewise", "mcp"]
+    # Its 15 s connect timeout is less than a loaded machine takes to start the server (seen at load 12).
+    command = [
+        inspector,
+        "--cli",
+        "--connect-timeout",
+        "120000",
+        *flags,
+        sys.executable,
+        "-m",
+        "sourcewise",
+        "mcp",
+    ]
 
     def run(*extra: str, tool_error: bool = False) -> dict[str, Any]:
         done = subprocess.run(

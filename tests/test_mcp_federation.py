@@ -9,7 +9,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from sourcewise.cli_mcp import section_toml
 from sourcewise.sources.kb import KnowledgeBase
 from sourcewise.sources_api import asearch_sources
 
+from clirun import run_cli
 from doorkit import free_port, provider_env, spawn
 from servers import LocalServer, Reply, Seen
 
@@ -168,11 +168,10 @@ async def test_the_npm_memory_server_answers_an_ask(tmp_path: Path) -> None:
     assert all(c.location == "memory://Kestrel" for c in answer.citations)
 
 
-def run_cli(*args: str, env: dict[str, str], stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sourcewise", *args], input=stdin, capture_output=True, text=True,
-        env=env, timeout=300, check=False,
-    )  # fmt: skip
+def cli_env(**given: str) -> dict[str, str | None]:
+    """``given`` over this process's environment, with every other SOURCEWISE_ variable unset."""
+    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("SOURCEWISE_")}
+    return unset | {"HF_HUB_OFFLINE": "1"} | dict(given)
 
 
 def quoting_model(seen: Seen) -> Reply:
@@ -204,11 +203,11 @@ def test_ask_over_a_kb_and_two_mcp_sources_cites_each(
     body = section_toml("kb", {"type": "kb", "path": str(index), "semantic": False})
     body += section_toml("chat", chat) + section_toml("remote", remote_section)
     config.write_text(body, "utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCEWISE_")}
-    env.update(SOURCEWISE_CONFIG=str(config), SOURCEWISE_STATE_DIR=str(tmp_path / "state"), HF_HUB_OFFLINE="1",
-               SOURCEWISE_PROVIDERS="searxng", SEARXNG_URL=remote["SEARXNG_URL"], SOURCEWISE_SOURCE_TIMEOUT="90",
-               SOURCEWISE_MODEL_URL=f"{server.url}/v1")  # fmt: skip
-    done = run_cli("ask", QUESTION, "-S", "kb", "-S", "chat", "-S", "remote", "--json", env=env)
+    env = cli_env(SOURCEWISE_CONFIG=str(config), SOURCEWISE_STATE_DIR=str(tmp_path / "state"),
+                  SOURCEWISE_PROVIDERS="searxng", SEARXNG_URL=remote["SEARXNG_URL"], SOURCEWISE_SOURCE_TIMEOUT="90",
+                  SOURCEWISE_MODEL_URL=f"{server.url}/v1")  # fmt: skip
+    # In this process (the MCP servers are still real processes): what is tested is the answer.
+    done = run_cli(["ask", QUESTION, "-S", "kb", "-S", "chat", "-S", "remote", "--json"], env=env)
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
     assert answer["writer"] == "model", answer["warnings"]
@@ -218,36 +217,35 @@ def test_ask_over_a_kb_and_two_mcp_sources_cites_each(
     assert all(r["queries"] for r in reports.values())
     cited = {answer["sources"][c["marker"] - 1]["hit"]["source"] for c in answer["citations"]}
     assert cited == {"kb", "chat", "remote"}, answer["text"]
-    listed = run_cli("sources", env=env)
+    listed = run_cli(["sources"], env=env)
     assert "chat (mcp, chat)" in listed.stdout
     assert "tool search; connected" in listed.stdout
 
 
 def test_sources_add_mcp_writes_a_working_section(tmp_path: Path) -> None:
     config = tmp_path / "cfg" / "config.toml"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCEWISE_")}
-    env.update(SOURCEWISE_STATE_DIR=str(tmp_path / "state"), HF_HUB_OFFLINE="1")
-    args = ("sources", "add-mcp", "team", "--config", str(config))
-    server = ("--", sys.executable, str(CHAT))
-    declined = run_cli(*args, *server, env=env, stdin="n\n")
+    env = cli_env(SOURCEWISE_STATE_DIR=str(tmp_path / "state"))
+    args = ["sources", "add-mcp", "team", "--config", str(config)]
+    server = ["--", sys.executable, str(CHAT)]
+    declined = run_cli([*args, *server], env=env, stdin="n\n")
     assert declined.returncode == 1
     assert "search_fields" in declined.stdout
     assert "query (string, required)" in declined.stdout
     assert "[sources.team]" not in config.read_text("utf-8")
-    done = run_cli(*args, "--yes", *server, env=env)
+    done = run_cli([*args, "--yes", *server], env=env)
     assert done.returncode == 0, done.stderr
     written = config.read_text("utf-8")
     assert 'tool = "search"' in written
     assert 'kind = "chat"' in written
     assert '"limit" = "{limit}"' in written
-    again = run_cli(*args, "--yes", *server, env=env)
+    again = run_cli([*args, "--yes", *server], env=env)
     assert again.returncode == 2
     assert "already" in again.stderr
-    listed = run_cli("sources", "--config", str(config), env=env)
+    listed = run_cli(["sources", "--config", str(config)], env=env)
     assert "team (mcp, chat)" in listed.stdout
     assert "connected" in listed.stdout
     searched = run_cli(
-        "search-sources", "API migration", "-S", "team", "--json", "--config", str(config), env=env
+        ["search-sources", "API migration", "-S", "team", "--json", "--config", str(config)], env=env
     )
     assert searched.returncode == 0, searched.stderr
     assert json.loads(searched.stdout)[0]["hits"], searched.stdout

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import socket
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +23,7 @@ from sourcewise.providers import mcp_tool
 from sourcewise.registry import Registry
 
 from clirun import run_cli
+from doorkit import uvicorn_thread
 
 SERVER = Path(__file__).parent / "mcp_search_server.py"
 
@@ -46,24 +45,10 @@ def stdio_settings(tmp_path: Path, **extra: Any) -> Settings:
 
 @pytest.fixture(scope="module")
 def http_url() -> Iterator[str]:
-    import uvicorn
-
     from mcp_search_server import app
 
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app.streamable_http_app(), log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started
-    yield f"http://127.0.0.1:{port}/mcp"
-    server.should_exit = True
-    thread.join(timeout=10)
-    sock.close()
+    with uvicorn_thread(app.streamable_http_app()) as base:
+        yield f"{base}/mcp"
 
 
 async def _search(settings: Settings, query: str, **kw: Any) -> Any:
@@ -207,7 +192,7 @@ _json = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(_json, st.lists(st.text(max_size=60) | st.builds(json.dumps, _json), max_size=3))
 def test_tool_output_parser_gives_results_or_a_parse_error(structured: Any, texts: list[str]) -> None:
     try:

@@ -1,13 +1,14 @@
-"""``mcp`` sources against a real MCP server written here (tests/mcp_chat_server.py, over stdio):
-the question rendered in the chat kind's own syntax, filters sent as fields, one connection per
-session, a crashed server started again once, a hanging one costing only its own results, bad
-configuration and bad answers reported per source; hostile answers (Hypothesis) never escape as
-anything but a ``ParseError``."""
+"""``mcp`` sources against a real MCP server written here (tests/mcp_chat_server.py, over stdio,
+and over Streamable HTTP where only its answers are under test): the question rendered in the chat
+kind's own syntax, filters sent as fields, one connection per session, a crashed server started
+again once, a hanging one costing only its own results, bad configuration and bad answers reported
+per source; hostile answers (Hypothesis) never escape as anything but a ``ParseError``."""
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,8 @@ from sourcewise.models import SourceQuery
 from sourcewise.routing import plan
 from sourcewise.service import DoorSettings, Service
 from sourcewise.sources.mcp import presets
+
+from doorkit import uvicorn_thread
 
 SERVER = Path(__file__).parent / "mcp_chat_server.py"
 TODAY = date(2025, 1, 20)
@@ -134,6 +137,8 @@ async def test_one_connection_per_session_and_a_crashed_server_starts_again_once
 
 
 async def test_a_hanging_server_costs_only_its_own_results(tmp_path: Path) -> None:
+    # 8 s: time for the stuck server to start under load, so that the deadline cuts its hanging call
+    # (at 4 s a loaded machine cut the start instead, and the call's timeout path went untested)
     sources = {"team": chat(tmp_path), "stuck": chat(tmp_path, "hang", timeout=8)}
     async with Session(setup(tmp_path, **sources)) as session:
         answer = await aask("API migration", sources=["team", "stuck"], session=session, today=TODAY)
@@ -176,17 +181,28 @@ async def test_misconfigured_and_misbehaving_servers_are_reports_with_the_reason
     assert infos["good"].location == f"{sys.executable} {SERVER}"
 
 
-async def test_hostile_answers_are_cleaned_capped_or_a_parse_error(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def chat_url() -> Iterator[str]:
+    """The chat server once for the module over Streamable HTTP, for tests of what its answers
+    hold rather than of starting it (each stdio start is seconds of imports)."""
+    from mcp_chat_server import app
+
+    with uvicorn_thread(app.streamable_http_app()) as base:
+        yield f"{base}/mcp"
+
+
+async def test_hostile_answers_are_cleaned_capped_or_a_parse_error(tmp_path: Path, chat_url: str) -> None:
     evil = json.dumps({"results": [{"title": "\x1b[31mred\x1b[0m \u202eevil", "url": "https://x.test/a",
                                     "text": "ok\x07" + "y" * 100_000}]})  # fmt: skip
     many = json.dumps({"results": [{"url": f"https://x.test/{i}", "title": str(i)} for i in range(3000)]})
-    tool = {"arguments": {"payload": evil}, "results": {}}
-    sources = {
-        "evil": chat(tmp_path, "hostile", **tool),
-        "many": chat(tmp_path, "hostile", arguments={"payload": many}, results={}),
-        "huge": chat(tmp_path, "hostile", arguments={"payload": "x" * 100_000, "repeat": 25}, results={}),
-        "shape": chat(tmp_path, "hostile", arguments={"payload": '{"results": [1, 2]}'}, results={}),
+    payloads = {
+        "evil": {"payload": evil},
+        "many": {"payload": many},
+        "huge": {"payload": "x" * 100_000, "repeat": 25},
+        "shape": {"payload": '{"results": [1, 2]}'},
     }
+    sources = {name: {"type": "mcp", "url": chat_url, "tool": "hostile", "kind": "chat", "arguments": arguments,
+                      "results": {}} for name, arguments in payloads.items()}  # fmt: skip
     query = SourceQuery(source="chat", mode="keyword", query="anything")
     async with Session(setup(tmp_path, **sources)) as session:
         hit = (await session.source("evil").search(query)).hits[0]
@@ -202,28 +218,27 @@ async def test_hostile_answers_are_cleaned_capped_or_a_parse_error(tmp_path: Pat
     assert len(capped.hits) == 200
 
 
-def test_an_mcp_source_is_only_ever_a_configured_name(tmp_path: Path) -> None:
-    s = setup(tmp_path, team=chat(tmp_path))
-    session = Session(s)
-    with pytest.raises(ConfigError, match="configured by name"):
-        session.source("mcp:/bin/sh")
-    with pytest.raises(ConfigError, match="configured by name"):
-        session.source("mcp")
-    service = Service(session, DoorSettings())
-    with pytest.raises(InvalidOption, match="only configured names"):
-        service.door_sources(["mcp"])
-    assert service.door_sources(["team"]) == ["team"]
-    with pytest.raises(ConfigError, match="no preset 'nope'"):
-        Session(setup(tmp_path, x={"type": "mcp", "preset": "nope"})).source("x")
-    with pytest.raises(ConfigError, match="either `command`"):
-        Session(setup(tmp_path, x={"type": "mcp", "tool": "t"})).source("x")
+async def test_an_mcp_source_is_only_ever_a_configured_name(tmp_path: Path) -> None:
+    async with Session(setup(tmp_path, team=chat(tmp_path))) as session:
+        with pytest.raises(ConfigError, match="configured by name"):
+            session.source("mcp:/bin/sh")
+        with pytest.raises(ConfigError, match="configured by name"):
+            session.source("mcp")
+        service = Service(session, DoorSettings())
+        with pytest.raises(InvalidOption, match="only configured names"):
+            service.door_sources(["mcp"])
+        assert service.door_sources(["team"]) == ["team"]
+    for section, why in (({"preset": "nope"}, "no preset 'nope'"), ({"tool": "t"}, "either `command`")):
+        async with Session(setup(tmp_path, x={"type": "mcp", **section})) as session:
+            with pytest.raises(ConfigError, match=why):
+                session.source("x")
 
 
-def test_every_preset_is_a_valid_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_every_preset_is_a_valid_source(tmp_path: Path) -> None:
     names = sorted(presets())
     assert {"github", "slack", "jira", "gdrive", "postgres", "sourcewise"} <= set(names)
-    session = Session(setup(tmp_path, **{n: {"type": "mcp", "preset": n} for n in names}))
-    kinds = {n: session.source(n).kind for n in names}
+    async with Session(setup(tmp_path, **{n: {"type": "mcp", "preset": n} for n in names})) as session:
+        kinds = {n: session.source(n).kind for n in names}
     assert kinds["slack"] == "chat"
     assert kinds["github"] == "project_tracker"
     assert kinds["gdrive"] == "cloud_storage"
@@ -262,7 +277,7 @@ _shapes = st.builds(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(_json, st.lists(st.text(max_size=80) | st.builds(json.dumps, _json), max_size=3), _shapes)
 def test_any_answer_gives_clean_records_or_a_parse_error(
     structured: Any, texts: list[str], shape: ResultShape
@@ -281,7 +296,7 @@ def test_any_answer_gives_clean_records_or_a_parse_error(
             assert not any(ord(c) < 32 and c not in "\n\t" for c in value), (name, value)
 
 
-def test_the_docs_show_a_valid_configuration_for_every_preset(tmp_path: Path) -> None:
+async def test_the_docs_show_a_valid_configuration_for_every_preset(tmp_path: Path) -> None:
     import tomllib
 
     text = (Path(__file__).parents[1] / "docs" / "mcp-sources.md").read_text("utf-8")
@@ -290,15 +305,15 @@ def test_the_docs_show_a_valid_configuration_for_every_preset(tmp_path: Path) ->
     shown: set[str] = set()
     for block in blocks:
         sections = tomllib.loads(block)["sources"]
-        session = Session(setup(tmp_path, **sections))
-        for name, section in sections.items():
-            source = session.source(name)  # validated and built, not connected
-            assert source.type == "mcp"
-            shown.add(section.get("preset", ""))
+        async with Session(setup(tmp_path, **sections)) as session:
+            for name, section in sections.items():
+                source = session.source(name)  # validated and built, not connected
+                assert source.type == "mcp"
+                shown.add(section.get("preset", ""))
     assert set(presets()) <= shown
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(st.dictionaries(st.sampled_from(["query", "limit", "after", "before", "from", "in", "query_sql"]),
                        st.text(max_size=40) | st.integers()),
        st.dictionaries(st.text(max_size=8), st.text(max_size=30) | st.lists(st.text(max_size=10), max_size=3)
@@ -310,7 +325,7 @@ def test_filling_arguments_takes_any_values(values: dict[str, Any], mapping: dic
         assert isinstance(value, type(mapping[name])) or mapping[name].strip() in ("{limit}", "{max_results}")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(
     _json,
     st.dictionaries(st.sampled_from(["query", "limit", "x"]), st.sampled_from(["{query}", "{limit}", "a"])),

@@ -189,7 +189,9 @@ def test_a_missing_key_names_the_providers_own_variable(provider: Any, variable:
 # -- Tavily --------------------------------------------------------------------------------------
 def _cassettes() -> list[Path]:
     folder = shared("providers", "tavily", "pydantic-ai")
-    return sorted(folder.glob("*.yaml"))
+    found = sorted(folder.glob("*.yaml"))
+    assert found, f"no recorded responses in {folder}"  # an empty folder must not pass for a checked one
+    return found
 
 
 def test_tavily_recorded_responses() -> None:
@@ -224,7 +226,9 @@ def test_tavily_build() -> None:
 # -- Google Programmable Search -----------------------------------------------------------------
 def test_google_recorded_responses() -> None:
     folder = shared("providers", "google_cse")
-    for path in sorted(folder.glob("*.json")):
+    recorded = sorted(folder.glob("*.json"))
+    assert recorded, f"no recorded responses in {folder}"
+    for path in recorded:
         body = json.loads(path.read_text("utf-8"))
         results = google.parse(ok(json.dumps(body)))
         assert [r.url for r in results] == [item["link"] for item in body["items"]]

@@ -23,7 +23,7 @@ SPEC = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(SPEC)
 def test_any_source_spec_is_a_source_or_a_typed_error(spec: str) -> None:
     base = Settings()
@@ -46,7 +46,7 @@ TABLE = st.dictionaries(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(TABLE)
 def test_a_providers_table_is_settings_or_a_config_error(table: dict[str, object]) -> None:
     try:
@@ -56,7 +56,7 @@ def test_a_providers_table_is_settings_or_a_config_error(table: dict[str, object
     assert all(name in Registry.load(got).providers for name in got.providers)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(st.text(min_size=3, max_size=300))
 def test_every_built_in_syntax_renders_any_plan(question: str) -> None:
     try:

@@ -25,7 +25,7 @@ from sourcewise.config import Settings
 from sourcewise.server import create_app
 from sourcewise.service import DoorSettings
 
-from doorkit import free_port, spawn, uvicorn_thread
+from doorkit import free_port, spawn_all, uvicorn_thread
 from redisd import redis_server
 from servers import LocalServer, Reply
 
@@ -84,9 +84,11 @@ async def test_one_suspension_holds_at_every_door_and_worker(server: LocalServer
         env = _env(server, tmp_path / "state", redis_url)
         port, mcp_port = free_port(), free_port()
         base, mcp = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{mcp_port}/mcp"
-        with (
-            spawn(["serve", "--port", str(port), "--workers", "2"], env, f"{base}/health"),
-            spawn(["mcp", "--http", "--port", str(mcp_port)], env, mcp),
+        with spawn_all(
+            [
+                (["serve", "--port", str(port), "--workers", "2"], env, f"{base}/health"),
+                (["mcp", "--http", "--port", str(mcp_port)], env, mcp),
+            ]
         ):
             before = await _health_by_worker(base)
             assert len(before) == 2, "only one worker answered"

@@ -360,7 +360,7 @@ _json = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(data=_json)
 def test_any_json_is_issues_or_a_format_error(data: object) -> None:
     try:
@@ -437,7 +437,7 @@ def test_configured_readers_are_principals() -> None:
         parse_export([{**REST[0], "repository": "acme/api"}], "gh")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(
     st.text(min_size=1, max_size=40).filter(lambda n: n.partition(":")[0].casefold() not in ("user", "group"))
 )

@@ -27,10 +27,11 @@ def test_two_homes_share_the_postgresql_knowledge_base(pg_url: str, tmp_path: Pa
             for base in bases:
                 health = httpx.get(f"{base}/health", timeout=30).json()
                 assert health["store"] == "redis"
-            questions = ["How do I roll back a release?", "What is the session token expiry?"] * 20
+            # 12 at once: three per worker, each question on both servers (load is bench_teamask's)
+            questions = ["How do I roll back a release?", "What is the session token expiry?"] * 6
             answered, errors, cited = asyncio.run(asks(bases, questions, ["team"]))
             assert errors == []
-            assert len(answered) == cited == 40
+            assert len(answered) == cited == len(questions)
             # An index run from a third place is seen by both servers as soon as it commits.
             (docs / "new.md").write_text("# Zebra\n\nThe zebra crossing policy changed.\n", "utf-8")
             with KnowledgeBase(pg_url, semantic=False) as kb:

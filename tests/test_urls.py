@@ -211,14 +211,14 @@ _urls = st.builds(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(_urls)
 def test_idempotent(url: str) -> None:
     key = canonical_url(url)
     assert canonical_url(key) == key
 
 
-@settings(max_examples=500, deadline=None)
+@settings(deadline=None)
 @given(st.text(max_size=60))
 def test_raises_nothing_but_invalid_url(text: str) -> None:
     try:
@@ -229,7 +229,7 @@ def test_raises_nothing_but_invalid_url(text: str) -> None:
     assert canonical_url(key) == key
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.builds(lambda p: "https://example.com/" + p, st.text(max_size=40)))
 def test_any_path_is_stable(url: str) -> None:
     try:
