@@ -65,7 +65,9 @@ def _bm25s_words(docs: dict[str, str], queries: dict[str, str]) -> dict[str, lis
 
     ids = list(docs)
     retriever = bm25s.BM25(k1=1.2, b=0.75)
-    retriever.index(bm25s.tokenize([docs[i] for i in ids], stopwords=None, show_progress=False), show_progress=False)
+    retriever.index(
+        bm25s.tokenize([docs[i] for i in ids], stopwords=None, show_progress=False), show_progress=False
+    )
     out = {}
     for qid, q in queries.items():
         tokens = bm25s.tokenize([q], stopwords=None, show_progress=False)
@@ -90,7 +92,9 @@ def korquad() -> str:
     docs, queries, rels = got
     rows: list[tuple[str, dict[str, list[str]], float]] = []
     t0 = time.perf_counter()
-    rows.append(("bm25s, whitespace words (reference)", _bm25s_words(docs, queries), time.perf_counter() - t0))
+    rows.append(
+        ("bm25s, whitespace words (reference)", _bm25s_words(docs, queries), time.perf_counter() - t0)
+    )
     t0 = time.perf_counter()
     ours = bench_kb._fts_rank(docs, queries, lambda s: analyze(s, stem=True), "unicode61")
     rows.append(("the one analyzer under FTS5 BM25", ours, time.perf_counter() - t0))
