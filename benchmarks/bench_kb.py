@@ -208,7 +208,7 @@ def _bm25s(docs: dict[str, str], queries: dict[str, str]) -> dict[str, list[str]
     for qid, q in queries.items():
         res, _ = retriever.retrieve(
             bm25s.tokenize([q], stopwords="en", stemmer=stemmer, show_progress=False),
-            k=1000,
+            k=min(1000, len(ids)),
             show_progress=False,
         )
         out[qid] = [ids[i] for i in res[0]]

@@ -16,6 +16,7 @@ SUITES = {
     "messages": "bench_messages",
     "code": "bench_code",
     "kb": "bench_kb",
+    "korquad": "bench_korquad",
     "retrieve": "bench_retrieve",
     "citations": "bench_citations",
     "doors": "bench_doors",

@@ -318,3 +318,40 @@ def test_a_korean_why_not_question_is_not_refused_for_its_adverb_and_negation() 
         "더 복잡했습니다.\n\n그래서 요즘은 널리 쓰이지 않습니다.",
     )
     assert "복잡" in _answer("OAuth 1은 왜 잘 쓰이지 않나요?", security)
+
+
+def test_a_quantifier_is_not_what_a_question_asks_about() -> None:
+    # FastAPI's Korean CORS page: "모든" (all) is said by the question and by a sentence that does
+    # not answer it; the wildcard the question asks about is in the sentence that does.
+    cors = (
+        "CORS (교차-출처 리소스 공유): 와일드카드",
+        '또한 목록을 `"*"`("와일드카드")로 선언해 모두 허용된다고 말할 수도 있습니다. '
+        "하지만 그러면 자격 증명이 포함된 모든 것을 제외하고 특정 유형의 통신만 허용하게 됩니다. "
+        "따라서 모든 것이 올바르게 동작하게 하려면, 허용된 출처를 명시적으로 지정하는 것이 더 좋습니다.",
+    )
+    asked = read("와일드카드로 모든 출처를 허용할 수 있나요?")
+    quantifier = next(i for i, g in enumerate(asked.groups) if "모든" in g)
+    assert quantifier not in asked.specific
+    assert '"*"' in _answer("와일드카드로 모든 출처를 허용할 수 있나요?", cors)
+    each = read("How do I print lines after each match?")
+    assert [g for i, g in enumerate(each.groups) if i in each.specific] == [
+        {"print"},
+        {"line"},
+        {"after"},
+        {"match"},
+    ]
+
+
+def test_a_how_question_is_answered_by_what_you_can_do() -> None:
+    # FastAPI's Korean path-parameters page: the way is stated as "~할 수 있습니다" (you can ...).
+    page = (
+        "타입이 있는 경로 매개변수",
+        "파이썬 표준 타입 어노테이션을 사용하여 함수에 있는 경로 매개변수의 타입을 선언할 수 있습니다:",
+    )
+    other = (
+        "경로 매개변수와 숫자 검증",
+        "`Query`를 사용하여 쿼리 매개변수에 더 많은 검증과 메타데이터를 선언하는 방법과 동일하게 `Path`를 "
+        "사용하여 경로 매개변수에 검증과 메타데이터를 같은 타입으로 선언합니다.",
+    )
+    answer = pick("경로 매개변수의 타입은 어떻게 선언하나요?", _ranked(page, other))
+    assert "타입 어노테이션" in answer[0][0]

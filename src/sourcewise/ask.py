@@ -19,7 +19,7 @@ from datetime import date
 from . import routing
 from .answer import write_with_model
 from .config import Settings
-from .core.ambiguity import readings
+from .core.ambiguity import Verdict, readings
 from .core.analyze import analyze
 from .core.extractive import assemble
 from .core.merge import merge_and_rank
@@ -29,7 +29,7 @@ from .core.text import is_hangul
 from .effort import EFFORTS, Effort, EffortLevel
 from .errors import InvalidOption, InvalidQuery, ModelError
 from .gather import Gathered, Progress, gather
-from .models import Answer, Plan, RankedHit, Reading, Route, SourceReport
+from .models import Answer, Hit, Plan, RankedHit, Reading, Route, SourceReport
 from .retrieve import refine_gathered
 from .session import Session
 from .sources import Source
@@ -190,15 +190,7 @@ async def _ask(
     extra, cycles = await refine_gathered(question, plan, chosen, gathered, settings, level.cycles)
     hits = [[*first, *more] for first, more in zip(gathered.hits, extra, strict=True)]
     t2 = clock()
-    terms = _terms(plan)
-    levels = {s.authority: s.authority_levels for s in chosen if s.authority_levels}
-    kind = plan.query_type.kind
-    ranked = merge_and_rank(hits, terms=terms, kind=kind, today=plan.today, authorities=levels)
-    verdict, found = readings(ranked, terms, question=question) if reading is None else ("none", [])
-    if reading is not None:
-        wanted = " ".join(analyze(reading))
-        picked = [h for h in ranked if wanted in " ".join(analyze(f"{h.hit.title} {h.hit.text}"))]
-        ranked = picked or ranked
+    ranked, verdict, found = _rank(hits, plan, chosen, question, reading)
     warnings += _fallback_notes(gathered.reports, pages, question)
     answer = Answer(
         question=question,
@@ -211,28 +203,53 @@ async def _ask(
         warnings=tuple(warnings),
         cycles=tuple(cycles),
     )
-    if verdict == "ambiguous":
-        ko = any("\uac00" <= ch <= "\ud7a3" for ch in question)
-        text = _clarification(found, ko)
-        answer = answer.model_copy(update={"clarification": text, "text": text, "writer": "none"})
-    elif not ranked:
-        answer = answer.model_copy(
-            update={
-                "text": _nothing(gathered.reports),
-                "writer": "none",
-                "answered": False,
-                "suggestions": _suggest(plan),
-            }
-        )
-    else:
-        lead: list[int] = []
-        if verdict == "minor":
-            ranked, lead = _tag(ranked, found)
-            answer = answer.model_copy(update={"hits": tuple(ranked)})
-        answer = await _write(answer, question, ranked, use_model, session, lead)
+    answer = await _answer(answer, verdict, found, session, use_model)
     t3 = clock()
     timings = {"plan": (t1 - t0) * 1000, "gather": (t2 - t1) * 1000, "answer": (t3 - t2) * 1000}
     return answer.model_copy(update={"timings": {k: round(v, 1) for k, v in timings.items()}})
+
+
+def _rank(
+    hits: list[list[Hit]], plan: Plan, chosen: Sequence[Source], question: str, reading: str | None
+) -> tuple[list[RankedHit], Verdict, list[Reading]]:
+    """Every source's hits merged and ranked (seed 003's weights per query type), the ambiguity
+    verdict and its readings; with a chosen ``reading``, the hits that fit it (all when none does)."""
+    terms = _terms(plan)
+    levels = {s.authority: s.authority_levels for s in chosen if s.authority_levels}
+    ranked = merge_and_rank(
+        hits, terms=terms, kind=plan.query_type.kind, today=plan.today, authorities=levels
+    )
+    if reading is None:
+        verdict, found = readings(ranked, terms, question=question)
+        return ranked, verdict, found
+    wanted = " ".join(analyze(reading))
+    picked = [h for h in ranked if wanted in " ".join(analyze(f"{h.hit.title} {h.hit.text}"))]
+    return picked or ranked, "none", []
+
+
+async def _answer(
+    answer: Answer, verdict: Verdict, found: list[Reading], session: Session, use_model: bool | None
+) -> Answer:
+    """The answer's text: a clarifying question when the hits split into readings, "nothing found"
+    (which sources, which failed) when there are no hits, else the written answer."""
+    ranked = list(answer.hits)
+    if verdict == "ambiguous":
+        text = _clarification(found, is_hangul(answer.question))
+        return answer.model_copy(update={"clarification": text, "text": text, "writer": "none"})
+    if not ranked:
+        return answer.model_copy(
+            update={
+                "text": _nothing(answer.reports),
+                "writer": "none",
+                "answered": False,
+                "suggestions": _suggest(answer.plan),
+            }
+        )
+    lead: list[int] = []
+    if verdict == "minor":
+        ranked, lead = _tag(ranked, found)
+        answer = answer.model_copy(update={"hits": tuple(ranked)})
+    return await _write(answer, answer.question, ranked, use_model, session, lead)
 
 
 async def _read(

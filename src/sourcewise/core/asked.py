@@ -32,7 +32,8 @@ GENERIC_WORDS = """default defaults value values option options setting settings
     returns function method parameter parameters argument arguments operator operators latest current
     thing something anything possible available instead also good best right correct 기본 기본값 방법 사용
     설정 값 예 예시 차이 것 경우 최신 현재 가능 무엇 뭔가 decide decided decision know tell say said find look
-    question answer info information several multiple many way ways 결정 내용 정리""".split()
+    question answer info information several multiple many way ways 결정 내용 정리
+    all every each 모든 모두 각 각각""".split()
 GENERIC = frozenset({t for w in GENERIC_WORDS for t in analyze(w, stem=True)})
 _STOP_TERMS = frozenset({t for w in STOPWORDS for t in analyze(w, stem=True)} | STOPWORDS)
 _SYMBOL = re.compile(r"(?:^|\s)[`'\"]?([^\w\s`'\"]{1,3}|--?[A-Za-z][\w-]{0,40})[`'\"]?(?=[\s,?.])")
@@ -55,6 +56,8 @@ _NUMBER = re2.compile(
 )
 # "Which option enables ...", "실행하는 명령어는?": asks for what a reader types, as a "how" does.
 _ASKS_COMMAND = re2.compile(r"\b(?:which|what) (?:\w+ )?(?:option|flag|switch|command)s?\b|명령어?|옵션")
+# "You can declare ...", "선언할 수 있습니다", "사용하세요": a way to do it, stated as a step.
+_CAN = re2.compile(r"\b(?:you|we) can\b|할 수 있|하세요|하면 됩니다")
 _NAME = re2.compile(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b")  # "Graydon Hoare": who wrote it
 _IMPERATIVE = frozenset(
     "use call pass set run install add create enable configure import write define open send "
@@ -143,7 +146,9 @@ def fit(asked: Asked, unit: Unit, tokens: list[str], subject: set[int]) -> float
         first = text.split(" ", 1)[0].lower()
         if text[:1] == "-" or "`" in text:
             return 0.8 if text[:1] == "-" else 0.6  # an option's definition line, or inline code
-        return 0.5 if first in _IMPERATIVE or text.lower().startswith("to ") else 0.0
+        if first in _IMPERATIVE or text.lower().startswith("to ") or _CAN.search(text):
+            return 0.5  # a step: an imperative, "to do X, ...", "you can ...", "~할 수 있습니다"
+        return 0.0
     if kind == "when":
         return 1.0 if _DATE.search(text) else 0.8 if _TIME.search(text) else 0.0
     if kind == "number":

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from ..models import Citation, RankedHit
@@ -110,67 +110,87 @@ def units(text: str, *, wrapped: bool = False) -> list[Unit]:
     """The units of ``text`` in order. ``wrapped``: hard-wrapped prose (Markdown, mail, man pages,
     PDF text): a line that continues the one before joins it, and only blank lines and block starts
     (headings, list items, table rows, quotes) break a paragraph; otherwise every line breaks."""
-    out: list[Unit] = []
-    para: list[str] = []
-    kind: UnitKind = "prose"
+    reader = _Reader(wrapped)
     fence: str | None = None
     code: list[str] = []
-
-    term: list[str] = []  # a definition's term line ("-i, --ignore-case") waiting for its text
-
-    def flush() -> None:
-        if not para:
-            return
-        if wrapped and kind == "prose" and len(para) == 1 and para[0][:1] == "-" and len(para[0]) <= 80:
-            if term:
-                out.extend(_paragraph(term.pop(), kind))
-            term.append(para.pop())
-            return
-        out.extend(_paragraph(" ".join([*term, *para]), kind))
-        term.clear()
-        para.clear()
-
     for line in dehyphenate(text).split("\n"):
         bare = line.strip()
         if fence is not None:
             if bare.startswith(fence[:3]) and not bare[3:].strip("`~"):
                 made = _code(fence[3:], code)
-                out.extend([made] if made else [])
+                reader.out.extend([made] if made else [])
                 fence, code = None, []
             else:
                 code.append(line)
-            continue
-        if bare.startswith(("```", "~~~")):
-            flush()
+        elif bare.startswith(("```", "~~~")):
+            reader.flush()
             fence = bare
-            continue
-        if bare.startswith("{*") and bare.endswith("*}"):
-            continue  # a docs include ("{* ../docs_src/app.py *}"): nothing to read here
-        title = directive(line) if bare else None
-        if title is not None:
-            flush()
-            if title:
-                out.append(Unit(clean(title), "heading"))
-            continue
-        block = _block_kind(bare) if bare else None
-        if wrapped and block is None and bare and not para and _subsection(line, bare):
-            block = "heading"
-        if block == "heading":  # a heading is one line: the next one starts a paragraph
-            flush()
-            out.extend(_paragraph(bare, "heading"))
-            kind = "prose"
-            continue
-        if not wrapped or not bare or block:
-            flush()
-            kind = block or "prose"
-        if bare:
-            para.append(bare)
+        else:
+            reader.line(line, bare)
     if fence is not None:
         made = _code(fence[3:], code)
-        out.extend([made] if made else [])
-    flush()
-    out.extend(_paragraph(term.pop(), "prose") if term else [])
-    return out
+        reader.out.extend([made] if made else [])
+    return reader.finish()
+
+
+@dataclass
+class _Reader:
+    """``units``' state outside code blocks: the units so far, the paragraph being read and its
+    kind, and a definition's term line ("-i, --ignore-case") waiting for its text."""
+
+    wrapped: bool
+    out: list[Unit] = field(default_factory=list)
+    para: list[str] = field(default_factory=list)
+    kind: UnitKind = "prose"
+    term: list[str] = field(default_factory=list)
+
+    def flush(self) -> None:
+        if not self.para:
+            return
+        para = self.para
+        if (
+            self.wrapped
+            and self.kind == "prose"
+            and len(para) == 1
+            and para[0][:1] == "-"
+            and len(para[0]) <= 80
+        ):
+            if self.term:
+                self.out.extend(_paragraph(self.term.pop(), self.kind))
+            self.term.append(para.pop())
+            return
+        self.out.extend(_paragraph(" ".join([*self.term, *para]), self.kind))
+        self.term.clear()
+        para.clear()
+
+    def line(self, line: str, bare: str) -> None:
+        """One line outside a code block."""
+        if bare.startswith("{*") and bare.endswith("*}"):
+            return  # a docs include ("{* ../docs_src/app.py *}"): nothing to read here
+        title = directive(line) if bare else None
+        if title is not None:
+            self.flush()
+            if title:
+                self.out.append(Unit(clean(title), "heading"))
+            return
+        block = _block_kind(bare) if bare else None
+        if self.wrapped and block is None and bare and not self.para and _subsection(line, bare):
+            block = "heading"
+        if block == "heading":  # a heading is one line: the next one starts a paragraph
+            self.flush()
+            self.out.extend(_paragraph(bare, "heading"))
+            self.kind = "prose"
+            return
+        if not self.wrapped or not bare or block:
+            self.flush()
+            self.kind = block or "prose"
+        if bare:
+            self.para.append(bare)
+
+    def finish(self) -> list[Unit]:
+        self.flush()
+        self.out.extend(_paragraph(self.term.pop(), "prose") if self.term else [])
+        return self.out
 
 
 def _paragraph(text: str, kind: UnitKind) -> list[Unit]:
