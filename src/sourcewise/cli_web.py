@@ -27,10 +27,12 @@ from .errors import InvalidOption, RobotsDisallowed
 
 if TYPE_CHECKING:
     from . import api, pages, routing
+    from .core import widen
 else:  # imported when a command first needs them: ``--help`` starts without them
     api = lazy_module("sourcewise.api")
     pages = lazy_module("sourcewise.pages")
     routing = lazy_module("sourcewise.routing")
+    widen = lazy_module("sourcewise.core.widen")
 
 __all__ = ["app"]
 
@@ -232,7 +234,7 @@ def plan_cmd(
     with reported():
         result = routing.plan(question, kind or None, today=_day(today), settings=settings)
     for _ in range(max(0, broaden)):
-        result = result.broaden() or result
+        result = widen.broaden(result) or result
     if as_json:
         echo_json(result)
         return

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 __all__ = [
     "Answer",
@@ -77,7 +77,9 @@ class RawResult(_Model):
 
 
 class SearchResult(_Model):
-    """A validated, de-duplicated and rated web search result."""
+    """A de-duplicated and rated web search result. ``url`` was checked where results are built
+    (``core.rank``: the canonical-URL key refuses what is not an absolute http(s) URL); models
+    import nothing of the package, so a model built by hand is not checked again."""
 
     title: str = Field(min_length=1)
     url: str
@@ -88,15 +90,6 @@ class SearchResult(_Model):
     reason: str
     providers: tuple[ProviderHit, ...] = ()
     published: datetime | None = None
-
-    @field_validator("url")
-    @classmethod
-    def _http_url(cls, value: str) -> str:
-        from .core.urls import is_http_url  # local: models must import without the core
-
-        if not is_http_url(value):
-            raise ValueError(f"not an absolute http(s) URL: {value!r}")
-        return value
 
 
 class ProviderStatus(_Model):
@@ -205,19 +198,6 @@ class Plan(_Model):
     today: date
     level: int = Field(default=0, description="how many broadening steps produced this plan")
     dropped: list[str] = Field(default_factory=list, description="what broadening removed, in order")
-
-    def broaden(self) -> Plan | None:
-        """The next wider plan (seed 003 order), or ``None`` when nothing is left to drop."""
-        from .core.widen import broaden
-
-        return broaden(self)
-
-    def alternatives(self) -> list[Plan]:
-        """This plan with one term replaced by another name for it (seed 003's variants), each a
-        plan of its own: "Kubernetes setup" -> "k8s setup", "container orchestration setup"."""
-        from .core.widen import alternatives
-
-        return alternatives(self)
 
 
 class Passage(_Model):
