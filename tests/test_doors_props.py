@@ -13,7 +13,8 @@ from mcp import Client
 
 from sourcewise import load_settings
 from sourcewise.guards import RateLimiter
-from sourcewise.mcp_server import SEARCH_BUDGET, build_server, render_search
+from sourcewise.mcp_server import build_server
+from sourcewise.mcp_text import SEARCH_BUDGET, render_search
 from sourcewise.models import SearchResponse, SearchResult
 
 from doorkit import provider_env
