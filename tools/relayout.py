@@ -306,6 +306,39 @@ def split_module_imports(text: str, old_modules: set[str]) -> str:
     return "".join(lines)
 
 
+FROM_IN_TEXT = re.compile(  # at a line start, or after an escaped newline inside a string
+    rf"(?:(?<=\\n)|(?<![\w.]))from ({PACKAGE}(?:\.\w+)*) "
+    r"import (\w+(?: as \w+)?(?:,[ \t]*\w+(?: as \w+)?)*)(?![\w(,])"
+)
+
+
+def module_imports_in_text(text: str, renames: dict[str, str]) -> str:
+    """What step 3's ``ast`` pass cannot see, once the names are new: ``from P import m`` in a string
+    (a script a test runs, a docs example) where ``P.m`` was a module that moved."""
+
+    def one(m: re.Match[str]) -> str:
+        module, listed = m.groups()
+        pairs = [(n.split(" as ")[0].strip(), n.split(" as ")[-1].strip()) for n in listed.split(",")]
+        moved = [(name, alias) for name, alias in pairs if f"{module}.{name}" in renames]
+        if not moved:
+            return m.group(0)
+        rest = [
+            name if name == alias else f"{name} as {alias}"
+            for name, alias in pairs
+            if (name, alias) not in moved
+        ]
+        out = [f"from {module} import {', '.join(rest)}"] if rest else []
+        for name, alias in moved:
+            parent, _, leaf = renames[f"{module}.{name}"].rpartition(".")
+            out.append(f"from {parent} import {leaf}" + ("" if leaf == alias else f" as {alias}"))
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        indent = text[line_start : m.start()]
+        whole_line = not indent.strip() and text[m.end() : m.end() + 1] in ("\n", "")
+        return ("\n" + indent if whole_line else "; ").join(out)
+
+    return FROM_IN_TEXT.sub(one, text)
+
+
 FROM_AGAIN = re.compile(rf"^(\s*)import ({PACKAGE}(?:\.\w+)*)\.(\w+) as (\w+)[ \t]*(#.*)?$", re.M)
 
 
@@ -324,7 +357,7 @@ def from_imports_again(text: str) -> str:
 def name_rewriter(renames: dict[str, str]) -> re.Pattern[str]:
     """Any of the old names as a whole dotted name; a group name in quotes is not one."""
     alternatives = "|".join(
-        re.escape(old) + ("(?![\"'`])" if old in GROUPS else "")
+        re.escape(old) + ("(?![\"'`\\]])" if old in GROUPS else "")
         for old in sorted(renames, key=len, reverse=True)
     )
     return re.compile(rf"(?<![\w.])({alternatives})(?![\w])")
@@ -411,11 +444,14 @@ def plan_tests(tests: Path) -> tuple[dict[str, str], list[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
+    parser.add_argument("--dirty", action="store_true", help="run even with uncommitted changes")
     args = parser.parse_args()
     root = Path.cwd()
     src = root / "src" / PACKAGE
     if not (root / "pyproject.toml").is_file() or not src.is_dir():
         sys.exit("run this at the root of a sourcewise checkout")
+    if not args.dry_run and not args.dirty and git("status", "--porcelain", "--untracked-files=no").strip():
+        sys.exit("uncommitted changes: commit them first (or --dirty), so that the move is a commit alone")
     moves, unmapped = plan_moves(src)
     test_moves, tests_unmapped = plan_tests(root / "tests")
     for old, new in moves.items():
@@ -426,6 +462,8 @@ def main() -> None:
         report(unmapped, tests_unmapped)
         return
     renames = {dotted(old): dotted(new) for old, new in moves.items()}
+    if clash := set(renames) & set(renames.values()):  # a new name must never read as an old one
+        sys.exit(f"a new module name is an old one: {sorted(clash)}")
     old_modules = {dotted(p.relative_to(src).as_posix()) for p in src.rglob("*.py")}
     names = name_rewriter(renames) if renames else None
     paths = path_rules(moves)
@@ -441,6 +479,7 @@ def main() -> None:
             text = split_module_imports(text, {m for m in old_modules if m in renames})
         if names is not None:
             text = names.sub(lambda m: renames[m.group(1)], text)
+            text = module_imports_in_text(text, renames)
         for pattern, new in paths:
             text = pattern.sub(new, text)
         text = backticked(text, short_names, short_files)
