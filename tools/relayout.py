@@ -494,6 +494,7 @@ def main() -> None:
     move_tests(root, test_moves)
     tidy(root, list(changed), moves, test_moves)
     report(unmapped, tests_unmapped)
+    stale(root, moves)
     print(f"\n{len(moves)} modules and {len(test_moves)} test files moved; {len(changed)} files rewritten.")
 
 
@@ -543,6 +544,23 @@ def tidy(root: Path, changed: list[Path], moves: dict[str, str], test_moves: dic
         return
     subprocess.run(["ruff", "check", "--fix", "--select", "I", "--quiet", *python], check=False)
     subprocess.run(["ruff", "format", "--quiet", *python], check=False)
+
+
+def stale(root: Path, moves: dict[str, str]) -> None:
+    """Prose that names a moved module by its bare file name (``mcp_server.py``) or the old ``core/``
+    folder: left for a person, since a bare name may mean something else."""
+    bare = sorted({old for old in moves if "/" not in old}, key=len, reverse=True)
+    if not bare:
+        return
+    pattern = re.compile(r"(?<![\w/.])(" + "|".join(map(re.escape, bare)) + r"|core/)(?![\w])")
+    hits = []
+    for path in sorted([root / "README.md", *root.glob("docs/**/*.md"), *root.glob("benchmarks/*.md")]):
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+            if pattern.search(line):
+                hits.append(f"  {path.relative_to(root)}:{number}: {line.strip()[:100]}")
+    if hits:
+        print("\nprose that may name an old place (check by hand):")
+        print("\n".join(hits))
 
 
 def report(unmapped: list[str], tests_unmapped: list[str]) -> None:
