@@ -33,6 +33,7 @@ a public function, and a subpackage of that name would replace it on the package
 from __future__ import annotations
 
 import argparse
+import ast
 import re
 import shutil
 import subprocess
@@ -193,6 +194,7 @@ def main() -> None:
     move_modules(root, src, moves)
     move_tests(root, test_moves)
     tidy(root, list(changed), moves, test_moves)
+    write_layout(root)
     report(unmapped, tests_unmapped)
     stale(root, moves)
     print(f"\n{len(moves)} modules and {len(test_moves)} test files moved; {len(changed)} files rewritten.")
@@ -244,6 +246,46 @@ def tidy(root: Path, changed: list[Path], moves: dict[str, str], test_moves: dic
         return
     subprocess.run(["ruff", "check", "--fix", "--select", "I", "--quiet", *python], check=False)
     subprocess.run(["ruff", "format", "--quiet", *python], check=False)
+
+
+LAYOUT = re.compile(r"(## Layout\n\n```\n)(.*?)(```\n)", re.S)
+
+
+def first_line(path: Path) -> str:
+    doc = ast.get_docstring(ast.parse(path.read_text("utf-8"))) or ""
+    return doc.split("\n")[0].strip()
+
+
+def is_module(path: Path) -> bool:
+    return path.suffix == ".py" or (path / "__init__.py").exists()
+
+
+def layout(src: Path) -> str:
+    """The package's rooms as they are on disk, each with the first line of its docstring."""
+    out = [f"src/{PACKAGE}/"]
+
+    def room(path: Path, depth: int) -> None:
+        name = path.name + ("/" if path.is_dir() else "")
+        doc = first_line(path / "__init__.py" if path.is_dir() else path)
+        line = f"{'  ' * depth}{name:<{20 - 2 * depth}} {doc}".rstrip()
+        out.append(line if len(line) <= 110 else line[:109] + "…")
+        if path.is_dir():
+            for child in sorted(path.iterdir()):
+                if child.name != "__init__.py" and is_module(child):
+                    room(child, depth + 1)
+
+    for child in sorted(src.iterdir()):
+        if is_module(child):
+            room(child, 1)
+    return "\n".join(out) + "\n"
+
+
+def write_layout(root: Path) -> None:
+    """docs/architecture.md's layout drawn again from the tree (a second run draws the same)."""
+    doc = root / "docs" / "architecture.md"
+    if doc.is_file() and LAYOUT.search(text := doc.read_text("utf-8")):
+        drawn = layout(root / "src" / PACKAGE)
+        doc.write_text(LAYOUT.sub(lambda m: m.group(1) + drawn + m.group(3), text), "utf-8")
 
 
 def stale(root: Path, moves: dict[str, str]) -> None:
