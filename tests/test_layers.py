@@ -24,9 +24,9 @@ LEAVES = ("sourcewise.models", "sourcewise.errors")
 # The modules that do no I/O: they take today, tables and settings as arguments. They import only
 # the leaves and each other (so no net/, provider, source, door or owner), never the clock, the
 # environment or a file. The other core modules are not pure yet, and why:
-#   sourcewise.core.plan, sourcewise.core.route: read the clock when no ``today`` is given
 #   sourcewise.core.tiers: reads the package's data/domains.toml (builtin_table)
-#   sourcewise.core.tierrules, sourcewise.core.rating, sourcewise.core.widen: import one of those
+#   sourcewise.core.plan, sourcewise.core.tierrules, sourcewise.core.rating: import core.tiers
+#   sourcewise.core.widen: imports core.plan
 #   sourcewise.core.cite, sourcewise.core.rank: log what they drop instead of returning it
 #   sourcewise.core.mcpread: imports sourcewise.providers.prose (links in an agent's prose answer)
 PURE = (
@@ -59,6 +59,7 @@ PURE = (
     "sourcewise.core.relevance",
     "sourcewise.core.render",
     "sourcewise.core.robots",
+    "sourcewise.core.route",
     "sourcewise.core.sanitize",
     "sourcewise.core.suffixes",
     "sourcewise.core.syntax",

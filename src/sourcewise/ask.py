@@ -177,7 +177,7 @@ async def _ask(
     settings = session.settings
     route = routing.route(question, today=today, settings=settings)
     if route.readings and reading in route.readings:  # the reading decides the sources
-        route, reading = choose(route, reading, question, today=today), None
+        route, reading = choose(route, reading, question, today=today or date.today()), None
     chosen, warnings, pages = _choose(session, specs, route)
     kinds = list(dict.fromkeys(s.kind for s in chosen)) or ["knowledge_base"]
     plan = routing.plan(question, kinds, today=today, session=session)
