@@ -20,8 +20,7 @@ from sourcewise.errors import ConfigError, SourceUnavailable, SourcewiseError
 from sourcewise.models import SourceQuery
 from sourcewise.sources import resolve_source
 from sourcewise.sources.code import CodeOptions, CodeSource
-from sourcewise.sources.codeindex import PROGRESS_EVERY, CodeIndex
-from sourcewise.sources.codewalk import compile_globs, walk
+from sourcewise.sources.codeindex import PROGRESS_EVERY, CodeIndex, compile_globs, walk
 
 AUTH = '''"""Auth helpers."""
 import time

@@ -36,8 +36,7 @@ from ..errors import ConfigError, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
 from ._fts import fts_match
 from .base import Capabilities, Source, SourceOptions
-from .codeindex import PROGRESS_EVERY, ChunkRow, CodeIndex, index_path
-from .codewalk import Globs, compile_globs, walk
+from .codeindex import PROGRESS_EVERY, ChunkRow, CodeIndex, Globs, compile_globs, index_path, walk
 
 __all__ = ["CodeIndexReport", "CodeOptions", "CodeSource"]
 
