@@ -3,6 +3,7 @@ what happened. Real knowledge bases in tmp_path; the web on 127.0.0.1."""
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -127,7 +128,7 @@ async def test_readings_that_change_the_sources_are_asked_before_searching(
     assert chosen.clarification is None  # type: ignore[attr-defined]
     assert [r.source for r in chosen.reports] == ["kb"]  # type: ignore[attr-defined]
     assert chosen.hits[0].hit.title == "AI usage policy"  # type: ignore[attr-defined]
-    web = choose(answer.route, public, "What is the AI usage policy?")  # type: ignore[attr-defined]
+    web = choose(answer.route, public, "What is the AI usage policy?", today=date(2026, 11, 28))  # type: ignore[attr-defined]
     assert web.action == "search"
     assert web.query
 

@@ -303,7 +303,7 @@ def _long_docs() -> dict[str, str]:
 async def test_structured_results_are_kept_within_a_budget_with_a_handle(tmp_path: Path) -> None:
     import json
 
-    from sourcewise.mcp_server import HIT_TEXT_CUT, STRUCTURED_BUDGET
+    from sourcewise.mcp_text import HIT_TEXT_CUT, STRUCTURED_BUDGET
     from sourcewise.service import Service
     from sourcewise.session import Session
 
@@ -341,8 +341,8 @@ async def test_structured_results_are_kept_within_a_budget_with_a_handle(tmp_pat
 def test_door_text_refuses_exactly_the_control_characters(text: str) -> None:
     import unicodedata
 
+    from sourcewise.doorerrors import door_text
     from sourcewise.errors import InvalidQuery
-    from sourcewise.service import door_text
 
     controls = [c for c in text if unicodedata.category(c) == "Cc" and c not in "\t\n\r"]
     if controls:
@@ -362,7 +362,7 @@ def test_door_text_refuses_exactly_the_control_characters(text: str) -> None:
     )
 )
 def test_describe_problems_takes_any_error_list(errors: list[dict[str, Any]]) -> None:
-    from sourcewise.service import describe_problems
+    from sourcewise.doorerrors import describe_problems
 
     line = describe_problems(errors)
     for err in errors:

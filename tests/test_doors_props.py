@@ -15,7 +15,8 @@ from mcp.server.mcpserver import MCPServer
 
 from sourcewise import load_settings
 from sourcewise.guards import RateLimiter
-from sourcewise.mcp_server import SEARCH_BUDGET, build_server, render_search
+from sourcewise.mcp_server import build_server
+from sourcewise.mcp_text import SEARCH_BUDGET, render_search
 from sourcewise.models import SearchResponse, SearchResult
 from sourcewise.service import Service
 

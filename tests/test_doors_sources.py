@@ -77,6 +77,7 @@ def test_http_ask_and_sources_search(tmp_path: Path) -> None:
 
 
 def test_source_failures_map_to_typed_statuses_not_500() -> None:
+    from sourcewise.doorerrors import classify
     from sourcewise.errors import (
         IndexVersionError,
         ModelError,
@@ -84,7 +85,6 @@ def test_source_failures_map_to_typed_statuses_not_500() -> None:
         SourceRateLimited,
         SourceUnavailable,
     )
-    from sourcewise.service import classify
 
     assert classify(SourceUnavailable("kb", "not indexed")).status == 503
     assert classify(IndexVersionError("kb", "newer")).status == 503

@@ -30,6 +30,7 @@ from sourcewise.sources import Source
 from test_cli import run_process
 from test_hostile_doors import rollback_state
 
+import doorkit
 from doorkit import uvicorn_thread
 from plugin_examples import install_plugins
 
@@ -149,8 +150,10 @@ def test_a_cli_ask_whose_source_blocks_exits_at_its_deadline(tmp_path: Path, stu
         f'[sources.stuck]\ntype = "stuck"\npath = "{stuck}"\n',
         "utf-8",
     )
-    site = str(tmp_path / "site")  # the plug-in's dist-info, and this module beside the tests
-    path = os.pathsep.join([site, str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")])
+    site = str(tmp_path / "site")  # the plug-in's dist-info
+    # this module (the plug-in names it) and the helpers it imports, wherever the tests are laid out
+    folders = [os.path.dirname(os.path.abspath(__file__)), str(Path(doorkit.__file__).parent)]
+    path = os.pathsep.join([site, *folders, os.environ.get("PYTHONPATH", "")])
     done = run_process(
         ["ask", "how do I roll back", "--source", "stuck", "--config", str(config), "--effort", "quick"],
         tmp_path,

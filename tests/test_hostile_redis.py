@@ -13,8 +13,9 @@ import pytest
 
 from sourcewise import Session, StoreUnavailable, load_settings
 from sourcewise.api import areset_providers
+from sourcewise.doorerrors import classify
 from sourcewise.server import create_app
-from sourcewise.service import DoorSettings, classify
+from sourcewise.service import DoorSettings
 from test_cli import SMALL
 
 from doorkit import uvicorn_thread

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from sourcewise import plan
 from sourcewise.core.negation import negations
+from sourcewise.core.widen import alternatives, broaden
 from sourcewise.errors import SourcewiseError
 from sourcewise.sources.slack import SlackSource
 
@@ -112,7 +113,7 @@ def _broadened(question: str) -> list[str]:
     queries of its own: the source renders it in its syntax."""
     current = plan(question, ["chat"], today=TODAY)
     out = [SlackSource.render(current)[0].query]
-    while (current := current.broaden()) is not None:  # type: ignore[assignment]
+    while (current := broaden(current)) is not None:  # type: ignore[assignment]
         out.append(SlackSource.render(current)[0].query)
     return out
 
@@ -147,13 +148,13 @@ def test_variant_plans_and_broadening_hold_on_any_question(text: str) -> None:
         p = plan(text, ALL, today=TODAY)
     except SourcewiseError:  # bad input is a typed error; anything else fails the test
         return
-    alts = p.alternatives()
+    alts = alternatives(p)
     assert len(alts) <= 3
     for alt in alts:
         assert alt.negations == p.negations
         assert alt.constraints == p.constraints
     steps = 0
     current = p
-    while (current := current.broaden()) is not None:  # type: ignore[assignment]
+    while (current := broaden(current)) is not None:  # type: ignore[assignment]
         steps += 1
         assert steps <= 6

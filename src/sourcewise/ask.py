@@ -26,6 +26,7 @@ from .core.merge import merge_and_rank
 from .core.pick import pick
 from .core.route import choose
 from .core.text import is_hangul
+from .core.widen import broaden
 from .effort import EFFORTS, Effort, EffortLevel
 from .errors import InvalidOption, InvalidQuery, ModelError
 from .gather import Gathered, Progress, gather
@@ -90,12 +91,12 @@ def _terms(plan: Plan) -> list[str]:
 
 def _suggest(plan: Plan) -> tuple[str, ...]:
     out: list[str] = []
-    wider = plan.broaden()
+    wider = broaden(plan)
     while wider is not None and len(out) < 3:
         text = " ".join([*wider.phrases, *wider.keywords])
         if text and text not in out:
             out.append(text)
-        wider = wider.broaden()
+        wider = broaden(wider)
     for group in plan.variants.values():
         out.extend(v for v in group[1:3] if v not in out)
     return tuple(out[:5])
@@ -176,7 +177,7 @@ async def _ask(
     settings = session.settings
     route = routing.route(question, today=today, settings=settings)
     if route.readings and reading in route.readings:  # the reading decides the sources
-        route, reading = choose(route, reading, question, today=today), None
+        route, reading = choose(route, reading, question, today=today or date.today()), None
     chosen, warnings, pages = _choose(session, specs, route)
     kinds = list(dict.fromkeys(s.kind for s in chosen)) or ["knowledge_base"]
     plan = routing.plan(question, kinds, today=today, session=session)

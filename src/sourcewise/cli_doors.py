@@ -106,6 +106,10 @@ def add_door_commands(app: typer.Typer, setup: Callable[..., Settings], fail: Ca
 
         build_server(settings).run("stdio")
 
+    _add_serve(app, setup, fail)
+
+
+def _add_serve(app: typer.Typer, setup: Callable[..., Settings], fail: Callable[..., Any]) -> None:
     @app.command("serve")
     def serve_cmd(
         host: HostOpt = "127.0.0.1",

@@ -14,6 +14,7 @@ from .cli_common import ConfigOpt, VerboseOpt, console, echo, echo_json, fail, n
 from .errors import InvalidOption
 
 if TYPE_CHECKING:
+    from .config import Settings
     from .sources.kb import KnowledgeBase
     from .sources.kbindex import IndexReport, Progress
 
@@ -99,17 +100,8 @@ def index_cmd(
         return
     if not paths:
         fail(InvalidOption("give the files or folders to index (or --status)"), 2)
-    if rebuild:  # only once every path is there: a typo must not cost the index
-        from .sources.kbpg import is_url
-        from .sources.kbrepair import remove_index
-
-        if is_url(kb):
-            fail(InvalidOption("--rebuild deletes an embedded index; drop a PostgreSQL one's database"), 2)
-        missing = [str(p) for p in paths if not p.exists()]
-        if missing:
-            fail(InvalidOption(f"no such file or folder: {', '.join(missing)}; the index is kept"), 2)
-        with reported():
-            remove_index(KnowledgeBase.location_for(kb, settings))
+    if rebuild:
+        _remove_for_rebuild(kb, paths, settings)
     live = sys.stderr.isatty() and not as_json
     where = "the index"
     try:  # Ctrl-C while the index opens, runs, closes or reports: one message, one exit code
@@ -126,6 +118,22 @@ def index_cmd(
         echo(f"interrupted: {where} keeps the files committed before the stop; "
              "run the same command again to finish (unchanged files are skipped)", err=True)  # fmt: skip
         raise typer.Exit(130) from None
+
+
+def _remove_for_rebuild(kb: str | None, paths: list[Path], settings: Settings) -> None:
+    """Delete the embedded index ``--rebuild`` replaces, only once every path is there: a typo
+    must not cost the index."""
+    from .sources.kb import KnowledgeBase
+    from .sources.kbpg import is_url
+    from .sources.kbrepair import remove_index
+
+    if is_url(kb):
+        fail(InvalidOption("--rebuild deletes an embedded index; drop a PostgreSQL one's database"), 2)
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        fail(InvalidOption(f"no such file or folder: {', '.join(missing)}; the index is kept"), 2)
+    with reported():
+        remove_index(KnowledgeBase.location_for(kb, settings))
 
 
 def _print_report(report: IndexReport, as_json: bool) -> None:

@@ -220,6 +220,12 @@ def add_mcp(
     _echo(f"\nproposed for {path}:\n\n{text}")
     if not yes and not typer.confirm("write it?", default=True):
         _fail(ConfigError("nothing written"), 1)
+    _append_section(path, text, verbose)
+    _echo(f"added [sources.{name}] to {path}; `sourcewise sources` shows its state")
+
+
+def _append_section(path: Path, text: str, verbose: bool) -> None:
+    """Add ``text`` to the config file at ``path``; put the file back as it was if it no longer reads."""
     before = path.read_text("utf-8") if path.exists() else ""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(before + ("\n" if before and not before.endswith("\n\n") else "") + text, "utf-8")
@@ -228,4 +234,3 @@ def add_mcp(
     except typer.Exit:
         path.write_text(before, "utf-8")
         raise
-    _echo(f"added [sources.{name}] to {path}; `sourcewise sources` shows its state")

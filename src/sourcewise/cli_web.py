@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from datetime import date
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -27,10 +28,13 @@ from .errors import InvalidOption, RobotsDisallowed
 
 if TYPE_CHECKING:
     from . import api, pages, routing
+    from .core import widen
+    from .models import SearchResponse
 else:  # imported when a command first needs them: ``--help`` starts without them
     api = lazy_module("sourcewise.api")
     pages = lazy_module("sourcewise.pages")
     routing = lazy_module("sourcewise.routing")
+    widen = lazy_module("sourcewise.core.widen")
 
 __all__ = ["app"]
 
@@ -104,6 +108,11 @@ def search(
             query, tier=tier, max_results=max_results, strategy=strategy.value,
             providers=provider or None, settings=settings,
         )  # fmt: skip
+    _print_response(response, shape, output)
+
+
+def _print_response(response: SearchResponse, shape: str, output: Path | None) -> None:
+    """Say who answered (in the log), then the response in ``shape`` to ``output`` or the terminal."""
     for name, why in response.attempts:
         log.info("%s was passed over: %s", name, why)
     log.info("answered by %s", response.provider)
@@ -232,7 +241,7 @@ def plan_cmd(
     with reported():
         result = routing.plan(question, kind or None, today=_day(today), settings=settings)
     for _ in range(max(0, broaden)):
-        result = result.broaden() or result
+        result = widen.broaden(result) or result
     if as_json:
         echo_json(result)
         return

@@ -3,9 +3,9 @@
 Seed 003's fallbacks live here:
 
 1. a source that cannot answer (no path, not configured, no provider) is skipped and named;
-2. every source but the web also gets the plan's variant queries (``plan.alternatives()``: other
+2. every source but the web also gets the plan's variant queries (``core.widen.alternatives``: other
    names for its terms, "k8s" for "Kubernetes"), its hits merged after the plan's own; a source
-   that answers nothing is asked again with the plan's next broader form (``plan.broaden()``:
+   that answers nothing is asked again with the plan's next broader form (``core.widen.broaden``:
    dates, then source filters, then minor keywords, then the topic generalised) and its variants,
    at most ``MAX_BROADEN`` times, all within the same deadline;
 3. a rate-limited source is reported with when to retry, while the others carry on.
@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from .core.doctype import classify_hit
+from .core.widen import alternatives, broaden
 from .errors import (
     NoProviderAvailable,
     ProviderError,
@@ -87,7 +88,7 @@ async def _round(run: _Run, plan: Plan, limit: int) -> None:
     (seed 003: "k8s" for "Kubernetes"), one after another; hits merged, the plan's own first."""
     queries = [run.source.query_for(plan)[0]]
     if not run.source.capabilities.web:
-        queries += [run.source.query_for(alt)[0] for alt in plan.alternatives()]
+        queries += [run.source.query_for(alt)[0] for alt in alternatives(plan)]
     seen = {hit.location for hit in run.hits}
     for query in queries:
         if query.query in run.queries:
@@ -104,7 +105,7 @@ async def _one(run: _Run, plan: Plan, limit: int) -> None:
     for _ in range(MAX_BROADEN):
         if run.hits or current is None:
             return
-        current = current.broaden()
+        current = broaden(current)
         if current is None:
             return
         run.dropped = list(current.dropped)

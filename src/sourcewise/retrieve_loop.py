@@ -29,6 +29,7 @@ from .core.refine import (
     uncovered,
 )
 from .core.taskread import Reading
+from .core.widen import broaden
 from .errors import ModelError
 from .gather import Gathered, gather
 from .judge import model_scores
@@ -138,7 +139,7 @@ def _dispatch_plan(loop: Loop, plan: Plan, cycle: int, terms: list[str]) -> tupl
     current = replan(plan, terms)
     dropped: list[str] = []
     if loop.cycles and loop.cycles[-1].relevant == 0:
-        wider = current.broaden()
+        wider = broaden(current)
         if wider is not None and wider.dropped[-1] in ("date filters", "source filters"):
             current, dropped = replan(wider, terms), wider.dropped[-1:]
     return current, dropped

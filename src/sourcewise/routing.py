@@ -42,7 +42,7 @@ def route(question: str, *, today: date | None = None, settings: Settings | None
     (10,000) characters, and ``InvalidOption`` for a ``today`` that is not a date.
     """
     question = validate_question(question)
-    today = validate_today(today)
+    today = validate_today(today) or date.today()  # the edge reads the clock, once
     settings = load_settings() if settings is None else settings  # the edge, for this call
     return _route.route(
         question,
@@ -78,6 +78,7 @@ def plan(
     if unknown or not kinds:
         raise InvalidOption(f"sources must be some of {', '.join(sorted(known))}; got {list(kinds)!r}")
     syntaxes = {kind: known[kind].syntax for kind in sorted(set(kinds))}
+    today = validate_today(today) or date.today()  # the edge reads the clock, once
     return _plan.plan(question, syntaxes, today=today, variants=settings.variants)
 
 

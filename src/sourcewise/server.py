@@ -30,11 +30,12 @@ from ._version import __version__
 from .access import grants
 from .config import Settings, load_settings
 from .core.present import render_answer
+from .doorerrors import classify, describe_problems
 from .effort import effort_help
 from .errors import SourcewiseError
 from .guards import guarded
 from .models import Answer, Page, Retrieval, Route, SearchResponse, SourceResult
-from .service import DOOR_MAX_CHARS, DoorSettings, Health, Service, classify, describe_problems
+from .service import DOOR_MAX_CHARS, DoorSettings, Health, Service
 from .session import Session
 
 __all__ = [
@@ -192,6 +193,13 @@ def build_api(settings: Settings | None = None, doors: DoorSettings | None = Non
     )
     _handlers(api)
     api.include_router(webpage.router)
+    _web_endpoints(api)
+    _source_endpoints(api)
+    return api
+
+
+def _web_endpoints(api: FastAPI) -> None:
+    """The web's endpoints: search, fetch and route."""
 
     @api.post("/web/search", response_model=SearchResponse, responses={**ERRORS, 403: {"model": ErrorBody}})
     @api.post("/search", response_model=SearchResponse, responses=ERRORS, include_in_schema=False)
@@ -217,6 +225,10 @@ def build_api(settings: Settings | None = None, doors: DoorSettings | None = Non
     async def route(body: RouteRequest, service: ServiceDep) -> Route:
         """Does the question need the web? search, fetch (its URLs) or skip, and why."""
         return await _limited(service, service.route(body.question))
+
+
+def _source_endpoints(api: FastAPI) -> None:
+    """The private sources' endpoints (search, ask, retrieve) and health."""
 
     @api.post("/sources/search", response_model=list[SourceResult], responses=ERRORS)
     async def sources_search(body: SourcesSearchRequest, service: ServiceDep) -> list[SourceResult]:
@@ -244,8 +256,6 @@ def build_api(settings: Settings | None = None, doors: DoorSettings | None = Non
     async def health(service: ServiceDep) -> Health:
         """Up, the version, and which providers could answer now (no key needed)."""
         return service.health()
-
-    return api
 
 
 def _handlers(api: FastAPI) -> None:

@@ -17,9 +17,10 @@ from urllib.parse import urlencode, urlsplit
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
+from .doorerrors import classify
 from .errors import SourcewiseError
 from .models import Answer, RankedHit, SourceInfo, SourceReport
-from .service import Service, classify
+from .service import Service
 from .sources_api import asource_info
 
 __all__ = ["MAX_QUESTION", "router"]

@@ -171,7 +171,7 @@ def plan(
     question: str,
     syntaxes: Mapping[str, Syntax],
     *,
-    today: date | None = None,
+    today: date,
     variants: Sequence[Sequence[str]] = (),
 ) -> Plan:
     """Decompose ``question`` (seed 003), with a query for each source kind in ``syntaxes``
@@ -182,7 +182,10 @@ def plan(
     question = validate_question(question)
     if not isinstance(syntaxes, Mapping) or not syntaxes:
         raise InvalidOption("a plan needs at least one source kind")
-    today = validate_today(today) or date.today()
+    checked = validate_today(today)
+    if checked is None:  # the caller reads the clock, once, at the edge
+        raise InvalidOption("a plan needs today's date")
+    today = checked
     toks = words(question)
     query_type = classify_fields(toks)  # validated with the plan
     kind = query_type["kind"]

@@ -71,13 +71,12 @@ def _extended(builtin: frozenset[str], extra: Iterable[str]) -> frozenset[str]:
 def route(
     question: str,
     *,
-    today: date | None = None,
+    today: date,
     recency: Iterable[str] = (),
     external: Iterable[str] = (),
     internal: Iterable[str] = (),
 ) -> Route:
     """Decide what to do with ``question``; extra keywords extend the built-in sets."""
-    today = today or date.today()
     found_urls = find_urls(question)
     urls = [url for url, site in found_urls if not site]
     sites = [url for url, site in found_urls if site]
@@ -148,7 +147,7 @@ def _two_readings(question: str, found: dict[str, list[str]]) -> Route | None:
     )
 
 
-def choose(decision: Route, reading: str, question: str, *, today: date | None = None) -> Route:
+def choose(decision: Route, reading: str, question: str, *, today: date) -> Route:
     """The route for the reading chosen among ``decision.readings``: the second searches the web."""
     if reading not in decision.readings:
         return decision
@@ -235,10 +234,9 @@ _QUESTION_WORDS = frozenset("what which who whom how why when where is are was w
 _WHATS = frozenset({"what's", "whats", "what’s"})
 
 
-def build_web_query(question: str, *, today: date | None = None, add_year: bool = True) -> str:
+def build_web_query(question: str, *, today: date, add_year: bool = True) -> str:
     """The question as a web query: filler dropped, a trend word for "hot", the year added
     (unless ``add_year`` is false)."""
-    today = today or date.today()
     kept: list[str] = []
     hot = False
     for raw in question.split():

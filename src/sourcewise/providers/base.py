@@ -12,16 +12,18 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from pydantic import AliasChoices, BaseModel
 from pydantic_settings import SettingsConfigDict
 
-from ..config import Settings
 from ..core.extract import is_challenge
 from ..errors import AuthError, Blocked, ParseError, ProviderError, QuotaExceeded, RateLimited, TransientError
 from ..models import RawResult
+
+if TYPE_CHECKING:  # types only: loading the settings loads the registry, which loads this
+    from ..config import Settings
 
 __all__ = [
     "HttpRequest",

@@ -34,14 +34,14 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from ..config import Settings
 from ..core import syntax as _syntax
 from ..core.filters import ParsedQuery, parse_query
 from ..errors import SourceStillIndexing, SourceUnavailable
 from ..models import Authority, Hit, Plan, SourceInfo, SourceKind, SourceQuery, SourceResult
 from .workers import Workers
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # types only: loading the settings loads the registry, which loads this
+    from ..config import Settings
     from ..session import Session
 
 __all__ = ["Capabilities", "Names", "Source", "SourceOptions"]

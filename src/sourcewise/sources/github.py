@@ -33,8 +33,7 @@ from ..core.sanitize import strip_controls
 from ..errors import SourceFormatError, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
 from ._files import export_kind, read_capped
-from ._fts import fts_match
-from ._messages import FtsIndex
+from ._fts import FtsIndex, fts_match
 from .base import Names, Source, SourceOptions
 
 __all__ = ["GitHubOptions", "GitHubSource"]

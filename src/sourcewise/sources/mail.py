@@ -39,15 +39,14 @@ from ..core.analyze import analyze
 from ..core.filters import ParsedQuery
 from ..errors import SourceError, SourceUnavailable
 from ..models import Hit, SourceInfo, SourceQuery, SourceResult
+from ._fts import FtsIndex, matching_rows
 from ._mailbox import MailboxData, MailRecord, read_mailbox, signature
 from ._messages import (
     ExportCodec,
-    FtsIndex,
     Loaded,
     MessageOptions,
     date_span,
     day_bounds,
-    matching_rows,
     open_export,
     snippet,
 )

@@ -41,14 +41,13 @@ from ..core.analyze import analyze
 from ..core.filters import ParsedQuery
 from ..errors import SourceError, SourceUnavailable
 from ..models import Authority, Hit, SourceInfo, SourceQuery, SourceResult
+from ._fts import FtsIndex, matching_rows
 from ._messages import (
     ExportCodec,
-    FtsIndex,
     Loaded,
     MessageOptions,
     date_span,
     day_bounds,
-    matching_rows,
     open_export,
     snippet,
 )

@@ -1,4 +1,5 @@
-"""Typed models at every public boundary."""
+"""Typed models at every public boundary (the web search ones in ``models.web``), imported by every
+layer and importing nothing of the package outside this folder."""
 
 from __future__ import annotations
 
@@ -6,7 +7,12 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import Field, StringConstraints
+
+from ._base import SNIPPET_MAX as SNIPPET_MAX  # re-exported: the snippet limit is shared
+from ._base import Tier
+from ._base import _Model as _Model  # re-exported: the base of the other modules' models
+from .web import ProviderHit, ProviderStatus, RawResult, SearchResponse, SearchResult, SourceRating
 
 __all__ = [
     "Answer",
@@ -41,89 +47,6 @@ __all__ = [
     "Tier",
     "failed_everywhere",
 ]
-
-Tier = Literal[1, 2, 3, 4]
-SNIPPET_MAX = 200
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class SourceRating(_Model):
-    """How far a source can be trusted: its tier, a 0-100 score, and why."""
-
-    tier: Tier
-    reliability_score: int = Field(ge=0, le=100)
-    reason: str
-
-
-class ProviderHit(_Model):
-    """One provider that returned a result, and the 1-based position it gave it."""
-
-    provider: str
-    position: int = Field(ge=1)
-
-
-class RawResult(_Model):
-    """A result as one provider returned it, before validation, dedup and rating."""
-
-    title: str
-    url: str
-    snippet: str = ""
-    provider: str
-    position: int = Field(ge=1)
-    published: datetime | None = None
-
-
-class SearchResult(_Model):
-    """A validated, de-duplicated and rated web search result."""
-
-    title: str = Field(min_length=1)
-    url: str
-    canonical_url: str
-    snippet: str = Field(default="", max_length=SNIPPET_MAX)
-    tier: Tier
-    reliability_score: int = Field(ge=0, le=100)
-    reason: str
-    providers: tuple[ProviderHit, ...] = ()
-    published: datetime | None = None
-
-    @field_validator("url")
-    @classmethod
-    def _http_url(cls, value: str) -> str:
-        from .core.urls import is_http_url  # local: models must import without the core
-
-        if not is_http_url(value):
-            raise ValueError(f"not an absolute http(s) URL: {value!r}")
-        return value
-
-
-class ProviderStatus(_Model):
-    """What ``sourcewise providers`` shows for one provider."""
-
-    name: str
-    configured: bool
-    detail: str
-    suspended_until: datetime | None = None
-    suspended_reason: str | None = None
-    in_chain: bool = True
-
-
-class SearchResponse(_Model):
-    """The results of one search, with what was asked and who answered."""
-
-    query: str
-    strategy: Literal["default", "official", "comprehensive", "progressive"] = "default"
-    results: tuple[SearchResult, ...]
-    provider: str | None = Field(default=None, description="the provider that answered")
-    attempts: tuple[tuple[str, str], ...] = Field(
-        default=(), description="providers tried before the one that answered, with why they failed"
-    )
-    warnings: tuple[str, ...] = ()
-    answer: str | None = Field(
-        default=None, description="a grounded provider's answer, with [n] citations and its sources list"
-    )
 
 
 class Route(_Model):
@@ -205,19 +128,6 @@ class Plan(_Model):
     today: date
     level: int = Field(default=0, description="how many broadening steps produced this plan")
     dropped: list[str] = Field(default_factory=list, description="what broadening removed, in order")
-
-    def broaden(self) -> Plan | None:
-        """The next wider plan (seed 003 order), or ``None`` when nothing is left to drop."""
-        from .core.widen import broaden
-
-        return broaden(self)
-
-    def alternatives(self) -> list[Plan]:
-        """This plan with one term replaced by another name for it (seed 003's variants), each a
-        plan of its own: "Kubernetes setup" -> "k8s setup", "container orchestration setup"."""
-        from .core.widen import alternatives
-
-        return alternatives(self)
 
 
 class Passage(_Model):
