@@ -31,7 +31,7 @@ from ..core.chunk import Document, chunk_document
 from ..core.extract import decode, extract
 from ..errors import IndexWriteError, InvalidOption, SourcewiseError
 from ._files import file_kind, read_capped, shown
-from .kbstore import ChunkRow, FileRow, Store, StoreWriter
+from .kbrows import ChunkRow, FileRow, Store, StoreWriter
 from .kbwalk import walk
 from .readers import FileReaders
 
