@@ -7,10 +7,11 @@ skipped or failed, with the reason) and the float32 embeddings keyed by the hash
 embed. The chunks themselves (their text stored, their terms indexed by ``kbterms``' analyzer,
 title and headings weighted) live in a tantivy index in the folder ``<file>.tantivy`` beside it.
 
-Writes go through one ``Writer`` per run (``kbwriter``): documents are added in the engine's threads and committed
-every few seconds; each commit of the engine is followed by the commit of the matching file rows,
-so a run that is killed or fails leaves every file either in its old form or in its new one (a
-file the engine holds but SQLite does not know yet is written again, over itself, by the next run).
+Writes go through one ``Writer`` per run (``kbwriter``): documents are added in the engine's
+threads and committed every few seconds; each commit of the engine is followed by the commit of
+the matching file rows, so a run that is killed or fails leaves every file either in its old form
+or in its new one (a file the engine holds but SQLite does not know yet is written again, over
+itself, by the next run).
 Readers in other processes see a commit as soon as it is made (the engine's reader reloads).
 
 An index of an earlier schema (1: the SQLite FTS5 version; 2: tantivy without the ``file`` column and
