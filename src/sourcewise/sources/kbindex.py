@@ -206,8 +206,8 @@ class _Run:
         self.unchanged = 0
         self.chunks = 0
 
-    def one(self, path: Path, explicit: bool, why: str | None = None) -> None:
-        key = shown(str(path))
+    def one(self, path: Path, key: str, explicit: bool, why: str | None = None) -> None:
+        """Index the file at ``path`` (``key``: its name as the index keeps it)."""
         if why is not None:
             self._skip(key, why, "skipped")
             return
@@ -311,8 +311,9 @@ def run_index(
         seen: set[str] = set()
         found = list(walk(roots, _SUFFIXES))  # walked first: the total makes a rate and an end time
         for done, (path, explicit, why) in enumerate(found, 1):
-            seen.add(shown(str(path)))
-            run.one(path, explicit, why)
+            key = shown(str(path))
+            seen.add(key)
+            run.one(path, key, explicit, why)
             if progress is not None:
                 progress("files", done, len(found))
         removed = _removed(run.known, roots, seen)

@@ -52,8 +52,11 @@ def _folder(folder: Path, root: str, suffixes: frozenset[str]) -> tuple[list[Fou
     for entry in entries:
         if entry.name.startswith("."):
             continue
-        path = Path(entry.path)
+        wanted = os.path.splitext(entry.name)[1].lower() in suffixes
         try:
+            if not wanted and entry.is_file(follow_symlinks=False):
+                continue  # a file of another type: no path made for it
+            path = Path(entry.path)
             if entry.is_symlink():
                 target, why = _link(path, root)
                 if target is None:
@@ -66,10 +69,10 @@ def _folder(folder: Path, root: str, suffixes: frozenset[str]) -> tuple[list[Fou
             elif entry.is_dir(follow_symlinks=False):
                 if entry.name not in SKIP_DIRS:
                     subdirs.append(path)
-            elif path.suffix.lower() in suffixes:
+            elif wanted:
                 files.append((path, False, None))
         except OSError as exc:
-            files.append((path, False, f"cannot be looked at: {exc.strerror or exc}"))
+            files.append((Path(entry.path), False, f"cannot be looked at: {exc.strerror or exc}"))
     return files, subdirs
 
 
