@@ -403,7 +403,7 @@ def test_caches_hold_under_threads(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @given(
     st.text(
-        alphabet=st.sampled_from(list("ab-\u2010 \t\n![]()<>img`*_{}#.\\&;é")),
+        alphabet=st.sampled_from(list("ab-\u2010 \t\n\r\f![]()<>img`*_{}#.\\&;é?:/\xa0\x0b\"'|~+")),
         max_size=40,
     )
 )
@@ -418,7 +418,11 @@ def test_markup_clean_skips_a_pattern_only_where_it_cannot_match(text: str) -> N
         (markup._LINK, "](" in text, r"\1"),
         (markup._SPACES, "  " in text or "\t" in text, " "),
         (markup._EMPHASIS, "**" in text or "__" in text, r"\1\3\5"),
-        (markup._ITALIC, text.count("*") + text.count("_") >= 2, r"\1\2\3"),
+        (markup._ITALIC, markup._ITALIC_OPENS.search(text) is not None, r"\1\2\3"),
+        (markup._ESCAPE, markup._ESCAPES.search(text) is not None, r"\1"),
     )
     for pattern, called, repl in checks:
         assert called or pattern.sub(repl, text) == text
+    # ``directive`` looks for its pattern only after the starts it needs (after any spaces)
+    assert markup.directive(text) is None or text.lstrip().startswith(markup._DIRECTIVE_STARTS)
+    assert text.lstrip().startswith(markup._DIRECTIVE_STARTS) or markup._DIRECTIVE.match(text) is None

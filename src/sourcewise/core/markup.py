@@ -23,6 +23,7 @@ the text).
 from __future__ import annotations
 
 import html
+import re
 import unicodedata
 from typing import Any
 
@@ -54,6 +55,12 @@ _ITALIC = re2.compile(r"(^|[\s(\"'])[*_]([^*_\s][^*_\n]{0,300}?)[*_]($|[^\w*])")
 _DIRECTIVE = re2.compile(
     r"^\s*(?:!!!|\?\?\?\+?|\.\. [\w:-]+::|:::+\s*\{?[\w-]*\}?|```+\s*\{[\w-]+\}|////?)(.*)$"
 )
+# What ``_ITALIC`` and ``_ESCAPE`` need in a text to match (RE2's ``\s`` is ``[\t\n\f\r ]``), as
+# patterns of single characters and anchors that Python's engine runs in one pass (no repetition:
+# linear, nothing to backtrack), without the cost of a call into RE2.
+_ITALIC_OPENS = re.compile(r"(?:^|[\t\n\f\r (\"'])[*_]")
+_ESCAPES = re.compile(r"\\[\\`*_{}\[\]()#+.!<>|~-]")
+_DIRECTIVE_STARTS = ("!!!", "???", ".. ", ":::", "```", "///")
 _HYPHEN = re2.compile("([a-z])[-\u2010]\n[ \t]*([a-z])")
 _SPACES = re2.compile(r"[ \t]{2,}")
 _COMMENT = re2.compile(r"<!--[^>]{0,500}-->")
@@ -63,6 +70,8 @@ _ENTITY = re2.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1
 def directive(line: str) -> str | None:
     """For an admonition or directive line, its title (``!!! note "Read this"`` -> ``Read this``,
     possibly ``""``); ``None`` for any other line."""
+    if not line.lstrip().startswith(_DIRECTIVE_STARTS):  # what the pattern needs after spaces
+        return None
     match = _DIRECTIVE.match(utf8(line))
     if match is None:
         return None
@@ -109,9 +118,9 @@ def _prose(text: str) -> str:
         for _ in range(2):
             if "**" in text or "__" in text:
                 text = _EMPHASIS.sub(r"\1\3\5", text)
-            if text.count("*") + text.count("_") >= 2:  # an opening and a closing mark
+            if _ITALIC_OPENS.search(text):
                 text = _ITALIC.sub(r"\1\2\3", text)
-    if "\\" in text:
+    if "\\" in text and _ESCAPES.search(text):
         text = _ESCAPE.sub(r"\1", text)
     if "&" in text:
         text = _ENTITY.sub(_entity, text)

@@ -22,8 +22,15 @@ from .readers import encode
 
 __all__ = ["COMMIT_SECONDS", "WRITER_HEAP", "Owner", "Writer", "file_number", "hex_hashes"]
 
-COMMIT_SECONDS = 10.0  # the engine commits at least this often during a run (and at its end)
-WRITER_HEAP = 128_000_000  # the engine's default indexing buffer, split over its threads
+# The engine commits at least this often during a run (and at its end): what a killed run loses.
+# Every commit writes a segment per indexing thread, and every segment costs each query a lookup
+# of its own: commits are not made more often than this.
+COMMIT_SECONDS = 30.0
+# One indexing thread: the run's Python (reading, chunking, the analysis of odd words) is slower
+# than one engine thread, so a second thread only halved the segments' size (and doubled their
+# number) and the buffer it held. Its buffer bounds the run's memory whatever the corpus' size.
+WRITER_HEAP = 64_000_000
+WRITER_THREADS = 1
 
 
 class Owner(Protocol):
@@ -86,7 +93,7 @@ class Writer:
     def _engine(self) -> tantivy.IndexWriter:
         if self._writer is None:
             self.store.set_meta("run_open", "1")
-            self._writer = self.store.index.writer(WRITER_HEAP, 0)
+            self._writer = self.store.index.writer(WRITER_HEAP, WRITER_THREADS)
         return self._writer
 
     def put_file(self, file: FileRow, chunks: Sequence[ChunkRow], *, known: bool) -> None:
