@@ -260,3 +260,14 @@ def test_a_reindex_with_nothing_changed_reads_no_file(
     assert report.chunks == 0
     assert read == []
     base.close()
+
+
+def test_a_run_writes_one_segment_per_commit(tmp_path: Path) -> None:
+    """Every segment costs every query a lookup of its own: a run that commits once (a small corpus,
+    well under ``COMMIT_SECONDS``) leaves one segment, not one per indexing thread."""
+    assert _stdlib_docs(tmp_path / "docs", 60) >= 40
+    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    assert base.index([tmp_path / "docs"]).chunks > 150
+    meta = json.loads((tmp_path / "kb.sqlite3.tantivy" / "meta.json").read_text())
+    assert len(meta["segments"]) == 1
+    base.close()
