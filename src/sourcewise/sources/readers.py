@@ -76,7 +76,7 @@ class FileReaders:
                 self._folders[folder] = frozenset()  # cannot be checked: nobody, not everybody
         return self._folders[folder]
 
-    def of(self, path: Path, st: os.stat_result) -> tuple[str, ...]:
+    def of(self, path: str | Path, st: os.stat_result) -> tuple[str, ...]:
         """The readers of the file at ``path`` (absolute; ``st``: its stat), sorted; ``("*",)``
         when public."""
         kept = _both(self._allowed(st, _FILE), self._chain(os.path.dirname(str(path))))
