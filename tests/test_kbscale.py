@@ -271,3 +271,23 @@ def test_a_run_writes_one_segment_per_commit(tmp_path: Path) -> None:
     meta = json.loads((tmp_path / "kb.sqlite3.tantivy" / "meta.json").read_text())
     assert len(meta["segments"]) == 1
     base.close()
+
+
+def test_the_vectors_of_a_removed_file_go_with_it(tmp_path: Path) -> None:
+    """A run drops the embeddings no chunk uses any more (and reads every file's hashes only when
+    there are embeddings at all)."""
+    docs = tmp_path / "docs"
+    assert _stdlib_docs(docs, 4) == 4
+    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    base.index([docs])
+    missing = base.store.missing_vectors(10_000)
+    base.store.put_vectors([(h, bytes(4 * 384)) for h, _ in missing])
+    assert base.store.vector_count() == len(missing) > 0
+    gone = sorted(docs.iterdir())[0]
+    gone_chunks = dict(base.store.indexed())[str(gone)]
+    gone.unlink()
+    assert base.index([docs]).removed == [str(gone)]
+    assert len(base.store.missing_vectors(10_000)) == 0
+    assert base.store.vector_count() <= len(missing) - 1
+    assert base.store.vector_count() >= len(missing) - gone_chunks
+    base.close()
