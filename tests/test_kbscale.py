@@ -291,3 +291,27 @@ def test_the_vectors_of_a_removed_file_go_with_it(tmp_path: Path) -> None:
     assert base.store.vector_count() <= len(missing) - 1
     assert base.store.vector_count() >= len(missing) - gone_chunks
     base.close()
+
+
+def test_an_open_knowledge_base_sees_a_run_made_by_another_process(tmp_path: Path) -> None:
+    """A door keeps its index open: a commit made by another process reaches its searches."""
+    import time
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "first.md").write_text("# First\n\nThe aurora borealis is seen in the north.\n")
+    index = tmp_path / "kb.sqlite3"
+    base = KnowledgeBase(index, semantic=False)
+    base.index([docs])
+    assert _names(base.search("borealis", mode="lexical")) == ["first.md"]
+    (docs / "second.md").write_text("# Second\n\nA quasar is a luminous nucleus.\n")
+    code = "import sys; from sourcewise import KnowledgeBase; KnowledgeBase(sys.argv[1], semantic=False).index([sys.argv[2]])"
+    subprocess.run([sys.executable, "-c", code, str(index), str(docs)], check=True, timeout=120)
+    found: list[str] = []
+    for _ in range(100):  # the engine's reader notices the new commit within moments
+        found = _names(base.search("quasar", mode="lexical"))
+        if found:
+            break
+        time.sleep(0.1)
+    assert found == ["second.md"]
+    base.close()
