@@ -24,9 +24,10 @@ import bench_kbscale
 from sourcewise.core.analyze import analyze, strip_particle
 from sourcewise.core.filters import parse_query
 from sourcewise.core.fusion import convex, rrf, semantic_reads
-from sourcewise.sources.kb import CANDIDATES, KnowledgeBase, lex_query
+from sourcewise.sources.kb import CANDIDATES, KnowledgeBase
 from sourcewise.sources.kbembed import embedder, semantic_available
 from sourcewise.sources.kbquery import StoreFilter
+from sourcewise.sources.kbsearch import lex_query
 
 HERE = Path(__file__).parent
 VASWANI = next(
@@ -156,7 +157,7 @@ def _korean_hybrid(
             shipped[q] = _ids(kb.search(text, mode="hybrid"))
             view = kb.store.view()
             pairs_lex = view.lexical(lex_query(parse_query(text), []), StoreFilter(), CANDIDATES)
-            pairs_sem = kb._semantic(view, model, text, StoreFilter(), CANDIDATES)
+            pairs_sem = kb.vectors.nearest(view, model, text, StoreFilter(), CANDIDATES)
             fused = convex(pairs_lex, pairs_sem)[:10]
             rows = view.rows([cid for cid, _ in fused])
             forced[q] = [Path(rows[cid].path).stem for cid, _ in fused]
@@ -278,7 +279,7 @@ def _semantic_rows(
     ranked_lex: dict[str, list[tuple[Key, float]]] = {}
     view = kb.store.view()
     for q, text in queries.items():
-        ranked_sem[q] = kb._semantic(view, model, text, StoreFilter(), CANDIDATES)
+        ranked_sem[q] = kb.vectors.nearest(view, model, text, StoreFilter(), CANDIDATES)
         ranked_lex[q] = view.lexical(lex_query(parse_query(text), []), StoreFilter(), CANDIDATES)
     paths: dict[Key, str] = {}
 

@@ -399,3 +399,30 @@ def test_caches_hold_under_threads(monkeypatch: pytest.MonkeyPatch) -> None:
     with ThreadPoolExecutor(4) as pool:
         assert all(pool.map(work, range(4)))
     assert len(rating._RATINGS) <= 64 + 4
+
+
+@given(
+    st.text(
+        alphabet=st.sampled_from(list("ab-\u2010 \t\n\r\f![]()<>img`*_{}#.\\&;é?:/\xa0\x0b\"'|~+")),
+        max_size=40,
+    )
+)
+def test_markup_clean_skips_a_pattern_only_where_it_cannot_match(text: str) -> None:
+    """``markup.clean`` calls each pattern only where the characters it needs are: everywhere else
+    the pattern changes nothing."""
+    from sourcewise.core import markup
+
+    checks = (
+        (markup._HYPHEN, "\n" in text, r"\1\2"),
+        (markup._IMAGE, "![" in text or "<" in text, ""),
+        (markup._LINK, "](" in text, r"\1"),
+        (markup._SPACES, "  " in text or "\t" in text, " "),
+        (markup._EMPHASIS, "**" in text or "__" in text, r"\1\3\5"),
+        (markup._ITALIC, markup._ITALIC_OPENS.search(text) is not None, r"\1\2\3"),
+        (markup._ESCAPE, markup._ESCAPES.search(text) is not None, r"\1"),
+    )
+    for pattern, called, repl in checks:
+        assert called or pattern.sub(repl, text) == text
+    # ``directive`` looks for its pattern only after the starts it needs (after any spaces)
+    assert markup.directive(text) is None or text.lstrip().startswith(markup._DIRECTIVE_STARTS)
+    assert text.lstrip().startswith(markup._DIRECTIVE_STARTS) or markup._DIRECTIVE.match(text) is None

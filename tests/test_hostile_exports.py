@@ -150,3 +150,18 @@ def test_shown_makes_any_name_printable_utf8(name: str) -> None:
     text = shown(name)
     text.encode("utf-8")  # never raises: no surrogate survives
     assert shown(text) == text
+
+
+def test_read_capped_allocates_what_the_file_holds_not_the_cap(tmp_path: Path) -> None:
+    """A read of n bytes allocates n first: a small file under a large cap must not cost the cap."""
+    import tracemalloc
+
+    file = tmp_path / "small.md"
+    file.write_bytes(b"# small\n" * 100)
+    tracemalloc.start()
+    try:
+        assert read_capped(file, 200_000_000) == b"# small\n" * 100
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000

@@ -317,9 +317,9 @@ async def test_the_kb_source_searches_the_default_index(tmp_path: Path, docs: Pa
 
 CRASH = """
 import sys
-from sourcewise.sources import kbpg, kbstore
+from sourcewise.sources import kbpg, kbwriter
 from sourcewise.sources.kb import KnowledgeBase
-kbstore.COMMIT_SECONDS = kbpg.COMMIT_SECONDS = 0.2  # many commits: the kill lands between two of them
+kbwriter.COMMIT_SECONDS = kbpg.COMMIT_SECONDS = 0.2  # many commits: the kill lands between two of them
 print("start", flush=True)
 KnowledgeBase(sys.argv[1], semantic=False).index([sys.argv[2]])
 """
@@ -459,7 +459,7 @@ def test_a_model_still_loading_leaves_the_search_lexical_and_says_so(
     base = KnowledgeBase(location, semantic=None)
     base.model_wait = 0.05
     monkeypatch.setattr(kbmod, "semantic_available", lambda: True)
-    monkeypatch.setattr(base, "_vectors", lambda: (np_ids(1), None))
+    monkeypatch.setattr(base.vectors, "_vectors", lambda: (np_ids(1), None))
     release = threading.Event()
     calls: list[float] = []
 
@@ -498,7 +498,7 @@ def test_a_korean_query_in_hybrid_mode_never_asks_the_english_model(
 
     base = KnowledgeBase(location, semantic=None)
     monkeypatch.setattr(kbmod, "semantic_available", lambda: True)
-    monkeypatch.setattr(base, "_vectors", lambda: (np_ids(1), None))
+    monkeypatch.setattr(base.vectors, "_vectors", lambda: (np_ids(1), None))
 
     def no_model() -> None:
         raise AssertionError("the model was asked for a Korean query")
@@ -515,7 +515,7 @@ def test_a_korean_query_in_hybrid_mode_never_asks_the_english_model(
 
 
 def test_one_letter_and_digit_parts_of_query_words_are_not_searched(location: str, tmp_path: Path) -> None:
-    from sourcewise.sources.kb import kb_query_terms
+    from sourcewise.sources.kbsearch import kb_query_terms
 
     assert kb_query_terms("w123 python3") == ["w123", "python3", "python"]
     assert kb_query_terms("x-ray 3 items") == ["x", "ray", "3", "item"]  # words of their own stay
@@ -531,7 +531,7 @@ def test_one_letter_and_digit_parts_of_query_words_are_not_searched(location: st
 
 @given(st.text(max_size=80))
 def test_kb_query_terms_are_query_terms_and_never_all_dropped(text: str) -> None:
-    from sourcewise.sources.kb import kb_query_terms
+    from sourcewise.sources.kbsearch import kb_query_terms
     from sourcewise.sources.kbterms import query_terms
 
     full = query_terms(text)

@@ -260,3 +260,58 @@ def test_a_reindex_with_nothing_changed_reads_no_file(
     assert report.chunks == 0
     assert read == []
     base.close()
+
+
+def test_a_run_writes_one_segment_per_commit(tmp_path: Path) -> None:
+    """Every segment costs every query a lookup of its own: a run that commits once (a small corpus,
+    well under ``COMMIT_SECONDS``) leaves one segment, not one per indexing thread."""
+    assert _stdlib_docs(tmp_path / "docs", 60) >= 40
+    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    assert base.index([tmp_path / "docs"]).chunks > 150
+    meta = json.loads((tmp_path / "kb.sqlite3.tantivy" / "meta.json").read_text())
+    assert len(meta["segments"]) == 1
+    base.close()
+
+
+def test_the_vectors_of_a_removed_file_go_with_it(tmp_path: Path) -> None:
+    """A run drops the embeddings no chunk uses any more (and reads every file's hashes only when
+    there are embeddings at all)."""
+    docs = tmp_path / "docs"
+    assert _stdlib_docs(docs, 4) == 4
+    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    base.index([docs])
+    missing = base.store.missing_vectors(10_000)
+    base.store.put_vectors([(h, bytes(4 * 384)) for h, _ in missing])
+    assert base.store.vector_count() == len(missing) > 0
+    gone = sorted(docs.iterdir())[0]
+    gone_chunks = dict(base.store.indexed())[str(gone)]
+    gone.unlink()
+    assert base.index([docs]).removed == [str(gone)]
+    assert len(base.store.missing_vectors(10_000)) == 0
+    assert base.store.vector_count() <= len(missing) - 1
+    assert base.store.vector_count() >= len(missing) - gone_chunks
+    base.close()
+
+
+def test_an_open_knowledge_base_sees_a_run_made_by_another_process(tmp_path: Path) -> None:
+    """A door keeps its index open: a commit made by another process reaches its searches."""
+    import time
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "first.md").write_text("# First\n\nThe aurora borealis is seen in the north.\n")
+    index = tmp_path / "kb.sqlite3"
+    base = KnowledgeBase(index, semantic=False)
+    base.index([docs])
+    assert _names(base.search("borealis", mode="lexical")) == ["first.md"]
+    (docs / "second.md").write_text("# Second\n\nA quasar is a luminous nucleus.\n")
+    code = "import sys; from sourcewise import KnowledgeBase; KnowledgeBase(sys.argv[1], semantic=False).index([sys.argv[2]])"
+    subprocess.run([sys.executable, "-c", code, str(index), str(docs)], check=True, timeout=120)
+    found: list[str] = []
+    for _ in range(100):  # the engine's reader notices the new commit within moments
+        found = _names(base.search("quasar", mode="lexical"))
+        if found:
+            break
+        time.sleep(0.1)
+    assert found == ["second.md"]
+    base.close()

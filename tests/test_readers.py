@@ -241,7 +241,7 @@ def test_the_filter_keeps_a_document_exactly_when_a_principal_is_among_its_reade
 ) -> None:
     """Any readers on four documents, any user: the query finds exactly the documents one of the
     user's principals (and ``*``, which every user has) may read, on both backends."""
-    from sourcewise.sources.kbstore import ChunkRow, FileRow
+    from sourcewise.sources.kbrows import ChunkRow, FileRow
 
     with KnowledgeBase(location, semantic=False) as kb:
         writer = kb.store.writer()

@@ -17,12 +17,14 @@ extraction leave in a sentence.
 ``dehyphenate`` joins hyphenated line breaks of extracted PDF text before it is split.
 Inline code (```{:?}```, ```a\\_b```) is code: nothing in it is touched. Every text a user reads
 (answers, titles, heading paths, snippets) passes here. Every pattern runs on RE2 (linear time in
-the text).
+the text), each only where the characters it needs are (two of those checks are patterns of single
+characters on Python's engine, linear too).
 """
 
 from __future__ import annotations
 
 import html
+import re
 import unicodedata
 from typing import Any
 
@@ -54,6 +56,12 @@ _ITALIC = re2.compile(r"(^|[\s(\"'])[*_]([^*_\s][^*_\n]{0,300}?)[*_]($|[^\w*])")
 _DIRECTIVE = re2.compile(
     r"^\s*(?:!!!|\?\?\?\+?|\.\. [\w:-]+::|:::+\s*\{?[\w-]*\}?|```+\s*\{[\w-]+\}|////?)(.*)$"
 )
+# What ``_ITALIC`` and ``_ESCAPE`` need in a text to match (RE2's ``\s`` is ``[\t\n\f\r ]``), as
+# patterns of single characters and anchors that Python's engine runs in one pass (no repetition:
+# linear, nothing to backtrack), without the cost of a call into RE2.
+_ITALIC_OPENS = re.compile(r"(?:^|[\t\n\f\r (\"'])[*_]")
+_ESCAPES = re.compile(r"\\[\\`*_{}\[\]()#+.!<>|~-]")
+_DIRECTIVE_STARTS = ("!!!", "???", ".. ", ":::", "```", "///")
 _HYPHEN = re2.compile("([a-z])[-\u2010]\n[ \t]*([a-z])")
 _SPACES = re2.compile(r"[ \t]{2,}")
 _COMMENT = re2.compile(r"<!--[^>]{0,500}-->")
@@ -63,6 +71,8 @@ _ENTITY = re2.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1
 def directive(line: str) -> str | None:
     """For an admonition or directive line, its title (``!!! note "Read this"`` -> ``Read this``,
     possibly ``""``); ``None`` for any other line."""
+    if not line.lstrip().startswith(_DIRECTIVE_STARTS):  # what the pattern needs after spaces
+        return None
     match = _DIRECTIVE.match(utf8(line))
     if match is None:
         return None
@@ -79,9 +89,14 @@ def clean(text: str) -> str:
     if not text:
         return text
     text = unicodedata.normalize("NFKC", utf8(text))
-    text = _HYPHEN.sub(r"\1\2", text)
-    text = _IMAGE.sub("", text)
-    text = _LINK.sub(r"\1", text)
+    # Each pattern only where the characters it needs are (a call into RE2 costs microseconds, and
+    # most titles and lines hold no markup at all).
+    if "\n" in text:
+        text = _HYPHEN.sub(r"\1\2", text)
+    if "![" in text or "<" in text:
+        text = _IMAGE.sub("", text)
+    if "](" in text:
+        text = _LINK.sub(r"\1", text)
     if "`" not in text:
         return _prose(text).strip()
     pieces = CODE_SPAN.split(text)
@@ -102,12 +117,15 @@ def _prose(text: str) -> str:
     if "*" in text or "_" in text:
         # Twice: a match takes the character after it, which the next one may need before it.
         for _ in range(2):
-            text = _ITALIC.sub(r"\1\2\3", _EMPHASIS.sub(r"\1\3\5", text))
-    if "\\" in text:
+            if "**" in text or "__" in text:
+                text = _EMPHASIS.sub(r"\1\3\5", text)
+            if _ITALIC_OPENS.search(text):
+                text = _ITALIC.sub(r"\1\2\3", text)
+    if "\\" in text and _ESCAPES.search(text):
         text = _ESCAPE.sub(r"\1", text)
     if "&" in text:
         text = _ENTITY.sub(_entity, text)
-    return str(_SPACES.sub(" ", text))
+    return str(_SPACES.sub(" ", text)) if "  " in text or "\t" in text else text
 
 
 def _entity(match: Any) -> str:

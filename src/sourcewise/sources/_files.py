@@ -60,9 +60,14 @@ def read_capped(path: Path, cap: int) -> bytes | None:
     is refused too.
     """
     with open_regular(path) as handle:
-        if os.fstat(handle.fileno()).st_size > cap:
+        size = os.fstat(handle.fileno()).st_size
+        if size > cap:
             return None
-        data = handle.read(cap + 1)
+        # A read of n bytes allocates n first: ask for the size said (and one more, to see a file
+        # that grew), then go on to the cap only for a file that did grow.
+        data = handle.read(size + 1)
+        if len(data) > size:
+            data += handle.read(cap + 1 - len(data))
     return None if len(data) > cap else data
 
 

@@ -31,7 +31,7 @@ from ..core.chunk import Document, chunk_document
 from ..core.extract import decode, extract
 from ..errors import IndexWriteError, InvalidOption, SourcewiseError
 from ._files import file_kind, read_capped, shown
-from .kbstore import ChunkRow, FileRow, Store, StoreWriter
+from .kbrows import ChunkRow, FileRow, Store, StoreWriter
 from .kbwalk import walk
 from .readers import FileReaders
 
@@ -168,7 +168,7 @@ def prepare(
 
 
 def _read(
-    path: Path,
+    path: str,
     known: tuple[str, int, int] | None,
     force: bool,
     same_readers: Callable[[os.stat_result], bool] = lambda st: True,
@@ -178,7 +178,7 @@ def _read(
 
     Only a regular file is read, and never more than the size limit (``read_capped`` checks the
     open descriptor, so a FIFO or a device put in its place is refused, not read)."""
-    st = path.stat()
+    st = os.stat(path)
     if not stat.S_ISREG(st.st_mode):
         raise _Skip(f"{file_kind(st.st_mode)}, not a regular file; not read")
     if known and not force and known[1] == st.st_mtime_ns and known[2] == st.st_size and same_readers(st):
@@ -186,7 +186,7 @@ def _read(
     too_large = _Skip(f"larger than the {MAX_FILE_BYTES // 1_000_000} MB limit")
     if st.st_size > MAX_FILE_BYTES:
         raise too_large
-    body = read_capped(path, MAX_FILE_BYTES)
+    body = read_capped(Path(path), MAX_FILE_BYTES)
     if body is None:
         raise too_large
     return body, st
@@ -206,14 +206,14 @@ class _Run:
         self.unchanged = 0
         self.chunks = 0
 
-    def one(self, path: Path, explicit: bool, why: str | None = None) -> None:
-        key = shown(str(path))
+    def one(self, path: str, key: str, explicit: bool, why: str | None = None) -> None:
+        """Index the file at ``path`` (``key``: its name as the index keeps it)."""
         if why is not None:
             self._skip(key, why, "skipped")
             return
-        if path.suffix.lower() not in FORMATS:
+        if os.path.splitext(path)[1].lower() not in FORMATS:
             if explicit:
-                self._skip(key, f"unsupported file type {path.suffix!r}", "skipped")
+                self._skip(key, f"unsupported file type {Path(path).suffix!r}", "skipped")
             return
         known = self.known.get(key)
         had = self.known_readers.get(key)
@@ -225,7 +225,7 @@ class _Run:
                 return
             body, st = got
             digest = hashlib.sha256(body).hexdigest()
-            file, rows = prepare(path, body, st.st_mtime_ns, digest, self.warnings)
+            file, rows = prepare(Path(path), body, st.st_mtime_ns, digest, self.warnings)
             file = replace(file, readers=self.readers.of(path, st))
         except Exception as exc:  # one unreadable file (corrupt PDF, bad bytes) never stops the run
             self._skip(key, _reason(exc), "skipped" if isinstance(exc, _Skip) else "failed")
@@ -311,8 +311,9 @@ def run_index(
         seen: set[str] = set()
         found = list(walk(roots, _SUFFIXES))  # walked first: the total makes a rate and an end time
         for done, (path, explicit, why) in enumerate(found, 1):
-            seen.add(shown(str(path)))
-            run.one(path, explicit, why)
+            key = shown(path)
+            seen.add(key)
+            run.one(path, key, explicit, why)
             if progress is not None:
                 progress("files", done, len(found))
         removed = _removed(run.known, roots, seen)

@@ -30,7 +30,7 @@ from . import kbpgvector, kbterms
 from .kbpgquery import FIELDS, PgView, fieldnorm, guarded
 from .kbpgschema import MIGRATIONS
 from .kbquery import HEADINGS_SEP
-from .kbstore import ChunkRow, FileRow
+from .kbrows import ChunkRow, FileRow
 
 __all__ = ["PgStore", "PgWriter", "display_url", "is_url"]
 

@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..access import PUBLIC
-from .kbstore import Store
+from .kbrows import Store
 
 __all__ = ["FileCoverage", "KBStatus", "LastRun", "last_run_record", "status_of"]
 

@@ -91,11 +91,11 @@ _CACHE_MAX = 200_000
 # "_" itself, " " the rest. An ASCII word is not plain exactly when it holds "_", a digit beside a
 # letter, a lower-case letter before an upper-case one, or two upper-case letters before a
 # lower-case one: these marks are found by ``str.find`` in C, and only their words are read.
-_CLASSES = str.maketrans(
-    {chr(c): "a" if chr(c).islower() else "A" if chr(c).isupper() else "0" if chr(c).isdigit()
-     else "_" if chr(c) == "_" else " " for c in range(128)}
-)  # fmt: skip
-_MARKS = ("_", "aA", "AAa", "0a", "a0", "0A", "A0")
+_CLASSES = bytes(
+    ord("a" if chr(c).islower() else "A" if chr(c).isupper() else "0" if chr(c).isdigit()
+        else "_" if chr(c) == "_" else " ") for c in range(256)
+)  # fmt: skip  (a table for ``bytes.translate``: one C loop over the text's bytes)
+_MARKS = (b"_", b"aA", b"AAa", b"0a", b"a0", b"0A", b"A0")
 
 
 def odd_words(text: str) -> list[str]:
@@ -103,13 +103,13 @@ def odd_words(text: str) -> list[str]:
     in an ASCII text exactly those ``_plain`` refuses; in any other text every word."""
     if not text.isascii():
         return _WORD.findall(text)
-    classes = text.translate(_CLASSES)
+    classes = text.encode().translate(_CLASSES)  # ASCII: a byte's offset is its character's
     spans: dict[int, int] = {}  # start -> end of each word holding a mark
     for mark in _MARKS:
         at = classes.find(mark)
         while at >= 0:
-            start = classes.rfind(" ", 0, at) + 1
-            end = classes.find(" ", at)
+            start = classes.rfind(b" ", 0, at) + 1
+            end = classes.find(b" ", at)
             end = len(text) if end < 0 else end
             spans[start] = end
             at = classes.find(mark, end)

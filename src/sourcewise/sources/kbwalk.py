@@ -21,15 +21,16 @@ __all__ = ["SKIP_DIRS", "Found", "walk"]
 
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 
-#: (path, named explicitly, why it is skipped or ``None`` to read it)
-Found = tuple[Path, bool, str | None]
+#: (path, named explicitly, why it is skipped or ``None`` to read it); a path is a string: an
+#: unchanged file costs a ``stat``, and making a ``Path`` of its name cost as much again
+Found = tuple[str, bool, str | None]
 
 
 def _inside(target: str, root: str) -> bool:
     return target == root or target.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _link(path: Path, root: str) -> tuple[str | None, str | None]:
+def _link(path: str, root: str) -> tuple[str | None, str | None]:
     """(the link's real target if it may be followed, else why not)."""
     try:
         target = os.path.realpath(path, strict=True)
@@ -41,36 +42,41 @@ def _link(path: Path, root: str) -> tuple[str | None, str | None]:
     return target, None
 
 
-def _folder(folder: Path, root: str, suffixes: frozenset[str]) -> tuple[list[Found], list[Path]]:
+def _folder(folder: str, root: str, suffixes: frozenset[str]) -> tuple[list[Found], list[str]]:
     """The files of one folder (in name order) and its sub-folders to walk."""
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError as exc:
         return [(folder, False, f"the folder cannot be listed: {exc.strerror or exc}")], []
     files: list[Found] = []
-    subdirs: list[Path] = []
+    subdirs: list[str] = []
     for entry in entries:
         if entry.name.startswith("."):
             continue
-        path = Path(entry.path)
+        path = entry.path
         try:
             if entry.is_symlink():
                 target, why = _link(path, root)
                 if target is None:
-                    if os.path.isdir(path) or path.suffix.lower() in suffixes:
+                    if os.path.isdir(path) or _suffix(path) in suffixes:
                         files.append((path, False, why))
                 elif os.path.isdir(target):
-                    subdirs.append(Path(target))
-                elif Path(target).suffix.lower() in suffixes:
-                    files.append((Path(target), False, None))
+                    subdirs.append(target)
+                elif _suffix(target) in suffixes:
+                    files.append((target, False, None))
             elif entry.is_dir(follow_symlinks=False):
                 if entry.name not in SKIP_DIRS:
                     subdirs.append(path)
-            elif path.suffix.lower() in suffixes:
+            elif _suffix(entry.name) in suffixes:
                 files.append((path, False, None))
         except OSError as exc:
             files.append((path, False, f"cannot be looked at: {exc.strerror or exc}"))
     return files, subdirs
+
+
+def _suffix(name: str) -> str:
+    """What ``Path(name).suffix.lower()`` is, without making a path."""
+    return os.path.splitext(name)[1].lower()
 
 
 def walk(roots: Iterable[Path], suffixes: frozenset[str]) -> Iterator[Found]:
@@ -81,10 +87,10 @@ def walk(roots: Iterable[Path], suffixes: frozenset[str]) -> Iterator[Found]:
         if not root.is_dir():
             if str(root) not in given:
                 given.add(str(root))
-                yield root, True, None
+                yield str(root), True, None
             continue
         folders: set[tuple[int, int]] = set()
-        stack = [root]
+        stack = [str(root)]
         while stack:
             folder = stack.pop()
             try:
@@ -97,7 +103,7 @@ def walk(roots: Iterable[Path], suffixes: frozenset[str]) -> Iterator[Found]:
             folders.add((st.st_dev, st.st_ino))
             files, subdirs = _folder(folder, str(root), suffixes)
             for found in files:
-                if str(found[0]) not in given:
-                    given.add(str(found[0]))
+                if found[0] not in given:
+                    given.add(found[0])
                     yield found
             stack.extend(reversed(subdirs))

@@ -54,6 +54,7 @@ class FileReaders:
 
     def __init__(self) -> None:
         self._folders: dict[str, frozenset[str] | None] = {}
+        self._chains: dict[str, frozenset[str] | None] = {}  # a folder and all above it
 
     def _allowed(self, st: os.stat_result, bits: tuple[int, int, int]) -> frozenset[str] | None:
         """``None`` when everyone may; else the principals the permission bits let in."""
@@ -75,19 +76,27 @@ class FileReaders:
                 self._folders[folder] = frozenset()  # cannot be checked: nobody, not everybody
         return self._folders[folder]
 
-    def of(self, path: Path, st: os.stat_result) -> tuple[str, ...]:
+    def of(self, path: str | Path, st: os.stat_result) -> tuple[str, ...]:
         """The readers of the file at ``path`` (absolute; ``st``: its stat), sorted; ``("*",)``
         when public."""
-        steps = [self._allowed(st, _FILE)]
-        folder = os.path.dirname(str(path))
-        while True:
-            steps.append(self._folder(folder))
+        kept = _both(self._allowed(st, _FILE), self._chain(os.path.dirname(str(path))))
+        return (PUBLIC,) if kept is None else tuple(sorted(kept))
+
+    def _chain(self, folder: str) -> frozenset[str] | None:
+        """Who may pass ``folder`` and every folder above it (once per folder: files share them)."""
+        todo = []  # from ``folder`` up to the first folder known (or the root)
+        while folder not in self._chains:
+            todo.append(folder)
             parent = os.path.dirname(folder)
             if parent == folder:
                 break
             folder = parent
-        kept: frozenset[str] | None = None
-        for allowed in steps:
-            if allowed is not None:
-                kept = allowed if kept is None else kept & allowed
-        return (PUBLIC,) if kept is None else tuple(sorted(kept))
+        above = self._chains.get(folder)
+        for step in reversed(todo):
+            above = self._chains[step] = _both(self._folder(step), above)
+        return above
+
+
+def _both(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
+    """The principals both let in (``None``: everyone)."""
+    return b if a is None else a if b is None else a & b
