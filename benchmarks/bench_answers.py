@@ -36,11 +36,11 @@ from pathlib import Path
 
 import answer_docs
 
+from sourcewise.answer.extractive import units
 from sourcewise.ask import aask
 from sourcewise.config import Settings
-from sourcewise.core.extractive import units
 from sourcewise.session import Session
-from sourcewise.sources.kb import KnowledgeBase
+from sourcewise.sources.kb.source import KnowledgeBase
 
 HERE = Path(__file__).parent
 SETS = ("httpx", "fastapi-ko", "rust-book", "pdf", "man")

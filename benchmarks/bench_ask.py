@@ -113,8 +113,8 @@ def _quality() -> str:
     import tempfile
     from pathlib import Path
 
-    from sourcewise.core.extractive import support
-    from sourcewise.sources.kb import KnowledgeBase
+    from sourcewise.answer.extractive import support
+    from sourcewise.sources.kb.source import KnowledgeBase
 
     docs = Path(__file__).resolve().parent.parent / "docs"
     state = Path(tempfile.mkdtemp(prefix="sourcewise-bench-answers-"))

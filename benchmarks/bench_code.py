@@ -19,7 +19,7 @@ from pathlib import Path
 
 from sourcewise.config import Settings
 from sourcewise.models import SourceQuery
-from sourcewise.sources.code import CodeOptions, CodeSource
+from sourcewise.sources.code.source import CodeOptions, CodeSource
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 EXCLUDE = (

@@ -64,8 +64,8 @@ def load() -> list[tuple[bytes, str, str]]:
 
 
 def ours(body: bytes, url: str) -> str:
-    from sourcewise.core.extract import extract
     from sourcewise.errors import FetchError
+    from sourcewise.text.extract import extract
 
     try:
         return extract(body, "text/html", url).text
@@ -76,7 +76,7 @@ def ours(body: bytes, url: str) -> str:
 def reference(body: bytes, url: str) -> str:
     import trafilatura
 
-    from sourcewise.core.extract import decode
+    from sourcewise.text.extract import decode
 
     return trafilatura.extract(decode(body, None, html=True), url=url) or ""
 

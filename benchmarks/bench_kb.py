@@ -21,13 +21,13 @@ from pathlib import Path
 
 import bench_kbscale
 
-from sourcewise.core.analyze import analyze, strip_particle
-from sourcewise.core.filters import parse_query
-from sourcewise.core.fusion import convex, rrf, semantic_reads
-from sourcewise.sources.kb import CANDIDATES, KnowledgeBase
-from sourcewise.sources.kbembed import embedder, semantic_available
-from sourcewise.sources.kbquery import StoreFilter
-from sourcewise.sources.kbsearch import lex_query
+from sourcewise.answer.fusion import convex, rrf, semantic_reads
+from sourcewise.sources.filters import parse_query
+from sourcewise.sources.kb.embed import embedder, semantic_available
+from sourcewise.sources.kb.query import StoreFilter
+from sourcewise.sources.kb.search import lex_query
+from sourcewise.sources.kb.source import CANDIDATES, KnowledgeBase
+from sourcewise.text.analyze import analyze, strip_particle
 
 HERE = Path(__file__).parent
 VASWANI = next(

@@ -93,7 +93,7 @@ def _manifest(folder: Path) -> dict[str, list[int]]:
 def child(system: str, action: str, folder: Path, out: Path) -> dict[str, float]:
     """``build`` or ``update`` one system's index of ``folder`` at ``out``; what it took (imports apart)."""
     if system == "sourcewise":
-        from sourcewise.sources.kb import KnowledgeBase
+        from sourcewise.sources.kb.source import KnowledgeBase
     elif system == "tantivy":
         import tantivy
     else:
@@ -144,7 +144,7 @@ def first_query(system: str, out: Path, query: str) -> dict[str, float]:
     apart (sourcewise's is the whole package: settings, models), then opening and the query."""
     t0 = time.perf_counter()
     if system == "sourcewise":
-        from sourcewise.sources.kb import KnowledgeBase
+        from sourcewise.sources.kb.source import KnowledgeBase
     else:
         import tantivy
     t1 = time.perf_counter()
@@ -264,7 +264,7 @@ def _query_times(
     import Stemmer
     import tantivy
 
-    from sourcewise.sources.kb import KnowledgeBase
+    from sourcewise.sources.kb.source import KnowledgeBase
 
     kb = KnowledgeBase(outs["sourcewise"] / "kb.sqlite3", semantic=False)
     index = tantivy.Index.open(str(outs["tantivy"] / "tantivy"))

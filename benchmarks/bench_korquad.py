@@ -7,7 +7,7 @@ questions it derives in a cache folder outside the project. Run with the rest of
 (``python benchmarks/run.py kb``) or alone (``python benchmarks/run.py korquad``).
 
 Rows, same run: plain BM25 on the words as written (bm25s, k1 1.2, b 0.75, as in the Vaswani
-reference: its English stemmer and stop words leave Hangul as it is, so no Korean analysis), the one analyzer (``core.analyze``) under SQLite FTS5's BM25, and the knowledge base
+reference: its English stemmer and stop words leave Hangul as it is, so no Korean analysis), the one analyzer (``text.analyze``) under SQLite FTS5's BM25, and the knowledge base
 itself (``kb.search``, lexical).
 """
 
@@ -64,8 +64,8 @@ def korquad() -> str:
     """The Markdown table of the three rows, same run."""
     import bench_kb
 
-    from sourcewise.core.analyze import analyze
-    from sourcewise.sources.kb import KnowledgeBase
+    from sourcewise.sources.kb.source import KnowledgeBase
+    from sourcewise.text.analyze import analyze
 
     got = dev()
     if isinstance(got, str):

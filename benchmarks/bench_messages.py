@@ -25,8 +25,8 @@ from pathlib import Path
 
 from sourcewise.config import Settings
 from sourcewise.models import SourceQuery
-from sourcewise.sources.mail import MailOptions, MailSource
-from sourcewise.sources.slack import SlackOptions, SlackSource
+from sourcewise.sources.messages.mail import MailOptions, MailSource
+from sourcewise.sources.messages.slack import SlackOptions, SlackSource
 
 N = 10_000
 EN = "aurora budget deploy cluster review migration latency invoice roadmap hiring vendor contract".split()

@@ -1,4 +1,4 @@
-"""Passage selection (``core.passages.top_passages``) against bm25s on the same pages and paragraphs.
+"""Passage selection (``text.passages.top_passages``) against bm25s on the same pages and paragraphs.
 
 Pages: the 181 article bodies of the article-extraction-benchmark (../shared/data/extraction/aeb,
 ground truth). Prompt per page: four words of its middle paragraph (so that some passage answers
@@ -20,8 +20,8 @@ import statistics
 import time
 from pathlib import Path
 
-from sourcewise.core.analyze import analyze, query_terms
-from sourcewise.core.passages import paragraphs, top_passages
+from sourcewise.text.analyze import analyze, query_terms
+from sourcewise.text.passages import paragraphs, top_passages
 
 AEB = Path(__file__).resolve().parents[2] / "shared" / "data" / "extraction" / "aeb" / "ground-truth.json"
 K = 5

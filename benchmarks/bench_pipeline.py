@@ -17,9 +17,9 @@ import statistics
 import time
 from urllib.parse import urlsplit
 
-from sourcewise.core.rank import dedup, enrich, merge_results, rank
-from sourcewise.core.tiers import default_table
 from sourcewise.models import RawResult
+from sourcewise.web.rank import dedup, enrich, merge_results, rank
+from sourcewise.web.tiers import default_table
 
 HOSTS = [
     "react.dev",
@@ -87,8 +87,8 @@ def ours(raw: list[RawResult], table: object) -> int:
 
 def cold(raw: list[RawResult], table: object) -> int:
     """``ours`` with every cache emptied first (host keys, host profiles, ratings, provider hits)."""
-    from sourcewise.core import rank as rank_module
-    from sourcewise.core import rating, urls
+    from sourcewise.web import rank as rank_module
+    from sourcewise.web import rating, urls
 
     urls._plain_host.cache_clear()
     rating._profile.cache_clear()
@@ -157,8 +157,8 @@ def interleaved(*calls: tuple[object, tuple[object, ...]], runs: int = 15) -> li
 
 
 def run() -> str:
-    from sourcewise.core.urls import canonical_url
     from sourcewise.errors import InvalidURL
+    from sourcewise.web.urls import canonical_url
 
     raw, truth = make_results(10_000)
     table = default_table()

@@ -47,8 +47,8 @@ from typing import Any
 
 from sourcewise import Session, retrieve
 from sourcewise.config import Settings, load_settings
-from sourcewise.core.analyze import analyze
-from sourcewise.core.locate import kind_of
+from sourcewise.sources.code.locate import kind_of
+from sourcewise.text.analyze import analyze
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "data" / "bug_reports.jsonl"

@@ -22,7 +22,7 @@ from urllib.robotparser import RobotFileParser
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from robots_spec import SPEC_GIT, Case, load_cases
-from sourcewise.core.robots import robots_allowed
+from sourcewise.web.robots import robots_allowed
 
 ROUNDS = 7
 

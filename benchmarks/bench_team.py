@@ -20,7 +20,7 @@ from pathlib import Path
 
 import bench_kb
 
-from sourcewise.sources.kb import KnowledgeBase
+from sourcewise.sources.kb.source import KnowledgeBase
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "tests"))
 

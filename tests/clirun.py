@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from click.testing import CliRunner
 
-from sourcewise.cli import command
+from sourcewise.doors.cli.main import command
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,11 @@ import pytest
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
+# Tests are laid out as src/ is (tests/web, tests/doors, ...), and some share helpers with a test
+# module of another area (``from test_cli import run``): every area's folder is importable, whatever
+# order pytest collects them in, so such an import never depends on which file was collected first.
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.extend(str(p) for p in sorted(Path(__file__).parent.iterdir()) if any(p.glob("test_*.py")))
 
 from sourcewise.config import Settings, load_settings
 

@@ -12,10 +12,12 @@ import pytest
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from sourcewise.core.syntax import QueryParts
 from sourcewise.errors import SourceFormatError
 from sourcewise.models import Hit, RawResult, SourceQuery, SourceResult
-from sourcewise.providers.base import (
+from sourcewise.planning.syntax import QueryParts
+from sourcewise.registry import forget_plugins
+from sourcewise.sources import Source, SourceOptions
+from sourcewise.web.providers.base import (
     HttpRequest,
     HttpResponse,
     Provider,
@@ -23,8 +25,6 @@ from sourcewise.providers.base import (
     json_body,
     results_from,
 )
-from sourcewise.registry import forget_plugins
-from sourcewise.sources import Source, SourceOptions
 
 
 def install_plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry_points: str) -> None:

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import ClassVar
 
 from sourcewise.config import Settings
-from sourcewise.core.analyze import analyze
 from sourcewise.models import Hit, SourceKind, SourceQuery, SourceResult
 from sourcewise.sources import Source, SourceOptions
+from sourcewise.text.analyze import analyze
 
 TASK = "Add rate limiting to API endpoints"
 REPO = {

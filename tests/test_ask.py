@@ -19,11 +19,11 @@ import pytest
 
 from sourcewise.ask import aask
 from sourcewise.config import Settings, load_settings
-from sourcewise.core.analyze import analyze
 from sourcewise.errors import InvalidOption, InvalidQuery, SourceRateLimited
 from sourcewise.models import Authority, Hit, SourceKind, SourceQuery, SourceResult
 from sourcewise.session import Session
 from sourcewise.sources import Source, SourceOptions
+from sourcewise.text.analyze import analyze
 
 from servers import LocalServer, Reply
 
@@ -429,7 +429,7 @@ OFF_TOPIC = [
 async def test_a_question_nothing_answers_says_so_instead_of_citing_filler(
     st: Settings, question: str
 ) -> None:
-    from sourcewise.core.present import render_answer
+    from sourcewise.doors.present import render_answer
 
     answer = await aask(question, sources=[NearestSource("kb", OFF_TOPIC)], session=Session(st), today=TODAY)
     assert answer.hits, "the source returned its nearest passages"
@@ -486,7 +486,7 @@ async def test_minor_ambiguity_answers_with_the_best_of_each_reading(st: Setting
 
 @pytest.mark.parametrize("fmt", ["quick", "deep", "progressive"])
 async def test_every_format_numbers_its_sources_as_the_answer_markers(st: Settings, fmt: str) -> None:
-    from sourcewise.core.present import render_answer
+    from sourcewise.doors.present import render_answer
 
     docs = [
         Doc("API migration timeline", "The API migration waits on legal. Owners: Kim."),
@@ -578,7 +578,7 @@ async def test_a_release_question_asks_gemini_the_question_itself(st: Settings, 
 
 
 async def test_an_unavailable_source_beside_a_good_one(st: Settings) -> None:
-    from sourcewise.core.present import render_answer
+    from sourcewise.doors.present import render_answer
     from sourcewise.errors import SourceUnavailable
 
     down = MemorySource("tracker", CHAT, fail=SourceUnavailable("tracker", "the export file is missing"))

@@ -11,9 +11,9 @@ import pytest
 from sourcewise import KnowledgeBase, aconditional_web_search
 from sourcewise.ask import aask
 from sourcewise.config import Settings, load_settings
-from sourcewise.core.route import choose
 from sourcewise.errors import SourceRateLimited
 from sourcewise.models import SourceQuery, SourceResult
+from sourcewise.planning.route import choose
 from sourcewise.session import Session
 from sourcewise.sources import Source, SourceOptions
 

@@ -14,7 +14,7 @@ from sourcewise.config import Settings
 from sourcewise.errors import SourcewiseError
 from sourcewise.session import Session
 from sourcewise.sources import resolve_sources
-from sourcewise.sources_api import asearch_sources
+from sourcewise.sources.api import asearch_sources
 from test_ask import CHAT, WIKI, MemorySource
 
 HOSTILE = st.one_of(

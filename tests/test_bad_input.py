@@ -23,8 +23,8 @@ from sourcewise import (
     extract_urls,
     load_settings,
 )
-from sourcewise.engine import Engine
 from sourcewise.net.state import ProviderState
+from sourcewise.web.engine import Engine
 
 from clirun import Ran, run_cli
 from conftest import FIXTURES

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from sourcewise import ConfigError, load_settings
-from sourcewise.providers import google
-from sourcewise.providers.brave import BraveOptions
 from sourcewise.registry import Registry
+from sourcewise.web.providers import google
+from sourcewise.web.providers.brave import BraveOptions
 
 
 def test_order_of_strength(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

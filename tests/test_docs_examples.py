@@ -27,10 +27,10 @@ import typer.main
 from fastapi.testclient import TestClient
 
 import sourcewise
-from sourcewise.cli import app
 from sourcewise.config import load_settings
-from sourcewise.server import create_app
-from sourcewise.service import DoorSettings
+from sourcewise.doors.cli.main import app
+from sourcewise.doors.http import create_app
+from sourcewise.doors.service import DoorSettings
 
 from clirun import run_cli
 

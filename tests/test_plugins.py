@@ -13,8 +13,8 @@ import pytest
 
 import sourcewise
 from sourcewise import ConfigError, NoProviderAvailable, Session, load_settings
-from sourcewise.api import aprovider_status
 from sourcewise.registry import forget_plugins
+from sourcewise.web.api import aprovider_status
 
 from clirun import run_cli
 from plugin_examples import install_plugins

@@ -25,9 +25,9 @@ from hypothesis import strategies as st
 
 import sourcewise
 from sourcewise import SourcewiseError, canonical_url
-from sourcewise.core.widen import broaden
 from sourcewise.models import SearchResponse, SearchResult
-from sourcewise.providers import HttpResponse, load_providers
+from sourcewise.planning.widen import broaden
+from sourcewise.web.providers import HttpResponse, load_providers
 
 from clirun import run_cli
 from servers import LocalServer, Reply, local_server

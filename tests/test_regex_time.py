@@ -22,8 +22,8 @@ from collections.abc import Iterator
 import pytest
 
 import sourcewise
-from sourcewise.providers import duckduckgo_instant
-from sourcewise.providers.base import HttpResponse
+from sourcewise.web.providers import duckduckgo_instant
+from sourcewise.web.providers.base import HttpResponse
 
 SMALL, LARGE = 2_000, 32_000  # 16x apart
 NOTICEABLE = 0.03  # seconds at the larger size before growth is compared
@@ -95,7 +95,7 @@ PATTERNS = sorted(module_patterns(), key=lambda p: p[0])
 def test_the_patterns_are_found() -> None:
     names = {name for name, _ in PATTERNS}
     assert len(PATTERNS) >= 30, names
-    assert "sourcewise.providers.duckduckgo_instant._ANCHOR" in names
+    assert "sourcewise.web.providers.duckduckgo_instant._ANCHOR" in names
 
 
 @pytest.mark.parametrize(("name", "pattern"), PATTERNS, ids=[name for name, _ in PATTERNS])

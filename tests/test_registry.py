@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 from sourcewise import ConfigError, InvalidOption, InvalidQuery, SourceUnavailable, load_settings
 from sourcewise.config import Settings
-from sourcewise.core import syntax
-from sourcewise.core.plan import render as render_plan
+from sourcewise.planning import syntax
+from sourcewise.planning.planner import render as render_plan
+from sourcewise.planning.routing import plan
 from sourcewise.registry import Registry, discover_sources
-from sourcewise.routing import plan
 
 SPEC = st.one_of(
     st.text(max_size=200),

@@ -14,12 +14,12 @@ from hypothesis import strategies as hyp
 from retrieve_repo import REPO, TASK, FolderSource, write_repo
 from sourcewise import ask, retrieve
 from sourcewise.config import Settings, load_settings
-from sourcewise.core.analyze import stem
-from sourcewise.core.feedback import bag, expand
-from sourcewise.core.refine import vocabulary
-from sourcewise.core.variants import variants_for
 from sourcewise.models import Hit, Retrieval, SourceKind, SourceQuery, SourceResult
+from sourcewise.planning.feedback import bag, expand
+from sourcewise.planning.refine import vocabulary
+from sourcewise.planning.variants import variants_for
 from sourcewise.sources import Source, SourceOptions
+from sourcewise.text.analyze import stem
 
 from servers import LocalServer, Reply
 

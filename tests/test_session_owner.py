@@ -22,8 +22,8 @@ from mcp import Client
 import sourcewise
 from sourcewise import KnowledgeBase, load_settings
 from sourcewise.config import Settings
-from sourcewise.server import create_app
-from sourcewise.service import DoorSettings
+from sourcewise.doors.http import create_app
+from sourcewise.doors.service import DoorSettings
 
 from doorkit import free_port, spawn_all, uvicorn_thread
 from redisd import redis_server
@@ -184,11 +184,11 @@ _HELD = (httpx.AsyncClient, httpx.Client, sqlite3.Connection, Settings)
 
 
 def _held(value: Any) -> bool:
-    from sourcewise.engine import Engine
     from sourcewise.net.cache import PageCache
     from sourcewise.net.fetch import Fetcher
     from sourcewise.net.state import ProviderState
     from sourcewise.session import Session
+    from sourcewise.web.engine import Engine
 
     kinds = (*_HELD, Engine, Fetcher, PageCache, ProviderState, Session)
     if isinstance(value, kinds):

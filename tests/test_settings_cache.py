@@ -10,8 +10,8 @@ import pytest
 from pydantic import SecretStr
 
 from sourcewise.config import load_settings
-from sourcewise.providers.brave import BraveOptions
 from sourcewise.registry import Registry
+from sourcewise.web.providers.brave import BraveOptions
 
 
 @pytest.fixture(autouse=True)

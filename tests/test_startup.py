@@ -55,7 +55,7 @@ def test_route_plan_and_rating_need_no_http_client(name: str) -> None:
 
 def test_the_help_of_the_command_line_loads_only_the_command_line() -> None:
     code = (
-        "import sys\nfrom sourcewise import cli\nsys.argv = ['sourcewise', '--help']\n"
+        "import sys\nfrom sourcewise.doors.cli import main as cli\nsys.argv = ['sourcewise', '--help']\n"
         "try:\n    cli.main()\nexcept SystemExit:\n    pass"
     )
     loaded = _loaded(code)
@@ -79,7 +79,7 @@ def test_one_public_suffix_list_per_process_built_on_first_use() -> None:
         "    made.append(1)\n"
         "    real(self, *a, **k)\n"
         "publicsuffixlist.PublicSuffixList.__init__ = count\n"
-        "from sourcewise.core import rating, weburls\n"
+        "from sourcewise.web import rating; from sourcewise.web import weburls\n"
         "assert not made, 'built at import'\n"
         "rating.rate('https://blog.example.co.uk/x')\n"
         "weburls.extract_urls('see example.co.uk/page and docs.python.org')\n"
@@ -90,8 +90,8 @@ def test_one_public_suffix_list_per_process_built_on_first_use() -> None:
 
 def test_a_lazy_name_is_the_real_object() -> None:
     import sourcewise
-    from sourcewise.core.urls import canonical_url
-    from sourcewise.sources_api import ask, retrieve
+    from sourcewise.sources.api import ask, retrieve
+    from sourcewise.web.urls import canonical_url
 
     assert sourcewise.canonical_url is canonical_url
     assert sourcewise.ask is ask

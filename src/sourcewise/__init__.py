@@ -11,18 +11,13 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
-from ._version import __version__
+from sourcewise._version import __version__
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
-    from .api import asearch, provider_status, rate_source, search
-    from .ask import aask
-    from .config import Settings, load_settings
-    from .core.cite import insert_citations
-    from .core.render import render
-    from .core.robots import robots_allowed
-    from .core.urls import TRACKING_PARAMS, canonical_url
-    from .core.weburls import extract_urls
-    from .errors import (
+    from sourcewise.ask import aask
+    from sourcewise.config import Settings, load_settings
+    from sourcewise.doors.render import render
+    from sourcewise.errors import (
         AddressNotAllowed,
         AuthError,
         Blocked,
@@ -59,7 +54,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
         TransientError,
         UnsupportedContent,
     )
-    from .models import (
+    from sourcewise.models import (
         Answer,
         Candidate,
         Citation,
@@ -87,10 +82,8 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
         SourceReport,
         SourceResult,
     )
-    from .net.fetch import Fetcher
-    from .pages import afetch, fetch
-    from .retrieve import aretrieve
-    from .routing import (
+    from sourcewise.net.fetch import Fetcher
+    from sourcewise.planning.routing import (
         WebContext,
         aconditional_web_search,
         classify_query,
@@ -98,109 +91,123 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
         plan,
         route,
     )
-    from .session import Session
-    from .sources import Source, SourceOptions
-    from .sources.kb import KnowledgeBase
-    from .sources.kbindex import IndexReport
-    from .sources_api import asearch_sources, ask, asource_info, retrieve, search_sources, source_info
+    from sourcewise.retrieve import aretrieve
+    from sourcewise.session import Session
+    from sourcewise.sources import Source, SourceOptions
+    from sourcewise.sources.api import (
+        asearch_sources,
+        ask,
+        asource_info,
+        retrieve,
+        search_sources,
+        source_info,
+    )
+    from sourcewise.sources.kb.index import IndexReport
+    from sourcewise.sources.kb.source import KnowledgeBase
+    from sourcewise.web.api import asearch, provider_status, rate_source, search
+    from sourcewise.web.cite import insert_citations
+    from sourcewise.web.pages import afetch, fetch
+    from sourcewise.web.robots import robots_allowed
+    from sourcewise.web.urls import TRACKING_PARAMS, canonical_url
+    from sourcewise.web.weburls import extract_urls
 
 # public name -> the module (relative to this package) that defines it
 _WHERE: dict[str, str] = {
-    "asearch": ".api",
-    "provider_status": ".api",
-    "rate_source": ".api",
-    "search": ".api",
-    "aask": ".ask",
-    "Settings": ".config",
-    "load_settings": ".config",
-    "insert_citations": ".core.cite",
-    "render": ".core.render",
-    "robots_allowed": ".core.robots",
-    "TRACKING_PARAMS": ".core.urls",
-    "canonical_url": ".core.urls",
-    "extract_urls": ".core.weburls",
-    "AddressNotAllowed": ".errors",
-    "AuthError": ".errors",
-    "Blocked": ".errors",
-    "ChallengePage": ".errors",
-    "ConfigError": ".errors",
-    "EmptyContent": ".errors",
-    "FetchConnectionError": ".errors",
-    "FetchError": ".errors",
-    "FetchHTTPError": ".errors",
-    "FetchTimeout": ".errors",
-    "IndexDamaged": ".errors",
-    "IndexVersionError": ".errors",
-    "IndexWriteError": ".errors",
-    "InvalidInput": ".errors",
-    "InvalidOption": ".errors",
-    "InvalidQuery": ".errors",
-    "InvalidURL": ".errors",
-    "ModelError": ".errors",
-    "NoProviderAvailable": ".errors",
-    "ParseError": ".errors",
-    "ProviderError": ".errors",
-    "ProviderNotConfigured": ".errors",
-    "QuotaExceeded": ".errors",
-    "RateLimited": ".errors",
-    "RobotsDisallowed": ".errors",
-    "SourceError": ".errors",
-    "SourceFormatError": ".errors",
-    "SourceRateLimited": ".errors",
-    "SourceStillIndexing": ".errors",
-    "SourceUnavailable": ".errors",
-    "SourcewiseError": ".errors",
-    "StoreUnavailable": ".errors",
-    "TooManyRedirects": ".errors",
-    "TransientError": ".errors",
-    "UnsupportedContent": ".errors",
-    "Answer": ".models",
-    "Candidate": ".models",
-    "Citation": ".models",
-    "Constraints": ".models",
-    "Cycle": ".models",
-    "Factor": ".models",
-    "FoundBy": ".models",
-    "Hit": ".models",
-    "Learned": ".models",
-    "Page": ".models",
-    "Passage": ".models",
-    "Plan": ".models",
-    "ProviderHit": ".models",
-    "ProviderStatus": ".models",
-    "QueryType": ".models",
-    "RankedHit": ".models",
-    "Reading": ".models",
-    "Retrieval": ".models",
-    "Route": ".models",
-    "SearchResponse": ".models",
-    "SearchResult": ".models",
-    "SourceInfo": ".models",
-    "SourceQuery": ".models",
-    "SourceRating": ".models",
-    "SourceReport": ".models",
-    "SourceResult": ".models",
-    "Fetcher": ".net.fetch",
-    "afetch": ".pages",
-    "fetch": ".pages",
-    "aretrieve": ".retrieve",
-    "WebContext": ".routing",
-    "aconditional_web_search": ".routing",
-    "classify_query": ".routing",
-    "conditional_web_search": ".routing",
-    "plan": ".routing",
-    "route": ".routing",
-    "Session": ".session",
-    "Source": ".sources",
-    "SourceOptions": ".sources",
-    "KnowledgeBase": ".sources.kb",
-    "IndexReport": ".sources.kbindex",
-    "asearch_sources": ".sources_api",
-    "ask": ".sources_api",
-    "asource_info": ".sources_api",
-    "retrieve": ".sources_api",
-    "search_sources": ".sources_api",
-    "source_info": ".sources_api",
+    "asearch": "sourcewise.web.api",
+    "provider_status": "sourcewise.web.api",
+    "rate_source": "sourcewise.web.api",
+    "search": "sourcewise.web.api",
+    "aask": "sourcewise.ask",
+    "Settings": "sourcewise.config",
+    "load_settings": "sourcewise.config",
+    "insert_citations": "sourcewise.web.cite",
+    "render": "sourcewise.doors.render",
+    "robots_allowed": "sourcewise.web.robots",
+    "TRACKING_PARAMS": "sourcewise.web.urls",
+    "canonical_url": "sourcewise.web.urls",
+    "extract_urls": "sourcewise.web.weburls",
+    "AddressNotAllowed": "sourcewise.errors",
+    "AuthError": "sourcewise.errors",
+    "Blocked": "sourcewise.errors",
+    "ChallengePage": "sourcewise.errors",
+    "ConfigError": "sourcewise.errors",
+    "EmptyContent": "sourcewise.errors",
+    "FetchConnectionError": "sourcewise.errors",
+    "FetchError": "sourcewise.errors",
+    "FetchHTTPError": "sourcewise.errors",
+    "FetchTimeout": "sourcewise.errors",
+    "IndexDamaged": "sourcewise.errors",
+    "IndexVersionError": "sourcewise.errors",
+    "IndexWriteError": "sourcewise.errors",
+    "InvalidInput": "sourcewise.errors",
+    "InvalidOption": "sourcewise.errors",
+    "InvalidQuery": "sourcewise.errors",
+    "InvalidURL": "sourcewise.errors",
+    "ModelError": "sourcewise.errors",
+    "NoProviderAvailable": "sourcewise.errors",
+    "ParseError": "sourcewise.errors",
+    "ProviderError": "sourcewise.errors",
+    "ProviderNotConfigured": "sourcewise.errors",
+    "QuotaExceeded": "sourcewise.errors",
+    "RateLimited": "sourcewise.errors",
+    "RobotsDisallowed": "sourcewise.errors",
+    "SourceError": "sourcewise.errors",
+    "SourceFormatError": "sourcewise.errors",
+    "SourceRateLimited": "sourcewise.errors",
+    "SourceStillIndexing": "sourcewise.errors",
+    "SourceUnavailable": "sourcewise.errors",
+    "SourcewiseError": "sourcewise.errors",
+    "StoreUnavailable": "sourcewise.errors",
+    "TooManyRedirects": "sourcewise.errors",
+    "TransientError": "sourcewise.errors",
+    "UnsupportedContent": "sourcewise.errors",
+    "Answer": "sourcewise.models",
+    "Candidate": "sourcewise.models",
+    "Citation": "sourcewise.models",
+    "Constraints": "sourcewise.models",
+    "Cycle": "sourcewise.models",
+    "Factor": "sourcewise.models",
+    "FoundBy": "sourcewise.models",
+    "Hit": "sourcewise.models",
+    "Learned": "sourcewise.models",
+    "Page": "sourcewise.models",
+    "Passage": "sourcewise.models",
+    "Plan": "sourcewise.models",
+    "ProviderHit": "sourcewise.models",
+    "ProviderStatus": "sourcewise.models",
+    "QueryType": "sourcewise.models",
+    "RankedHit": "sourcewise.models",
+    "Reading": "sourcewise.models",
+    "Retrieval": "sourcewise.models",
+    "Route": "sourcewise.models",
+    "SearchResponse": "sourcewise.models",
+    "SearchResult": "sourcewise.models",
+    "SourceInfo": "sourcewise.models",
+    "SourceQuery": "sourcewise.models",
+    "SourceRating": "sourcewise.models",
+    "SourceReport": "sourcewise.models",
+    "SourceResult": "sourcewise.models",
+    "Fetcher": "sourcewise.net.fetch",
+    "afetch": "sourcewise.web.pages",
+    "fetch": "sourcewise.web.pages",
+    "aretrieve": "sourcewise.retrieve",
+    "WebContext": "sourcewise.planning.routing",
+    "aconditional_web_search": "sourcewise.planning.routing",
+    "classify_query": "sourcewise.planning.routing",
+    "conditional_web_search": "sourcewise.planning.routing",
+    "plan": "sourcewise.planning.routing",
+    "route": "sourcewise.planning.routing",
+    "Session": "sourcewise.session",
+    "Source": "sourcewise.sources",
+    "SourceOptions": "sourcewise.sources",
+    "KnowledgeBase": "sourcewise.sources.kb.source",
+    "IndexReport": "sourcewise.sources.kb.index",
+    "asearch_sources": "sourcewise.sources.api",
+    "ask": "sourcewise.sources.api",
+    "asource_info": "sourcewise.sources.api",
+    "retrieve": "sourcewise.sources.api",
+    "search_sources": "sourcewise.sources.api",
+    "source_info": "sourcewise.sources.api",
 }
 
 

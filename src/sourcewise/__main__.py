@@ -1,3 +1,3 @@
-from .cli import main
+from sourcewise.doors.cli.main import main
 
 main()

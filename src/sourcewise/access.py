@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError, InvalidOption, SourcewiseError
+from sourcewise.errors import ConfigError, InvalidOption, SourcewiseError
 
 __all__ = [
     "PUBLIC", "SCOPE_KEY", "AccessDenied", "Grant", "NotPermitted", "add_user", "authenticate", "bound",

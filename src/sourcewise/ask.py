@@ -16,25 +16,25 @@ import time
 from collections.abc import Sequence
 from datetime import date
 
-from . import routing
-from .answer import write_with_model
-from .config import Settings
-from .core.ambiguity import Verdict, readings
-from .core.analyze import analyze
-from .core.extractive import assemble
-from .core.merge import merge_and_rank
-from .core.pick import pick
-from .core.route import choose
-from .core.text import is_hangul
-from .core.widen import broaden
-from .effort import EFFORTS, Effort, EffortLevel
-from .errors import InvalidOption, InvalidQuery, ModelError
-from .gather import Gathered, Progress, gather
-from .models import Answer, Hit, Plan, RankedHit, Reading, Route, SourceReport
-from .retrieve import refine_gathered
-from .session import Session
-from .sources import Source
-from .sources.web import PagesSource
+from sourcewise.answer.ambiguity import Verdict, readings
+from sourcewise.answer.extractive import assemble
+from sourcewise.answer.merge import merge_and_rank
+from sourcewise.answer.model import write_with_model
+from sourcewise.answer.pick import pick
+from sourcewise.config import Settings
+from sourcewise.effort import EFFORTS, Effort, EffortLevel
+from sourcewise.errors import InvalidOption, InvalidQuery, ModelError
+from sourcewise.gather import Gathered, Progress, gather
+from sourcewise.models import Answer, Hit, Plan, RankedHit, Reading, Route, SourceReport
+from sourcewise.planning import routing
+from sourcewise.planning.route import choose
+from sourcewise.planning.widen import broaden
+from sourcewise.retrieve import refine_gathered
+from sourcewise.session import Session
+from sourcewise.sources import Source
+from sourcewise.sources.web import PagesSource
+from sourcewise.text.analyze import analyze
+from sourcewise.text.words import is_hangul
 
 __all__ = ["DEFAULT_SOURCES", "MAX_QUESTION", "aask", "default_sources"]
 

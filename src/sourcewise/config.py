@@ -25,8 +25,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from ._version import __version__
-from .errors import ConfigError
+from sourcewise._version import __version__
+from sourcewise.errors import ConfigError
 
 __all__ = ["DEFAULT_CHAIN", "Settings", "config_path", "load_settings"]
 
@@ -268,7 +268,7 @@ def _load(config: str | Path | None, clean: dict[str, Any]) -> Settings:
         raise ConfigError(f"Invalid settings (from {config_path()} or environment): {problems}") from exc
     finally:
         _config_file.reset(token)
-    from .registry import Registry  # local: the registry imports the plug-ins, which import this
+    from sourcewise.registry import Registry  # local: the registry imports the plug-ins, which import this
 
     Registry.load(settings)  # unknown providers and bad plug-in options fail here, at the edge
     return settings

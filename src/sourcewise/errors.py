@@ -92,7 +92,7 @@ Policy = Literal["retry", "suspend", "skip"]
 # Scheme, then the authority up to its last "@" (WHATWG: the authority ends at / \ ? or #).
 _USERINFO = re.compile(r"^([\x00-\x20]*[A-Za-z][A-Za-z0-9+.-]*:[/\\]*)[^/\\?#]*@")
 _USERINFO_IN_TEXT = re.compile(r"(?<=://)[^\s/\\?#@]*@")
-REDACT_MAX = 8192  # characters of a URL kept in a message: the most ``core.urlparse.MAX_URL`` accepts
+REDACT_MAX = 8192  # characters of a URL kept in a message: the most ``web.urlparse.MAX_URL`` accepts
 
 
 def redact(url: str) -> str:

@@ -3,14 +3,14 @@
 Seed 003's fallbacks live here:
 
 1. a source that cannot answer (no path, not configured, no provider) is skipped and named;
-2. every source but the web also gets the plan's variant queries (``core.widen.alternatives``: other
+2. every source but the web also gets the plan's variant queries (``planning.widen.alternatives``: other
    names for its terms, "k8s" for "Kubernetes"), its hits merged after the plan's own; a source
-   that answers nothing is asked again with the plan's next broader form (``core.widen.broaden``:
+   that answers nothing is asked again with the plan's next broader form (``planning.widen.broaden``:
    dates, then source filters, then minor keywords, then the topic generalised) and its variants,
    at most ``MAX_BROADEN`` times, all within the same deadline;
 3. a rate-limited source is reported with when to retry, while the others carry on.
 
-A document source's hits get their document class (``core/doctype.py``: meeting notes, status
+A document source's hits get their document class (``answer/doctype.py``: meeting notes, status
 update, spec, wiki page, announcement, chat export) for seed 003's authority hierarchies.
 
 A source that raises anything, even a bug, costs only its own results. Cancelling the caller's task
@@ -24,9 +24,8 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
-from .core.doctype import classify_hit
-from .core.widen import alternatives, broaden
-from .errors import (
+from sourcewise.answer.doctype import classify_hit
+from sourcewise.errors import (
     NoProviderAvailable,
     ProviderError,
     ProviderNotConfigured,
@@ -36,8 +35,9 @@ from .errors import (
     SourceUnavailable,
     SourcewiseError,
 )
-from .models import Hit, Plan, ReportStatus, SourceQuery, SourceReport
-from .sources import Source
+from sourcewise.models import Hit, Plan, ReportStatus, SourceQuery, SourceReport
+from sourcewise.planning.widen import alternatives, broaden
+from sourcewise.sources import Source
 
 __all__ = ["MAX_BROADEN", "Gathered", "gather"]
 

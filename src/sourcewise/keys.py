@@ -13,7 +13,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from .errors import ConfigError, InvalidOption
+from sourcewise.errors import ConfigError, InvalidOption
 
 __all__ = ["KEY_NAMES", "apply_keys", "key_name", "keys_path", "set_key", "stored_keys"]
 

@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
-from .errors import ConfigError, InvalidOption
+from sourcewise.errors import ConfigError, InvalidOption
 
 if TYPE_CHECKING:
-    from .config import Settings
-    from .providers.base import Provider
-    from .sources.base import Source
+    from sourcewise.config import Settings
+    from sourcewise.sources.base import Source
+    from sourcewise.web.providers.base import Provider
 
 __all__ = [
     "BUILTIN_PROVIDERS",
@@ -49,25 +49,25 @@ MAX_SPEC_CHARS = 4096
 # The built-in entries, as in pyproject.toml: loaded through the same EntryPoint code when the
 # package metadata is absent (a checkout run from its source tree).
 BUILTIN_PROVIDERS = {
-    "duckduckgo": "sourcewise.providers.duckduckgo:PROVIDER",
-    "searxng": "sourcewise.providers.searxng:PROVIDER",
-    "brave": "sourcewise.providers.brave:PROVIDER",
-    "tavily": "sourcewise.providers.tavily:PROVIDER",
-    "google": "sourcewise.providers.google:PROVIDER",
-    "gemini": "sourcewise.providers.gemini:PROVIDER",
-    "gemini-cli": "sourcewise.providers.gemini_cli:PROVIDER",
-    "mcp": "sourcewise.providers.mcp_tool:PROVIDER",
-    "ddgs": "sourcewise.providers.ddgs_text:PROVIDER",
-    "duckduckgo_instant": "sourcewise.providers.duckduckgo_instant:PROVIDER",
+    "duckduckgo": "sourcewise.web.providers.duckduckgo:PROVIDER",
+    "searxng": "sourcewise.web.providers.searxng:PROVIDER",
+    "brave": "sourcewise.web.providers.brave:PROVIDER",
+    "tavily": "sourcewise.web.providers.tavily:PROVIDER",
+    "google": "sourcewise.web.providers.google:PROVIDER",
+    "gemini": "sourcewise.web.providers.gemini:PROVIDER",
+    "gemini-cli": "sourcewise.web.providers.gemini_cli:PROVIDER",
+    "mcp": "sourcewise.web.providers.mcp_tool:PROVIDER",
+    "ddgs": "sourcewise.web.providers.ddgs_text:PROVIDER",
+    "duckduckgo_instant": "sourcewise.web.providers.duckduckgo_instant:PROVIDER",
 }
 BUILTIN_SOURCES = {
-    "kb": "sourcewise.sources.kb:KnowledgeBaseSource",
-    "code": "sourcewise.sources.code:CodeSource",
-    "slack": "sourcewise.sources.slack:SlackSource",
-    "mail": "sourcewise.sources.mail:MailSource",
-    "github": "sourcewise.sources.github:GitHubSource",
+    "kb": "sourcewise.sources.kb.source:KnowledgeBaseSource",
+    "code": "sourcewise.sources.code.source:CodeSource",
+    "slack": "sourcewise.sources.messages.slack:SlackSource",
+    "mail": "sourcewise.sources.messages.mail:MailSource",
+    "github": "sourcewise.sources.tracker.github:GitHubSource",
     "web": "sourcewise.sources.web:WebSource",
-    "mcp": "sourcewise.sources.mcp:McpSource",
+    "mcp": "sourcewise.sources.mcp.source:McpSource",
 }
 
 
@@ -94,7 +94,7 @@ def _load(ep: EntryPoint, what: str) -> Any:
 @lru_cache(maxsize=4)
 def discover_providers(allow: frozenset[str] | None = None) -> dict[str, Provider]:
     """Import every provider plug-in (``allow``: the third-party ones wanted)."""
-    from .providers.base import Provider
+    from sourcewise.web.providers.base import Provider
 
     providers: dict[str, Provider] = {}
     for ep in _entries(PROVIDERS, BUILTIN_PROVIDERS, allow):
@@ -112,7 +112,7 @@ def discover_sources(
 ) -> tuple[dict[str, type[Source]], dict[str, type[Source]]]:
     """Import every source plug-in: (type name -> class, kind -> its first class). Separate from
     the providers, so that reading the settings does not import every source."""
-    from .sources.base import Source
+    from sourcewise.sources.base import Source
 
     sources: dict[str, type[Source]] = {}
     for ep in _entries(SOURCES, BUILTIN_SOURCES, allow):

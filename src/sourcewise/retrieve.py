@@ -5,12 +5,12 @@
   fallbacks), keeping paths that match the include globs and none of the exclude globs (default:
   test files, unless the task is about tests).
 - **Evaluate**: every candidate scored 0-1 in seed 004's bands with a reason and what it misses
-  (``core/refine.py``; the configured model may score instead, with the rules as the fallback).
+  (``planning/refine.py``; the configured model may score instead, with the rules as the fallback).
 - **Refine**: learn the codebase's words from the best candidates, exclude what scored below 0.2
   when first seen, and search next for the task terms still uncovered with the learned words and
   RM3 feedback words (the heaviest words of the top candidates' text); filters are relaxed in seed
   003's order (dates, then source filters) when a cycle found nothing relevant.
-- **Code sources**: a code source ranks its whole repository for the task (``core/locate.py``:
+- **Code sources**: a code source ranks its whole repository for the task (``sources/code/locate.py``:
   what the task names exactly, whole-file BM25, kinds of files) instead of a chunk search; each
   file is one candidate showing the definitions the task is about (``path::Class.method``), scored
   by its share of the best file's score, and later cycles rank again with the learned words.
@@ -29,17 +29,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
-from . import routing
-from .config import Settings
-from .core.locate import kind_of
-from .core.refine import ENOUGH, RELEVANT, Scored, uncovered, vocabulary
-from .core.taskread import Reading, read_task
-from .errors import InvalidOption, InvalidQuery
-from .gather import Gathered
-from .models import Candidate, Cycle, Hit, Plan, Retrieval, SourceKind
-from .retrieve_loop import Loop, order, run
-from .session import Session
-from .sources import Source
+from sourcewise.config import Settings
+from sourcewise.errors import InvalidOption, InvalidQuery
+from sourcewise.gather import Gathered
+from sourcewise.models import Candidate, Cycle, Hit, Plan, Retrieval, SourceKind
+from sourcewise.planning import routing
+from sourcewise.planning.refine import ENOUGH, RELEVANT, Scored, uncovered, vocabulary
+from sourcewise.retrieve_loop import Loop, order, run
+from sourcewise.session import Session
+from sourcewise.sources import Source
+from sourcewise.sources.code.locate import kind_of
+from sourcewise.sources.code.taskread import Reading, read_task
 
 __all__ = ["DEFAULT_EXCLUDE", "MAX_CYCLES", "MAX_TASK", "aretrieve", "refine_gathered"]
 

@@ -1,5 +1,5 @@
 """Retrieval's code sources: a code source ranks its whole repository for the task
-(``core/locate.py``) instead of a chunk search; each file is one candidate showing the definitions
+(``sources/code/locate.py``) instead of a chunk search; each file is one candidate showing the definitions
 the task is about (``path::Class.method``), scored by its share of the best file's score, and later
 cycles rank again with the learned words."""
 
@@ -9,16 +9,16 @@ import time
 from itertools import chain, islice
 from typing import TYPE_CHECKING
 
-from .core.locate import Located, kind_of
-from .core.refine import Scored, allowed, band
-from .core.sanitize import strip_controls
-from .errors import SourcewiseError
-from .gather import Gathered
-from .models import Hit
-from .sources import Source
+from sourcewise.errors import SourcewiseError
+from sourcewise.gather import Gathered
+from sourcewise.models import Hit
+from sourcewise.planning.refine import Scored, allowed, band
+from sourcewise.sources import Source
+from sourcewise.sources.code.locate import Located, kind_of
+from sourcewise.text.sanitize import strip_controls
 
 if TYPE_CHECKING:
-    from .retrieve_loop import Loop
+    from sourcewise.retrieve_loop import Loop
 
 __all__ = ["locate_files", "located_hit", "read_file", "with_located"]
 

@@ -10,10 +10,14 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from .config import Settings
-from .core.feedback import FB_DOCS, FB_QUERY, bag, expand, key_stems
-from .core.plan import replan
-from .core.refine import (
+from sourcewise.answer.judge import model_scores
+from sourcewise.config import Settings
+from sourcewise.errors import ModelError
+from sourcewise.gather import Gathered, gather
+from sourcewise.models import Cycle, Hit, Learned, Plan, SourceReport
+from sourcewise.planning.feedback import FB_DOCS, FB_QUERY, bag, expand, key_stems
+from sourcewise.planning.planner import replan
+from sourcewise.planning.refine import (
     ENOUGH,
     EXCLUDE_BELOW,
     RELEVANT,
@@ -28,14 +32,10 @@ from .core.refine import (
     learn,
     uncovered,
 )
-from .core.taskread import Reading
-from .core.widen import broaden
-from .errors import ModelError
-from .gather import Gathered, gather
-from .judge import model_scores
-from .models import Cycle, Hit, Learned, Plan, SourceReport
-from .retrieve_code import locate_files, read_file, with_located
-from .sources import Source
+from sourcewise.planning.widen import broaden
+from sourcewise.retrieve_code import locate_files, read_file, with_located
+from sourcewise.sources import Source
+from sourcewise.sources.code.taskread import Reading
 
 __all__ = ["Loop", "order", "run"]
 

@@ -22,20 +22,20 @@ from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from .config import Settings, load_settings
-from .registry import Registry
+from sourcewise.config import Settings, load_settings
+from sourcewise.registry import Registry
 
 if TYPE_CHECKING:
     import httpx
 
-    from .core.tiers import SourceTable
-    from .engine import Engine
-    from .net.cache import PageCache
-    from .net.fetch import Fetcher
-    from .net.guard import Resolver
-    from .net.redirects import RedirectCache
-    from .net.state import ProviderState
-    from .sources.base import Source
+    from sourcewise.net.cache import PageCache
+    from sourcewise.net.fetch import Fetcher
+    from sourcewise.net.guard import Resolver
+    from sourcewise.net.redirects import RedirectCache
+    from sourcewise.net.state import ProviderState
+    from sourcewise.sources.base import Source
+    from sourcewise.web.engine import Engine
+    from sourcewise.web.tiers import SourceTable
 
 __all__ = ["Session"]
 
@@ -84,7 +84,7 @@ class Session:
     def client(self) -> httpx.AsyncClient:
         """The HTTP client for provider and model APIs (``transport`` replaces the network)."""
         if self._client is None:
-            from .net.http import make_client
+            from sourcewise.net.http import make_client
 
             self._client = make_client(self.settings, self.transport)
         return self._client
@@ -95,11 +95,11 @@ class Session:
         if self._state is None:
             url = self._redis()
             if url:
-                from .net.redis_store import RedisProviderState
+                from sourcewise.net.redis_store import RedisProviderState
 
                 self._state = RedisProviderState(url, self.settings.state_dir / "state.sqlite3")
             else:
-                from .net.state import ProviderState
+                from sourcewise.net.state import ProviderState
 
                 self._state = ProviderState(self.settings.state_dir / "state.sqlite3")
         return self._state
@@ -109,11 +109,11 @@ class Session:
         if self._cache is None:
             url = self._redis()
             if url:
-                from .net.redis_store import RedisPageCache
+                from sourcewise.net.redis_store import RedisPageCache
 
                 self._cache = RedisPageCache(url, self.settings.cache_ttl)
             else:
-                from .net.cache import PageCache
+                from sourcewise.net.cache import PageCache
 
                 self._cache = PageCache(self.settings.state_dir / "pages.sqlite3", self.settings.cache_ttl)
         return self._cache
@@ -122,7 +122,7 @@ class Session:
     def redirects(self) -> RedirectCache:
         """Resolved grounding links (Gemini's redirect URLs), kept between searches."""
         if self._redirects is None:
-            from .net.redirects import RedirectCache
+            from sourcewise.net.redirects import RedirectCache
 
             self._redirects = RedirectCache(self.settings.state_dir / "redirects.sqlite3")
         return self._redirects
@@ -131,7 +131,7 @@ class Session:
     def engine(self) -> Engine:
         """The provider chain over the session's client, state and providers."""
         if self._engine is None:
-            from .engine import Engine
+            from sourcewise.web.engine import Engine
 
             self._engine = Engine(
                 self.settings,
@@ -148,7 +148,7 @@ class Session:
     def fetcher(self) -> Fetcher:
         """The guarded page fetcher over the session's page cache (one flight per URL)."""
         if self._fetcher is None:
-            from .net.fetch import Fetcher
+            from sourcewise.net.fetch import Fetcher
 
             self._fetcher = Fetcher(
                 self.settings, clock=self.clock, resolver=self.resolver, cache=self.page_cache
@@ -158,14 +158,14 @@ class Session:
     @property
     def table(self) -> SourceTable:
         """The tier table: the built-in one extended by ``official`` and ``tiers``."""
-        from .core.tiers import table_for
+        from sourcewise.web.tiers import table_for
 
         return table_for(self.settings.official, self.settings.tiers)
 
     # -- sources -------------------------------------------------------------------------------
     def source(self, spec: str | Source) -> Source:
         """The session's source for ``spec``: opened once, kept open, reused by every call."""
-        from .sources.base import Source
+        from sourcewise.sources.base import Source
 
         if isinstance(spec, str) and spec.strip() in self._sources:
             return self._sources[spec.strip()]
@@ -175,7 +175,7 @@ class Session:
         return kept
 
     def sources(self, specs: Iterable[str | Source] | str | Source) -> list[Source]:
-        from .sources.base import Source
+        from sourcewise.sources.base import Source
 
         if isinstance(specs, str | Source):
             specs = [specs]

@@ -9,10 +9,17 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
-from ._base import SNIPPET_MAX as SNIPPET_MAX  # re-exported: the snippet limit is shared
-from ._base import Tier
-from ._base import _Model as _Model  # re-exported: the base of the other modules' models
-from .web import ProviderHit, ProviderStatus, RawResult, SearchResponse, SearchResult, SourceRating
+from sourcewise.models._base import SNIPPET_MAX as SNIPPET_MAX  # re-exported: the snippet limit is shared
+from sourcewise.models._base import Tier
+from sourcewise.models._base import _Model as _Model  # re-exported: the base of the other modules' models
+from sourcewise.models.web import (
+    ProviderHit,
+    ProviderStatus,
+    RawResult,
+    SearchResponse,
+    SearchResult,
+    SourceRating,
+)
 
 __all__ = [
     "Answer",

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from ._base import SNIPPET_MAX, Tier, _Model
+from sourcewise.models._base import SNIPPET_MAX, Tier, _Model
 
 __all__ = ["ProviderHit", "ProviderStatus", "RawResult", "SearchResponse", "SearchResult", "SourceRating"]
 
@@ -40,7 +40,7 @@ class RawResult(_Model):
 
 class SearchResult(_Model):
     """A de-duplicated and rated web search result. ``url`` was checked where results are built
-    (``core.rank``: the canonical-URL key refuses what is not an absolute http(s) URL); models
+    (``web.rank``: the canonical-URL key refuses what is not an absolute http(s) URL); models
     import nothing of the package, so a model built by hand is not checked again."""
 
     title: str = Field(min_length=1)

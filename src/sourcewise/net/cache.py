@@ -16,8 +16,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import NamedTuple
 
-from ..core.extract import Extracted
-from .db import open_db
+from sourcewise.net.db import open_db
+from sourcewise.text.extract import Extracted
 
 __all__ = ["CachedDocument", "CachedRobots", "PageCache"]
 

@@ -12,11 +12,8 @@ from urllib.parse import urljoin
 
 import httpx
 
-from ..config import Settings
-from ..core.extract import extract, is_challenge
-from ..core.urlparse import parse_web_url
-from ..core.urls import canonical_url
-from ..errors import (
+from sourcewise.config import Settings
+from sourcewise.errors import (
     AddressNotAllowed,
     ChallengePage,
     FetchConnectionError,
@@ -26,11 +23,14 @@ from ..errors import (
     InvalidURL,
     TooManyRedirects,
 )
-from .cache import CachedDocument, PageCache
-from .deadline import Deadline
-from .guard import AddressGuard, GuardedTransport, Resolver
-from .http import retry_after_seconds
-from .robots import RobotsGate
+from sourcewise.net.cache import CachedDocument, PageCache
+from sourcewise.net.deadline import Deadline
+from sourcewise.net.guard import AddressGuard, GuardedTransport, Resolver
+from sourcewise.net.http import retry_after_seconds
+from sourcewise.net.robots import RobotsGate
+from sourcewise.text.extract import extract, is_challenge
+from sourcewise.web.urlparse import parse_web_url
+from sourcewise.web.urls import canonical_url
 
 __all__ = ["Fetcher"]
 

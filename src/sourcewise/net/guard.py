@@ -22,8 +22,8 @@ from typing import Any
 import httpcore
 import httpx
 
-from ..core.urlparse import parse_ipv4
-from ..errors import AddressNotAllowed, FetchConnectionError, InvalidURL
+from sourcewise.errors import AddressNotAllowed, FetchConnectionError, InvalidURL
+from sourcewise.web.urlparse import parse_ipv4
 
 __all__ = ["METADATA_ADDRESSES", "METADATA_NAMES", "AddressGuard", "GuardedTransport", "refusal"]
 

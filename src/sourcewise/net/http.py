@@ -12,10 +12,10 @@ from email.utils import parsedate_to_datetime
 
 import httpx
 
-from ..config import Settings
-from ..errors import NoNetwork, ParseError, TransientError
-from ..providers.base import HttpRequest, HttpResponse
-from .online import no_route
+from sourcewise.config import Settings
+from sourcewise.errors import NoNetwork, ParseError, TransientError
+from sourcewise.net.online import no_route
+from sourcewise.web.providers.base import HttpRequest, HttpResponse
 
 __all__ = ["make_client", "retry_after_seconds", "send"]
 

@@ -25,13 +25,13 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..errors import ConfigError
+from sourcewise.errors import ConfigError
 
 if TYPE_CHECKING:
     from mcp import Client
     from mcp.types import CallToolResult, Tool
 
-    from ..config import Settings
+    from sourcewise.config import Settings
 
 __all__ = ["Connection", "Server", "connect", "expand", "load_sdk", "server_log", "texts"]
 

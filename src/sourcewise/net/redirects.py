@@ -27,14 +27,14 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 
-from ..config import Settings
-from ..core.urls import is_http_url
-from ..errors import AddressNotAllowed, SourcewiseError
-from .db import open_db
-from .guard import AddressGuard
+from sourcewise.config import Settings
+from sourcewise.errors import AddressNotAllowed, SourcewiseError
+from sourcewise.net.db import open_db
+from sourcewise.net.guard import AddressGuard
+from sourcewise.web.urls import is_http_url
 
 if TYPE_CHECKING:
-    from .fetch import Fetcher
+    from sourcewise.net.fetch import Fetcher
 
 __all__ = ["REDIRECT_TTL", "RedirectCache", "resolve_redirects"]
 

@@ -16,9 +16,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, StoreUnavailable
-from .cache import CachedDocument, CachedRobots, PageCache
-from .state import MAX_SUSPENSION, ProviderState, Suspension
+from sourcewise.errors import ConfigError, StoreUnavailable
+from sourcewise.net.cache import CachedDocument, CachedRobots, PageCache
+from sourcewise.net.state import MAX_SUSPENSION, ProviderState, Suspension
 
 __all__ = ["RedisPageCache", "RedisProviderState"]
 

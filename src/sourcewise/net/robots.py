@@ -20,10 +20,10 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 from urllib.parse import urljoin
 
-from ..core.robots import MAX_BYTES, robots_allowed
-from ..core.urlparse import parse_web_url
-from ..errors import InvalidURL, RobotsDisallowed
-from .cache import CachedRobots, PageCache
+from sourcewise.errors import InvalidURL, RobotsDisallowed
+from sourcewise.net.cache import CachedRobots, PageCache
+from sourcewise.web.robots import MAX_BYTES, robots_allowed
+from sourcewise.web.urlparse import parse_web_url
 
 __all__ = ["ROBOTS_REDIRECTS", "RobotsGate"]
 

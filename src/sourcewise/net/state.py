@@ -12,7 +12,7 @@ import sqlite3
 from pathlib import Path
 from typing import NamedTuple
 
-from .db import open_db
+from sourcewise.net.db import open_db
 
 __all__ = ["MAX_SUSPENSION", "OWN_BASE", "OWN_MAX", "ProviderState", "Suspension"]
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..config import Settings
-from ..errors import InvalidOption
-from .base import Capabilities, Source, SourceOptions
+from sourcewise.config import Settings
+from sourcewise.errors import InvalidOption
+from sourcewise.sources.base import Capabilities, Source, SourceOptions
 
 __all__ = [
     "Capabilities",
@@ -32,7 +32,7 @@ __all__ = [
 
 def load_source_types() -> dict[str, type[Source]]:
     """Every installed source plug-in by type name (``registry``)."""
-    from ..registry import discover_sources
+    from sourcewise.registry import discover_sources
 
     return dict(discover_sources()[0])
 
@@ -42,7 +42,7 @@ def resolve_source(spec: str | Source, settings: Settings) -> Source:
     to a session: ``Session.source`` is what ``ask`` and the doors use)."""
     if isinstance(spec, Source):
         return spec
-    from ..registry import Registry
+    from sourcewise.registry import Registry
 
     return Registry.load(settings).source(spec, settings)
 

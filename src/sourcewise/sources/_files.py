@@ -17,7 +17,7 @@ import stat
 from pathlib import Path
 from typing import BinaryIO, Literal
 
-from ..errors import SourceFormatError, SourceUnavailable
+from sourcewise.errors import SourceFormatError, SourceUnavailable
 
 __all__ = ["export_kind", "file_kind", "open_regular", "read_capped", "shown"]
 

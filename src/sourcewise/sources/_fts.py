@@ -7,9 +7,9 @@ import sqlite3
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
-from ..access import PUBLIC
-from ..core.analyze import analyze, fts_query
-from ..core.filters import ParsedQuery
+from sourcewise.access import PUBLIC
+from sourcewise.sources.filters import ParsedQuery
+from sourcewise.text.analyze import analyze, fts_query
 
 __all__ = ["FtsIndex", "fts_match", "matching_rows"]
 

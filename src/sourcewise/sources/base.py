@@ -6,7 +6,7 @@ group (the built-ins are registered the same way). It declares:
 - ``type``: the plug-in name used in config and on the command line (``kb``, ``code:PATH`` ...);
 - ``kind``: what kind of place it is (``knowledge_base``, ``chat``, ``email``, ``project_tracker``,
   ``code``, ``web``, or a kind of its own);
-- ``syntax``: how it writes a plan as queries (a function of ``core.syntax``, default ``plain``),
+- ``syntax``: how it writes a plan as queries (a function of ``planning.syntax``, default ``plain``),
   or an override of ``render(plan)``: the source owns its query syntax;
 - ``authority``: seed 003's authority class of what it holds, for the per-query-type hierarchies;
 - ``Options``: a pydantic model of its options, validated from ``[sources.NAME]`` in the config
@@ -34,15 +34,15 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from ..core import syntax as _syntax
-from ..core.filters import ParsedQuery, parse_query
-from ..errors import SourceStillIndexing, SourceUnavailable
-from ..models import Authority, Hit, Plan, SourceInfo, SourceKind, SourceQuery, SourceResult
-from .workers import Workers
+from sourcewise.errors import SourceStillIndexing, SourceUnavailable
+from sourcewise.models import Authority, Hit, Plan, SourceInfo, SourceKind, SourceQuery, SourceResult
+from sourcewise.planning import syntax as _syntax
+from sourcewise.sources.filters import ParsedQuery, parse_query
+from sourcewise.sources.workers import Workers
 
 if TYPE_CHECKING:  # types only: loading the settings loads the registry, which loads this
-    from ..config import Settings
-    from ..session import Session
+    from sourcewise.config import Settings
+    from sourcewise.session import Session
 
 __all__ = ["Capabilities", "Names", "Source", "SourceOptions"]
 
@@ -67,7 +67,7 @@ class Capabilities:
     """it searches the public web: left out of internal questions, and of refinement cycles
     and variant queries (every query costs a provider request)"""
     documents: bool = False
-    """its hits are pages of documents, classed by ``core/doctype.py`` (meeting notes, status
+    """its hits are pages of documents, classed by ``answer/doctype.py`` (meeting notes, status
     update, spec, wiki page, announcement; ``options.classes`` overrides) for the authority
     hierarchies"""
 
@@ -88,7 +88,7 @@ class SourceOptions(BaseModel):
     )
     classes: dict[str, Authority] = Field(
         default_factory=dict,
-        description="document classes by glob over path or title, overriding core/doctype.py's rules "
+        description="document classes by glob over path or title, overriding answer/doctype.py's rules "
         '(e.g. {"minutes/*": "meeting_notes"})',
     )
 
@@ -112,7 +112,7 @@ class Source(ABC):
     )
     capabilities: ClassVar[Capabilities] = Capabilities()
     #: For an authority class of the plug-in's own: its level (1 = top) in each query type's
-    #: hierarchy (``core.relevance.AUTHORITY``), e.g. ``{"fact": 1, "status": 3}``. A query type
+    #: hierarchy (``answer.relevance.AUTHORITY``), e.g. ``{"fact": 1, "status": 3}``. A query type
     #: left out, or a class without levels, is off that hierarchy (authority 0.2).
     authority_levels: ClassVar[Mapping[str, int]] = {}
 
@@ -150,7 +150,7 @@ class Source(ABC):
     @classmethod
     def render(cls, plan: Plan) -> list[SourceQuery]:
         """``plan`` as queries in this source's own syntax, the keyword query first."""
-        from ..core.plan import render
+        from sourcewise.planning.planner import render
 
         return render(plan, cls.kind, cls.syntax)
 

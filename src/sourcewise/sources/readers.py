@@ -25,7 +25,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..access import PUBLIC
+from sourcewise.access import PUBLIC
 
 __all__ = ["FileReaders", "decode", "encode"]
 _SEP = "\n"  # between principals where a store keeps them as one text (names hold no control character)

@@ -6,14 +6,14 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
-from ..core.validate import MAX_QUERY
-from ..errors import FetchError, NoProviderAvailable, SourceRateLimited, SourceUnavailable
-from ..models import Hit, Page, Plan, SearchResult, SourceInfo, SourceQuery, SourceResult
-from .base import Capabilities, Source, SourceOptions
+from sourcewise.errors import FetchError, NoProviderAvailable, SourceRateLimited, SourceUnavailable
+from sourcewise.models import Hit, Page, Plan, SearchResult, SourceInfo, SourceQuery, SourceResult
+from sourcewise.planning.validate import MAX_QUERY
+from sourcewise.sources.base import Capabilities, Source, SourceOptions
 
 if TYPE_CHECKING:
-    from ..engine import Engine
-    from ..session import Session
+    from sourcewise.session import Session
+    from sourcewise.web.engine import Engine
 
 __all__ = ["GROUNDED", "PagesSource", "WebSource", "hit_from_result", "page_text"]
 
@@ -97,7 +97,7 @@ class WebSource(Source):
     ) -> tuple[list[Hit], int, list[str]]:
         """The first ``depth`` result pages read at once through the guarded fetcher (robots.txt
         obeyed, the page cache used), within ``seconds``; a page not read keeps its snippet."""
-        from ..pages import afetch  # the extractor: loaded only when a page is read
+        from sourcewise.web.pages import afetch  # the extractor: loaded only when a page is read
 
         out = list(hits)
         tasks = [
@@ -163,7 +163,9 @@ class PagesSource(Source):
         self.bind(session)
 
     async def search(self, query: SourceQuery, *, limit: int | None = None) -> SourceResult:
-        from ..pages import afetch  # pages pulls in the extractor: load it only when a URL is asked
+        from sourcewise.web.pages import (
+            afetch,  # pages pulls in the extractor: load it only when a URL is asked
+        )
 
         hits: list[Hit] = []
         warnings: list[str] = []

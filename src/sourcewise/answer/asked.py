@@ -1,0 +1,175 @@
+"""What a question asks, and how well a unit fits it (no model): ``answer.pick`` reads a question
+with ``read`` and scores units with ``fit``.
+
+**The question** (``read``): its content words, each as the set of stemmed terms the analyzer
+gives it (a group); which of them are *specific* (not "default", "value", "operator", "use" ...,
+which every page of a manual says); operators and options it names (``?``, ``::``, ``-t``); and
+its type: a "default" question wants a value; a "how" question (or one asking which option or
+command) a step, a command or an option's entry; a "what is" question a definition; a when / who /
+how-many question a date or what the event follows, a name, a number.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import re2  # type: ignore[import-untyped]
+
+from sourcewise.answer.extractive import Unit, procedural
+from sourcewise.text.analyze import STOPWORDS, analyze, question_word
+
+__all__ = [
+    "GENERIC", "Asked", "QuestionKind", "completes", "covered", "fit", "needed", "read", "says_default",
+]  # fmt: skip
+
+QuestionKind = Literal["default", "how", "what", "when", "who", "number", "other"]
+GENERIC_WORDS = """default defaults value values option options setting settings set use used using way
+    work works thing things example examples file files need want get make happen mean means type
+    kind new show tell explain describe difference differ between list support supports return
+    returns function method parameter parameters argument arguments operator operators latest current
+    thing something anything possible available instead also good best right correct 기본 기본값 방법 사용
+    설정 값 예 예시 차이 것 경우 최신 현재 가능 무엇 뭔가 decide decided decision know tell say said find look
+    question answer info information several multiple many way ways 결정 내용 정리
+    all every each 모든 모두 각 각각""".split()
+GENERIC = frozenset({t for w in GENERIC_WORDS for t in analyze(w, stem=True)})
+_STOP_TERMS = frozenset({t for w in STOPWORDS for t in analyze(w, stem=True)} | STOPWORDS)
+_SYMBOL = re.compile(r"(?:^|\s)[`'\"]?([^\w\s`'\"]{1,3}|--?[A-Za-z][\w-]{0,40})[`'\"]?(?=[\s,?.])")
+_VALUE = re2.compile(r"\d|\b(?:True|False|None|true|false|null)\b|\"[^\"]{1,40}\"")
+_DATE = re2.compile(r"\b(?:1[89]|20)\d\d\b|\b\d+\.\d+(?:\.\d+)?\b|\b(?:January|February|March|April|May|June|"
+                   r"July|August|September|October|November|December)\b|\d+년|\d+월")  # fmt: skip
+# A "when" question about an event is answered by what it follows or precedes ("after the response
+# is sent", "응답을 반환한 후에"), not only by a date.
+_TIME = re2.compile(r"\b(?:after|before|until|once|whenever|as soon as|at startup|at shutdown)\b"
+                    r"|후에|전에|뒤에|동안|때")  # fmt: skip
+_DEFINES = re2.compile(
+    r"\b(?:is|are|means|refers to|stands for|lets you|let you|allows?|provides?)\b|이다|입니다|란|이란|합니다"
+)
+_DEFINITION = re2.compile(
+    r"\b(?:is|are) (?:a|an|the|used)\b|\bmeans\b|\brefers to\b|\bstands for\b"
+    r"|(?:이란|란) |(?:은|는) .{0,80}(?:이다|입니다)"
+)
+_NUMBER = re2.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|single|once|twice)\b|하나|한 개|두 개"
+)
+# "Which option enables ...", "실행하는 명령어는?": asks for what a reader types, as a "how" does.
+_ASKS_COMMAND = re2.compile(r"\b(?:which|what) (?:\w+ )?(?:option|flag|switch|command)s?\b|명령어?|옵션")
+# "You can declare ...", "선언할 수 있습니다", "사용하세요": a way to do it, stated as a step.
+_CAN = re2.compile(r"\b(?:you|we) can\b|할 수 있|하세요|하면 됩니다")
+_NAME = re2.compile(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b")  # "Graydon Hoare": who wrote it
+_IMPERATIVE = frozenset(
+    "use call pass set run install add create enable configure import write define open send "
+    "install select specify start stop put give read make".split()
+)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a question asks, as ``pick`` reads it."""
+
+    groups: tuple[frozenset[str], ...]
+    specific: tuple[int, ...]  # indexes of the groups that are specific (all, when none is)
+    names: tuple[int, ...]  # groups the question writes as names ("QUIC", "Gopher", "HTTP3")
+    symbols: tuple[str, ...]  # operators ("?", "::") and options ("-t", "--keep") it names
+    kind: QuestionKind
+
+
+def _kind(question: str) -> QuestionKind:
+    q = " ".join(question.lower().split())
+    if "default" in q or "기본값" in q or "기본으로" in q:
+        return "default"
+    if q.startswith(("how many", "how much", "how long", "how big")) or "몇" in q or "얼마" in q:
+        return "number"
+    if procedural(q) or q.startswith("how ") or "방법" in q or _ASKS_COMMAND.search(q):
+        return "how"
+    if q.startswith(("when", "what year", "which version", "since when")) or "언제" in q:
+        return "when"
+    if q.startswith(("who ", "whose ")) or "누가" in q or "누구" in q:
+        return "who"
+    if q.startswith(("what is", "what are", "what does", "what's", "what do", "define")) or any(
+        w in q for w in ("무엇", "뭐", "뭔가", "이란", "란?")
+    ):
+        return "what"
+    return "other"
+
+
+def _meaningful(term: str) -> bool:
+    """Not a lone Latin letter; a digit and a one-syllable Korean stem ("책을" -> "책") carry meaning."""
+    return len(term) > 1 or term.isdigit() or not term.isascii()
+
+
+def read(question: str) -> Asked:
+    """The question's content groups, the specific ones, the operators it names, and its type."""
+    groups: list[frozenset[str]] = []
+    names: list[int] = []
+    for n, word in enumerate(re.findall(r"\w+", question)):
+        if question_word(word):
+            continue
+        said = analyze(word, stem=True)
+        # an identifier keeps its parts, stop words too: "NO_PROXY" is not met by "proxy" alone
+        stop = _STOP_TERMS if len(said) == 1 or not word.isascii() else frozenset()
+        terms = frozenset(t for t in said if t not in stop and _meaningful(t))
+        if terms and terms not in groups:
+            if word.isascii() and n and (word[:1].isupper() or any(c.isdigit() for c in word)):
+                names.append(len(groups))
+            groups.append(terms)
+    symbols = tuple(dict.fromkeys(m.group(1) for m in _SYMBOL.finditer(f" {question} ")))
+    specific = tuple(i for i, g in enumerate(groups) if not g <= GENERIC)
+    if not specific and not symbols:  # only generic words: each of them is what it asks
+        specific = tuple(range(len(groups)))
+    return Asked(tuple(groups), specific, tuple(i for i in names if i in specific), symbols, _kind(question))
+
+
+def covered(terms: set[str], groups: Sequence[frozenset[str]]) -> set[int]:
+    """Indexes of the groups ``terms`` cover: a Korean word's when half its terms are there (so
+    "배포 절차" covers "배포절차" through its bigrams), an identifier's when all its parts but one are
+    ("token expiry" covers ``tokenExpiry``; ``max_connections`` does not cover
+    ``max_keepalive_connections``)."""
+    return {i for i, g in enumerate(groups) if len(g & terms) >= needed(g)}
+
+
+def needed(group: frozenset[str]) -> int:
+    if len(group) > 2 and all(t.isascii() for t in group):
+        return len(group) - 1
+    return (len(group) + 1) // 2
+
+
+def fit(asked: Asked, unit: Unit, tokens: list[str], subject: set[int]) -> float:
+    kind, text = asked.kind, unit.text
+    if kind == "default":
+        return 0.6 * says_default(text) + 0.4 * bool(_VALUE.search(text))
+    if kind == "how":
+        if unit.kind == "code":
+            return 1.0
+        first = text.split(" ", 1)[0].lower()
+        if text[:1] == "-" or "`" in text:
+            return 0.8 if text[:1] == "-" else 0.6  # an option's definition line, or inline code
+        if first in _IMPERATIVE or text.lower().startswith("to ") or _CAN.search(text):
+            return 0.5  # a step: an imperative, "to do X, ...", "you can ...", "~할 수 있습니다"
+        return 0.0
+    if kind == "when":
+        return 1.0 if _DATE.search(text) else 0.8 if _TIME.search(text) else 0.0
+    if kind == "number":
+        return 1.0 if _NUMBER.search(text) else 0.0
+    if kind == "what":
+        if unit.kind == "code":
+            return 0.0
+        named = covered(set(tokens[:5]), [asked.groups[i] for i in asked.specific])
+        says = 0.5 if _DEFINITION.search(text) else 0.25 if _DEFINES.search(text) else 0.0
+        return 0.5 * bool(named or subject & set(asked.specific)) + says
+    if kind == "who":
+        return 0.5 if _NAME.search(text) else 0.0
+    return 0.0
+
+
+def says_default(text: str) -> bool:
+    return "default" in text.lower() or "기본" in text
+
+
+def completes(kind: QuestionKind, unit: Unit, after: Unit) -> bool:
+    """The next unit holds what this one announces: a default's value, a how-to's command."""
+    if kind == "default":
+        return says_default(after.text) and bool(_VALUE.search(after.text)) and not says_default(unit.text)
+    return kind == "how" and unit.kind != "code" and after.kind == "code"

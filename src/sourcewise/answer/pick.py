@@ -1,0 +1,340 @@
+"""Which units of the best hits answer a question, and whether any does (no model).
+
+**The question** is read by ``answer.asked.read``: its content groups, the specific ones, the
+operators and options it names, its type.
+
+**A unit's score**: the question's groups it covers (specific ones weigh more, a name the question
+writes twice as much; an identifier's group needs its parts, so "proxy" alone is not "NO_PROXY";
+those its heading or the sentence before it covers count half, but the first two units under a
+heading of at most four words that is a name the question writes, and no other, are about it:
+"### `SSL_CERT_FILE`"; a name met only inside a longer identifier, "Mutex" in ``MutexGuard``, counts
+half), how well it fits the question's type (``answer.asked.fit``), how much of a reference entry's
+option name the question says (``--numeric-sort`` for "sort numerically"), how close together the
+question's terms sit in it, and its hit's rank and relevance. A fragment or a field's label ("Valid
+values: a filename") counts less. Not word coverage alone.
+
+**The gate** (honest refusal): an answer must contain at least one of the question's specific
+terms (or its analyzer forms) and every operator the question names, and with its heading and
+title cover all the specific terms of a short question (60% of a longer one). When no unit
+passes, nothing answers and ``pick`` returns nothing: the caller says so and lists the closest
+passages as ones that may not answer.
+
+**The answer**: the best unit, with the sentence before it when that sentence holds what the
+unit leaves out ("The default is 5 seconds." after the one naming the timeout), the next unit
+when a "default" question's value or a "how" question's command follows or it goes on from this
+one ("However, ..."), the list it announces ("... one of the following:"), the sentence after a
+definition ("X is a simple program ..."), an example it announces ("For example:" and the
+block), and a second unit from elsewhere only when it scores near the best and covers more. At
+most ``limit`` units.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import re2  # type: ignore[import-untyped]
+
+from sourcewise.answer.asked import Asked, completes, covered, needed, read
+from sourcewise.answer.asked import fit as type_fit
+from sourcewise.answer.extractive import Unit, units
+from sourcewise.models import RankedHit
+from sourcewise.text.analyze import STOPWORDS, analyze
+
+__all__ = ["pick"]
+
+HITS = 8  # the best hits whose units are read
+# A sentence starting with one of these leans on the one before it.
+_BACK = ("These ", "This ", "They ", "Those ", "It ", "That ", "이는 ", "이것은 ", "그러므로 ", "따라서 ")
+# One starting with these goes on where the one before stops ("It is not in the scope of HTTPX
+# to ... However, it is suggested to use LifespanManager"): the answer is often there.
+_ON = ("However", "Instead", "But ", "Rather", "하지만", "그러나", "대신")
+SUBJECT_WORDS = 4  # a heading this short names its section's subject ("### `NO_PROXY`", "## Timeouts")
+ENTRY_NAME = 0.6  # an option entry whose name the question says wholly, over one it says nothing of
+SUBJECT_UNITS = 2  # the units under such a heading that are about it, whether they name it or not
+_WORD = re.compile(r"\w+")
+_FOLLOWING = re2.compile(r"\b(?:following|follows)\s*(?:\.\.\.|…|:|\.)$")
+
+
+@dataclass
+class _Cand:
+    hit: int
+    pos: int
+    unit: Unit
+    own: set[int]
+    context: set[int]  # covered by the headings above it and the hit's title
+    score: float = 0.0
+    fit: float = 0.0
+
+
+def _whole_terms(text: str) -> set[str]:
+    """The terms of ``text``'s words as wholes: an identifier gives itself, not its parts
+    (``unwrap_or_else`` gives ``unwrap_or_else``, not ``unwrap``)."""
+    out: set[str] = set()
+    for word in _WORD.findall(text):
+        said = analyze(word, stem=True)
+        out.update(said[:1] if word.isascii() and len(said) > 1 else said)
+    return out
+
+
+def _partial(groups: Sequence[frozenset[str]], own: set[int], text: str) -> set[int]:
+    """The groups ``own`` covers only through parts of longer identifiers: "Mutex" in
+    ``MutexGuard``, "unwrap" in ``unwrap_or_else``, "fail" in ``CERTIFICATE_VERIFY_FAILED``: a
+    different name, which counts half."""
+    if not own:
+        return set()
+    whole = _whole_terms(text)
+    return {i for i in own if not groups[i] & whole}
+
+
+def _entry_name(asked: Asked, text: str) -> float:
+    """For a reference entry's line ("-n, --numeric-sort compare according to ..."), the share of
+    its option names' words the question says: ``--numeric-sort`` is all "sort numerically",
+    ``--general-numeric-sort`` two thirds of it, ``--one-file-system`` none of "create an archive"."""
+    if text[:1] != "-":
+        return 0.0
+    words: list[str] = []
+    for token in text.split()[:6]:
+        bare = token.rstrip(",")
+        if bare[:1] == "-":
+            words += [w for w in bare.lstrip("-").split("=", 1)[0].split("-") if w]
+        elif not (bare.isupper() or bare[:1] in "[<"):  # an argument ("NUM", "[=WHEN]") goes on
+            break
+    if not words:
+        return 0.0
+    said = set().union(*asked.groups) if asked.groups else set()
+    return sum(1 for w in words if said & set(analyze(w, stem=True))) / len(words)
+
+
+def _closeness(tokens: list[str], groups: Sequence[frozenset[str]], have: set[int]) -> float:
+    if len(have) < 2:
+        return 1.0 if have else 0.0
+    firsts = [next((p for p, t in enumerate(tokens) if t in groups[g]), 0) for g in have]
+    return len(have) / (max(firsts) - min(firsts) + 1)
+
+
+def _candidates(asked: Asked, hits: Sequence[RankedHit]) -> list[_Cand]:
+    read_hits = []
+    for ranked in hits[:HITS]:
+        hit = ranked.hit
+        title = set(analyze(" ".join([hit.title, *hit.heading_path]), stem=True))
+        found = [
+            (u, analyze(u.text, stem=True))
+            for u in units(hit.text or hit.snippet, wrapped=hit.kind != "chat")
+        ]
+        read_hits.append((ranked, title, found))
+    weights = _weights(asked, [set(tokens) for _, _, found in read_hits for _, tokens in found])
+    out: list[_Cand] = []
+    for h, (ranked, title, found) in enumerate(read_hits):
+        heading: set[str] = set()
+        previous: set[int] = set()
+        path = ranked.hit.heading_path
+        subject, under = _subject(asked, path[-1] if path else ""), 0
+        for pos, (unit, tokens) in enumerate(found):
+            terms = set(tokens)
+            if unit.kind == "heading":
+                heading, under = terms, 0
+                subject = _subject(asked, unit.text)
+                continue
+            under += 1
+            about = subject if under <= SUBJECT_UNITS else set()
+            own = covered(terms, asked.groups) | about
+            context = covered(title | heading, asked.groups) - own
+            fit = type_fit(asked, unit, tokens, about)
+            after = found[pos + 1][0] if pos + 1 < len(found) else None
+            if after is not None and completes(asked.kind, unit, after):
+                fit = max(fit, 0.8)  # the value or the command is the next unit
+            partial = _partial(asked.groups, own - about, unit.text)
+            score = _score(asked, weights, own, (context | previous) - own, fit, tokens, partial)
+            score += ENTRY_NAME * _entry_name(asked, unit.text)
+            score += 0.4 / (1 + h) + 0.3 * ranked.relevance - 0.02 * min(pos, 10)
+            if asked.symbols and all(_names(unit.text, sym) for sym in asked.symbols):
+                score += 1.0  # the operator the question names, which no word search sees
+            if unit.kind != "code" and (len(unit.text.split()) < 4 or _label(unit.text)):
+                score -= 0.3  # a fragment, or a field's label and value ("Valid values: a filename")
+            out.append(_Cand(h, pos, unit, own, context, score, fit))
+            previous = own
+    return out
+
+
+def _label(text: str) -> bool:
+    """``Label: value`` with no sentence's end: a field of a reference entry, not what it says."""
+    head, colon, rest = text.partition(":")
+    return bool(colon and rest.strip()) and len(head.split()) <= 2 and text[-1:] not in ".!?"
+
+
+def _subject(asked: Asked, heading: str) -> set[int]:
+    """The names the question writes that a heading of at most ``SUBJECT_WORDS`` words covers: the
+    entry of a reference ("### `SSL_CERT_FILE`"), whose text need not repeat its name. A heading
+    of plain words ("## Timeouts") names a topic its whole section shares, and one naming other
+    things beside it ("### Comparing `RefCell<T>`/`Rc<T>` and `Mutex<T>`/`Arc<T>`") is about
+    them all: no subject."""
+    if not heading or not asked.names or len(heading.split()) > SUBJECT_WORDS:
+        return set()
+    said = set().union(*asked.groups)
+    other = [
+        w for w in _WORD.findall(heading)
+        if len(w) > 1 and w.lower() not in STOPWORDS and not said & set(analyze(w, stem=True))
+    ]  # fmt: skip
+    if len(other) > 1:
+        return set()
+    return covered(set(analyze(heading, stem=True)), asked.groups) & set(asked.names)
+
+
+def _weights(asked: Asked, unit_terms: list[set[str]]) -> list[float]:
+    """A weight per group: specific ones by how rare they are among the units read (an inverse
+    document frequency: "NO_PROXY" outweighs "environment"), twice that for a name the question
+    writes ("NO_PROXY", "Rc"), generic ones 0.3."""
+    n = len(unit_terms)
+    out = []
+    for i, group in enumerate(asked.groups):
+        if i not in asked.specific:
+            out.append(0.3)
+            continue
+        df = sum(1 for terms in unit_terms if len(group & terms) >= needed(group))
+        out.append((1.0 + math.log((n + 1) / (df + 1)) / 2) * (2 if i in asked.names else 1))
+    return out
+
+
+def _score(
+    asked: Asked,
+    weights: list[float],
+    own: set[int],
+    near: set[int],
+    fit: float,
+    tokens: list[str],
+    partial: set[int] = frozenset(),  # type: ignore[assignment]
+) -> float:
+    """What the unit covers (rare specific groups weigh most; the ones around it, and those it
+    meets only inside a longer identifier, half), its fit to the question's type as far as it is on
+    topic, and how close its terms sit."""
+    spec = set(asked.specific)
+    mine = sum(weights[i] * (0.5 if i in partial else 1.0) for i in own)
+    cover = (mine + 0.5 * sum(weights[i] for i in near)) / (sum(weights) or 1.0)
+    share = len((own | near) & spec) / max(1, len(spec))
+    return 2.0 * cover + 0.9 * fit * share + 0.3 * _closeness(tokens, asked.groups, own)
+
+
+def _passes(asked: Asked, shown: set[int], context: set[int], text: str) -> bool:
+    if not all(_names(text, s) for s in asked.symbols):
+        return False
+    spec = set(asked.specific)
+    need = len(spec) if len(spec) <= 2 else math.ceil(0.6 * len(spec))
+    if asked.symbols:  # the operator or option it names is the most specific thing it asks
+        need = max(1, need - 1)
+    return not spec or (bool(shown & spec) and len((shown | context) & spec) >= need)
+
+
+def _names(text: str, symbol: str) -> bool:
+    """The unit names the operator or option: as a word of its own, or in backticks."""
+    padded = f" {text} ".replace(",", " ").replace("`", " ")
+    return f" {symbol} " in padded or f" {symbol}=" in padded or f" {symbol}[" in padded
+
+
+def pick(
+    question: str, hits: Sequence[RankedHit], *, limit: int = 3, lead: Sequence[int] = ()
+) -> list[tuple[str, int]]:
+    """Up to ``limit`` (unit text, hit index) pairs that answer ``question``, best first; none when
+    nothing passes the gate. ``lead``: hit indexes whose best passing unit comes first, in this
+    order (the best hit of each reading of an ambiguous question)."""
+    asked = read(question)
+    if not asked.groups and not asked.symbols:
+        return []
+    cands = _candidates(asked, hits)
+    if _absent(asked, cands):
+        return []
+    by_place = {(c.hit, c.pos): c for c in cands}
+    passing: list[tuple[_Cand, list[_Cand], set[int]]] = []
+    for cand in sorted(cands, key=lambda c: (-c.score, c.hit, c.pos)):
+        window = _window(asked, cand, by_place)
+        shown = set().union(*(c.own for c in window))
+        if _passes(asked, shown, cand.context, " ".join(c.unit.text for c in window)):
+            passing.append((cand, window, shown))
+    if not passing:
+        return []
+    top = passing[0][0].score
+    leads = [next((p for p in passing if p[0].hit == h), None) for h in lead]
+    chosen: list[tuple[str, int]] = []
+    done: set[int] = set()
+    fitted = False  # the answer holds what the question's type wants (a value, a command ...)
+    # The best unit opens; then each reading's best, when it is near the best (an ambiguous
+    # question's other readings must not push the answer out).
+    firsts = [p for p in leads if p is not None and p[0].score >= 0.7 * top]
+    for cand, window, shown in [passing[0], *firsts, *passing[1:]]:
+        if len(chosen) >= limit:
+            break
+        fits = asked.kind != "other" and max(c.fit for c in window) >= 0.6
+        adds = (shown - done) & set(asked.specific) or (fits and not fitted)
+        reading = any(cand is p[0] for p in firsts)
+        if chosen and not reading and (cand.score < 0.85 * top or not adds):
+            continue
+        fitted = fitted or fits
+        for c in window:
+            pair = (c.unit.text, c.hit)
+            if pair not in chosen and len(chosen) < limit:
+                chosen.append(pair)
+        done |= shown
+    return chosen
+
+
+def _absent(asked: Asked, cands: Sequence[_Cand]) -> bool:
+    """A name the question writes (capitalized or with digits, not its first word) that nothing
+    read contains: the documents do not talk about what it asks ("QUIC", "Gopher", "HTTP3")."""
+    seen = set().union(*(c.own | c.context for c in cands)) if cands else set()
+    return any(i not in seen for i in asked.names)
+
+
+def _window(asked: Asked, cand: _Cand, by_place: dict[tuple[int, int], _Cand]) -> list[_Cand]:
+    """The unit with the neighbours it needs: the sentence before when it holds specific terms the
+    unit lacks; the next one for a default's value or a how-to's command."""
+    spec = set(asked.specific)
+    window = [cand]
+    before = by_place.get((cand.hit, cand.pos - 1))
+    if before is not None and (before.own - cand.own) & spec and not cand.own & spec:
+        window.insert(0, before)
+    elif before is not None and cand.unit.kind == "code" and before.unit.kind != "code" and before.own & spec:
+        window.insert(0, before)  # a command with the sentence that says what it does
+    elif before is not None and cand.unit.text.startswith(_BACK) and before.unit.kind != "code":
+        window.insert(0, before)  # "These are ..." needs what "these" are
+    after = by_place.get((cand.hit, cand.pos + 1))
+    if after is None:
+        return window
+    more = by_place.get((cand.hit, cand.pos + 2))
+    if (
+        completes(asked.kind, cand.unit, after.unit)
+        or after.unit.text.startswith((*_BACK, *_ON))
+        or _opens_list(cand.unit.text)
+    ):
+        window.append(after)
+        opens = _opens_list(cand.unit.text) and after.unit.kind == "item"
+        if more is not None and more.unit.kind == "item" and (opens or _opens_list(after.unit.text)):
+            window.append(more)  # the list a sentence announces
+    elif _announces(after.unit) and more is not None and more.unit.kind in ("code", "item"):
+        window.extend([after, more])  # "For example:" and the example
+    elif _goes_on(asked, window, after):
+        window.append(after)
+    return window
+
+
+def _goes_on(asked: Asked, window: Sequence[_Cand], after: _Cand) -> bool:
+    """What a thing is or does takes more than one sentence: the sentence after a definition ("X is
+    a simple program whose purpose is ..."), or after any unit when it names the subject again,
+    comes with it."""
+    return (
+        asked.kind == "what"
+        and len(window) == 1
+        and after.unit.kind in ("prose", "item")
+        and (window[0].fit >= 1.0 or bool(after.own & window[0].own & set(asked.specific)))
+    )
+
+
+def _opens_list(text: str) -> bool:
+    """A sentence that announces what follows: "... the ability to:", "may be one of the following..."."""
+    return text.endswith(":") or _FOLLOWING.search(text[-24:]) is not None
+
+
+def _announces(unit: Unit) -> bool:
+    """A short unit that announces what follows ("For example:", "예:")."""
+    return unit.kind != "code" and unit.text.endswith(":") and len(unit.text.split()) <= 4

@@ -1,0 +1,1 @@
+"""A code repository as a source, and reading a task against it."""

@@ -1,0 +1,1 @@
+"""The knowledge base: files indexed on tantivy (or PostgreSQL) and searched."""

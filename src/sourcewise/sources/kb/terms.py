@@ -1,0 +1,183 @@
+"""The knowledge base's one analyzer: which terms a text gives, for indexing and for querying alike.
+
+Most words are plain words (letters only, without a change of case inside): their terms come from the
+search engine's own analyzer (tantivy: split on non-alphanumeric characters, drop tokens over 64
+bytes, lower-case, Snowball English stemmer), which runs inside the engine, in its threads, while
+indexing. Python asks the same analyzer object for a query's terms (``tantivy.TextAnalyzer.analyze``),
+so a query and the index can never split a word differently. Two kinds of word get more from the
+project's analyzer (``text.analyze.analyze``), given to the engine as pre-tokenized terms of the same
+field:
+
+- words holding "_", a digit or a change of case (``token_expiry``, ``tokenExpiry``, ``python3``): the
+  terms ``analyze`` gives that the engine does not (the whole ``token_expiry``; the parts ``token``,
+  ``expiry``; ``python``);
+- words holding Hangul: Korean morphology (particles and endings off, stems and their bigrams) is the
+  project's analyzer alone; these words are taken out of what the engine reads.
+
+``split`` is that definition; ``terms`` is Python's view of it (the engine's
+analyzer called from Python plus the same extras), used for queries and snippets. The engine's
+analyzer is not stored with an index: ``register`` adds it to every index this process opens.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import tantivy
+
+from sourcewise.text.analyze import ANALYZER_ID as CORE_ANALYZER_ID
+from sourcewise.text.analyze import MAX_TERM, STOPWORDS, analyze
+from sourcewise.text.words import is_hangul
+
+__all__ = [
+    "ANALYZER_ID", "TOKENIZER", "engine_terms", "odd_words", "query_terms", "register", "split", "terms",
+]  # fmt: skip
+
+TOKENIZER = "sw_kb"
+# The engine reads plain words; ours reads identifiers and Hangul: an index re-analyzes when either changes.
+ANALYZER_ID = f"tantivy-simple-lower-snowball-en+identifiers+{CORE_ANALYZER_ID}"
+_WORD = re.compile(r"\w+")  # one character class, no backtracking: linear in the text
+_HANGUL_CHAR = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
+
+
+@lru_cache(maxsize=1)
+def _engine() -> tantivy.TextAnalyzer:
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(MAX_TERM + 1))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+
+
+def register(index: tantivy.Index) -> None:
+    """The analyzer under ``TOKENIZER`` in ``index`` (never saved with it: every process registers it)."""
+    index.register_tokenizer(TOKENIZER, _engine())
+
+
+def engine_terms(text: str) -> list[str]:
+    """What the engine's analyzer makes of ``text`` (Hangul already out)."""
+    return list(_engine().analyze(text)) if text else []
+
+
+def _plain(word: str) -> bool:
+    if word.isascii():
+        return word.isdigit() or (word.isalpha() and (word.islower() or word.isupper() or word[1:].islower()))
+    return (
+        word.isalpha()
+        and not _HANGUL_CHAR.search(word)
+        and (word.islower() or word.isupper() or word[1:].islower())
+    )
+
+
+def _extra(word: str) -> tuple[str, ...]:
+    """The terms of one word that the engine does not give: none for a plain word, all of them for
+    one holding Hangul, the identifier's whole and parts otherwise."""
+    if _plain(word):
+        return ()
+    ours = analyze(word, stem=True)
+    if is_hangul(word):
+        return tuple(ours)
+    given = set(engine_terms(word))
+    return tuple(t for t in dict.fromkeys(ours) if t not in given)
+
+
+_EXTRAS: dict[str, tuple[str, ...]] = {}  # a non-plain word (cut to MAX_TERM) -> its extra terms
+_PLAIN: set[str] = set()  # words seen to be plain: set operations in C pass over them
+_CACHE_MAX = 200_000
+# An ASCII text as classes of characters, one for one: "a" lower case, "A" upper case, "0" digit,
+# "_" itself, " " the rest. An ASCII word is not plain exactly when it holds "_", a digit beside a
+# letter, a lower-case letter before an upper-case one, or two upper-case letters before a
+# lower-case one: these marks are found by ``str.find`` in C, and only their words are read.
+_CLASSES = bytes(
+    ord(
+        "a"
+        if chr(c).islower()
+        else "A"
+        if chr(c).isupper()
+        else "0"
+        if chr(c).isdigit()
+        else "_"
+        if chr(c) == "_"
+        else " "
+    )
+    for c in range(256)
+)  # fmt: skip  (a table for ``bytes.translate``: one C loop over the text's bytes)
+_MARKS = (b"_", b"aA", b"AAa", b"0a", b"a0", b"0A", b"A0")
+
+
+def odd_words(text: str) -> list[str]:
+    """The words of ``text`` (as ``_WORD`` finds them) that may not be plain, each time it occurs:
+    in an ASCII text exactly those ``_plain`` refuses; in any other text every word."""
+    if not text.isascii():
+        return _WORD.findall(text)
+    classes = text.encode().translate(_CLASSES)  # ASCII: a byte's offset is its character's
+    spans: dict[int, int] = {}  # start -> end of each word holding a mark
+    for mark in _MARKS:
+        at = classes.find(mark)
+        while at >= 0:
+            start = classes.rfind(b" ", 0, at) + 1
+            end = classes.find(b" ", at)
+            end = len(text) if end < 0 else end
+            spans[start] = end
+            at = classes.find(mark, end)
+    return [text[start : spans[start]] for start in sorted(spans)]
+
+
+def split(text: str) -> tuple[str, list[str]]:
+    """(the text the engine analyzes, the extra terms): the analyzer's definition, see the module.
+    The text is ``text`` itself unless it holds Hangul."""
+    words = odd_words(text)
+    if not words:
+        return text, []
+    extras: list[str] = []
+    odd = set(words).difference(_PLAIN)
+    if odd:
+        if len(_EXTRAS) >= _CACHE_MAX or len(_PLAIN) >= _CACHE_MAX:
+            _EXTRAS.clear()
+            _PLAIN.clear()
+        for word in sorted(odd):
+            got = _EXTRAS.get(word)
+            if got is None:
+                got = _extra(word[:MAX_TERM])
+                if len(word) <= MAX_TERM:  # a longer word (a hash, a blob) is not kept
+                    if not got:
+                        _PLAIN.add(word)
+                    else:
+                        _EXTRAS[word] = got
+            if got:
+                extras.extend(got * words.count(word))
+    if _HANGUL_CHAR.search(text):
+        text = _WORD.sub(lambda m: " " if is_hangul(m.group()) else m.group(), text)
+    return text, extras
+
+
+def terms(text: str) -> list[str]:
+    """Every term of ``text``, in order: the engine's, then the extras."""
+    engine_text, extras = split(text)
+    return [*engine_terms(engine_text), *extras]
+
+
+_STOP_TERMS = frozenset(engine_terms(" ".join(STOPWORDS))) | STOPWORDS
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct terms of a query, English stopwords left out unless nothing else is left. A term
+    ending in a Greek sigma is asked in both forms: the engine lower-cases "ΣΟΦΟΣ" to "σοφοσ" and
+    keeps "σοφος" as written. Queries repeat (a search asks for them twice): short ones are cached."""
+    return list(_query_terms(text)) if len(text) <= 512 else list(_query_terms.__wrapped__(text))
+
+
+@lru_cache(maxsize=4096)
+def _query_terms(text: str) -> tuple[str, ...]:
+    found = list(dict.fromkeys(terms(text)))
+    kept = [t for t in found if t not in _STOP_TERMS] or found
+    return tuple(dict.fromkeys(v for t in kept for v in _sigmas(t)))
+
+
+def _sigmas(term: str) -> tuple[str, ...]:
+    if term[-1:] in ("σ", "ς") and len(term) > 1:
+        return (term, term[:-1] + ("ς" if term[-1] == "σ" else "σ"))
+    return (term,)

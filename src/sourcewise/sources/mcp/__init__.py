@@ -1,0 +1,1 @@
+"""Any MCP server's search tool as a source."""

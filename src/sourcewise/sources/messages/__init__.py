@@ -1,0 +1,1 @@
+"""Chat and mail exports as sources (Slack, mbox, Maildir)."""

@@ -1,0 +1,1 @@
+"""Issue trackers as sources (GitHub exports)."""

@@ -1,0 +1,1 @@
+"""Text: the one analyzer (English and Korean), extraction, chunking, passages, markup."""

@@ -1,0 +1,137 @@
+"""Markup out of text a user reads: what Markdown, reST, MkDocs, Sphinx, MyST, HTML and PDF text
+extraction leave in a sentence.
+
+``clean(text)`` is for one unit of prose (a sentence, a list item, a table row, a title):
+
+- Markdown escapes (``default\\_transaction``), links (``[text](url)`` -> ``text``), images,
+  emphasis marks (``**bold**``), attribute lists (``{ #anchor }``, ``{: .class }``);
+- reST and MyST roles (``:class:`httpx.Client``` -> ``httpx.Client``, ``{ref}`text <t>``` -> ``text``);
+- MkDocs, Sphinx and MyST admonition openers (``!!! note "Title"``, ``/// tip``, ``.. note::``,
+  ``:::{tip}``)
+  and directive lines (``.. code-block:: python``);
+- HTML comments, ``<style>``/``<script>`` elements, entities (``&vert;`` -> ``|``) and the tags of
+  documentation (``<abbr title=..>HTTP</abbr>`` -> ``HTTP``); other ``<...>`` stays, as ``Vec<T>``
+  is text;
+- PDF ligatures (NFKC) and words hyphenated across a line break (``dis-\\ntributed``).
+
+``dehyphenate`` joins hyphenated line breaks of extracted PDF text before it is split.
+Inline code (```{:?}```, ```a\\_b```) is code: nothing in it is touched. Every text a user reads
+(answers, titles, heading paths, snippets) passes here. Every pattern runs on RE2 (linear time in
+the text), each only where the characters it needs are (two of those checks are patterns of single
+characters on Python's engine, linear too).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from typing import Any
+
+import re2  # type: ignore[import-untyped]
+
+from sourcewise.text.sanitize import utf8
+
+__all__ = ["CODE_SPAN", "clean", "dehyphenate", "directive"]
+
+_ESCAPE = re2.compile(r"\\([\\`*_{}\[\]()#+.!<>|~-])")
+_IMAGE = re2.compile(r"!\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)|(?i)<img\s[^<>]*>")
+_LINK = re2.compile(r"\[([^\]\n]{1,300})\]\([^)\n]{0,500}\)")
+# reST and MyST roles: ":class:" or "{ref}" right before a code span, whose "<target>" goes too.
+_ROLE_NAME = re2.compile(r"(?:(?::[\w.+-]+)+:|\{[\w.+-]+\})$")
+_ROLE_TARGET = re2.compile(r"\s*<[^`>\n]*>$")
+#: an inline code span (its backticks too), the one definition; RE2 is linear whatever the length
+CODE_SPAN = re2.compile(r"(`[^`\n]*`)")
+_ATTRS = re2.compile(r"\s*\{:?\s*[#.][^{}\n]{0,200}\}")
+_TAGS = re2.compile(
+    r"(?i)</?(?:abbr|span|div|a|b|i|em|strong|small|sup|sub|kbd|mark|u|s|br|p|img|font|details|summary|"
+    r"section|figure|figcaption|center|code|pre|ul|ol|li|dl|dt|dd|table|thead|tbody|tr|td|th|hr|dfn|"
+    r"h[1-6]|listing|blockquote|button|cite|q|nav|aside|header|footer|article|caption|var|samp|tt|ins|"
+    r"del|strike|big|label|picture|source|video|audio|iframe)(?:\s[^<>]*)?/?>"
+)
+# What a <style> or <script> element holds is no text for a reader.
+_ELEMENTS = re2.compile(r"(?is)<(style|script)(?:\s[^<>]*)?>[^<]*(?:</(?:style|script)\s*>?)?")
+_EMPHASIS = re2.compile(r"(^|[^\w*])(\*\*|__)(\S[^*\n]{0,500}?)(\*\*|__)($|[^\w*])")
+_ITALIC = re2.compile(r"(^|[\s(\"'])[*_]([^*_\s][^*_\n]{0,300}?)[*_]($|[^\w*])")
+_DIRECTIVE = re2.compile(
+    r"^\s*(?:!!!|\?\?\?\+?|\.\. [\w:-]+::|:::+\s*\{?[\w-]*\}?|```+\s*\{[\w-]+\}|////?)(.*)$"
+)
+# What ``_ITALIC`` and ``_ESCAPE`` need in a text to match (RE2's ``\s`` is ``[\t\n\f\r ]``), as
+# patterns of single characters and anchors that Python's engine runs in one pass (no repetition:
+# linear, nothing to backtrack), without the cost of a call into RE2.
+_ITALIC_OPENS = re.compile(r"(?:^|[\t\n\f\r (\"'])[*_]")
+_ESCAPES = re.compile(r"\\[\\`*_{}\[\]()#+.!<>|~-]")
+_DIRECTIVE_STARTS = ("!!!", "???", ".. ", ":::", "```", "///")
+_HYPHEN = re2.compile("([a-z])[-\u2010]\n[ \t]*([a-z])")
+_SPACES = re2.compile(r"[ \t]{2,}")
+_COMMENT = re2.compile(r"<!--[^>]{0,500}-->")
+_ENTITY = re2.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+def directive(line: str) -> str | None:
+    """For an admonition or directive line, its title (``!!! note "Read this"`` -> ``Read this``,
+    possibly ``""``); ``None`` for any other line."""
+    if not line.lstrip().startswith(_DIRECTIVE_STARTS):  # what the pattern needs after spaces
+        return None
+    match = _DIRECTIVE.match(utf8(line))
+    if match is None:
+        return None
+    rest = match.group(1).strip()
+    if line.lstrip().startswith(("!!!", "???")):
+        _kind, _, title = rest.partition(" ")
+        return title.strip().strip("\"'") if title else ""
+    return ""
+
+
+def clean(text: str) -> str:
+    """``text`` as a reader should see it: markup out, ligatures folded, spaces single. What is
+    inside inline code (```{:?}```, ```__init__```, ```<T>```) is code and stays as written."""
+    if not text:
+        return text
+    text = unicodedata.normalize("NFKC", utf8(text))
+    # Each pattern only where the characters it needs are (a call into RE2 costs microseconds, and
+    # most titles and lines hold no markup at all).
+    if "\n" in text:
+        text = _HYPHEN.sub(r"\1\2", text)
+    if "![" in text or "<" in text:
+        text = _IMAGE.sub("", text)
+    if "](" in text:
+        text = _LINK.sub(r"\1", text)
+    if "`" not in text:
+        return _prose(text).strip()
+    pieces = CODE_SPAN.split(text)
+    for i in range(1, len(pieces), 2):  # a role is a prose suffix and the code span after it
+        role = _ROLE_NAME.search(pieces[i - 1])
+        if role is not None:
+            pieces[i - 1] = pieces[i - 1][: role.start()]
+            pieces[i] = _ROLE_TARGET.sub("", pieces[i][1:-1])
+    return "".join(p if i % 2 else _prose(p) for i, p in enumerate(pieces)).strip()
+
+
+def _prose(text: str) -> str:
+    """Markup out of text outside inline code."""
+    if "<" in text:
+        text = _TAGS.sub("", _ELEMENTS.sub("", _COMMENT.sub("", text)))
+    if "{" in text:
+        text = _ATTRS.sub("", text)
+    if "*" in text or "_" in text:
+        # Twice: a match takes the character after it, which the next one may need before it.
+        for _ in range(2):
+            if "**" in text or "__" in text:
+                text = _EMPHASIS.sub(r"\1\3\5", text)
+            if _ITALIC_OPENS.search(text):
+                text = _ITALIC.sub(r"\1\2\3", text)
+    if "\\" in text and _ESCAPES.search(text):
+        text = _ESCAPE.sub(r"\1", text)
+    if "&" in text:
+        text = _ENTITY.sub(_entity, text)
+    return str(_SPACES.sub(" ", text)) if "  " in text or "\t" in text else text
+
+
+def _entity(match: Any) -> str:
+    return html.unescape(str(match.group()))
+
+
+def dehyphenate(text: str) -> str:
+    """Words a PDF hyphenated across lines joined (``distri-\\nbuted`` -> ``distributed``)."""
+    return str(_HYPHEN.sub(r"\1\2", utf8(text)))

@@ -1,0 +1,169 @@
+"""Rating a URL: the entry points callers use, and the one memo in front of the rules.
+
+``rate`` takes a URL as written; ``rate_canonical``, ``rate_key`` and ``rate_parts`` take what the
+merge pipeline already has (a canonical key, its host and path, the query's projects) so that it
+does not parse a key twice. The rules themselves are ``web.tierrules.rate_host``.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Mapping
+from contextlib import suppress
+from functools import lru_cache
+from typing import Any, NamedTuple
+from urllib.parse import urlsplit
+
+from sourcewise.models import SourceRating
+from sourcewise.web.tierrules import COMMUNITY_PATHS, DOC_PATHS, LOCALE, in_path, on_github, rate_host
+from sourcewise.web.tiers import SourceTable, builtin_table, redirects, user_content, wanted_projects
+from sourcewise.web.urls import canonical_url
+
+__all__ = ["rate", "rate_canonical", "rate_key", "rate_parts", "rate_uncached"]
+
+
+def rate(url: str, query: str | None = None, table: SourceTable | None = None) -> SourceRating:
+    """Rate ``url`` (see the module docstring). Raises ``InvalidURL`` for a non-http(s) URL.
+
+    A rating is a function of the URL as written, the query and the table, so it is kept per
+    exact (url, query, table) (bounded, least recently used goes): a URL rated again skips its
+    canonicalisation. Errors are not kept; ``rate_uncached`` is the same without the cache.
+    """
+    table = table or builtin_table()
+    if type(url) is not str or (query is not None and type(query) is not str):
+        return rate_uncached(url, query, table)  # the general path says what is wrong
+    if len(url) + (len(query) if query else 0) > _CACHED_INPUT_MAX:
+        return rate_uncached(url, query, table)  # long inputs are not kept: the cache stays small
+    key = (url, query, table)
+    cache = _BY_URL
+    rating = cache.get(key)
+    if rating is None:
+        rating = rate_uncached(url, query, table)
+        _remember(cache, key, rating)
+    elif len(cache) > _RATING_CACHE_MAX // 2:
+        _touch(cache, key)
+    return rating
+
+
+def rate_uncached(url: str, query: str | None = None, table: SourceTable | None = None) -> SourceRating:
+    """``rate`` without the per-URL cache: canonicalise, find the query's projects, rate the key."""
+    table = table or builtin_table()
+    wanted = wanted_projects(table, query) if query else {}
+    return rate_canonical(canonical_url(url), tuple(wanted.items()), table)
+
+
+def rate_canonical(key: str, wanted: tuple[tuple[str, str], ...], table: SourceTable) -> SourceRating:
+    """``rate_key`` for a key that ``canonical_url`` made, through the cache of ``rate_parts``
+    (``wanted``: the query's projects as ``tuple(wanted_projects(...).items())``)."""
+    slash = key.find("/", 8)  # "https://host/path...": no user info; a port or IPv6 shows a ":"
+    host_end = slash if slash >= 0 else len(key)
+    path_end = len(key)
+    for mark in "?#":
+        at = key.find(mark, host_end)
+        if 0 <= at < path_end:
+            path_end = at
+    host = key[8:host_end]
+    if not key.startswith("https://") or host.startswith("[") or ":" in host:
+        return rate_key(key, dict(wanted), table)  # the general reading
+    return rate_parts(host, key[host_end:path_end], wanted, table)
+
+
+def rate_key(key: str, wanted: Mapping[str, str], table: SourceTable) -> SourceRating:
+    """``rate`` for a URL already canonicalised, with the query's projects already found."""
+    parts = urlsplit(key)
+    return rate_host(parts.hostname or "", parts.path, wanted, table, None)
+
+
+_RATING_CACHE_MAX = 8192
+_CACHED_INPUT_MAX = 2048  # characters of URL + query: longer pairs are rated without the cache
+
+
+def rate_parts(host: str, path: str, wanted: tuple[tuple[str, str], ...], table: SourceTable) -> SourceRating:
+    """``rate_key`` for the host and path of a canonical key (``wanted``: the query's projects as
+    ``tuple(wanted_projects(...).items())``), cached per host and per set of projects.
+
+    A rating reads little of the path: which of this host's path entries and user-content paths
+    it falls under (the table is indexed by first path segment), whether it starts like a
+    documentation path, the forum it is in on an official site (or on a site the query's
+    project may own), and whether a project the query names is one of its segments. The cache
+    key is the host and those answers, so that pages of one site share one entry, and the cache
+    is bounded (least recently used goes).
+    """
+    low = path.lower()
+    profile = _profile(table, host)
+    entries: tuple[object, ...] = ()
+    if profile.by_segment:
+        first = low.split("/", 2)[1] if len(low) > 1 else ""
+        group = profile.by_segment.get(first)
+        if group:
+            bare = low.rstrip("/")
+            entries = (first, *(bare == p or bare.startswith(p + "/") for p in group))
+    hosted = tuple(low.startswith(p) for p in profile.hosted_paths) if profile.hosted_paths else ()
+    forum = None
+    if profile.official or wanted:  # forums on a known site, or on the site of a project named
+        locale = LOCALE.match(low)  # anchored: the one match LOCALE.sub would remove
+        unlocalised = low[locale.end() :] if locale else low
+        if unlocalised.startswith(COMMUNITY_PATHS):
+            forum = unlocalised.split("/")[1]
+    named = False
+    if wanted:
+        for project, said in wanted:
+            if project in table.projects and said.replace(" ", "-") in low and in_path(said, low):
+                named = True
+                break
+    # On GitHub the first segment is the organisation (github.com/ORG, ORG.github.io/REPO)
+    owner = low.split("/", 2)[1] if len(low) > 1 and on_github(host) else None
+    key = (table, wanted, host, entries, hosted, low.startswith(DOC_PATHS), forum, named, owner)
+    cache = _RATINGS
+    rating = cache.get(key)
+    if rating is None:
+        rating = rate_host(host, path, dict(wanted), table, named)
+        _remember(cache, key, rating)
+    elif len(cache) > _RATING_CACHE_MAX // 2:
+        _touch(cache, key)
+    return rating
+
+
+def _remember(cache: OrderedDict[Any, SourceRating], key: Any, rating: SourceRating) -> None:
+    """Keep ``rating`` in a bounded LRU cache (the least recently used goes past the bound)."""
+    cache[key] = rating
+    if len(cache) > _RATING_CACHE_MAX:
+        with suppress(KeyError):  # another thread may have emptied it meanwhile
+            cache.popitem(last=False)
+
+
+def _touch(cache: OrderedDict[Any, SourceRating], key: Any) -> None:
+    """Mark ``key`` as just used; called only once the cache may fill up (order matters then)."""
+    with suppress(KeyError):  # another thread may have evicted it meanwhile
+        cache.move_to_end(key)
+
+
+_RATINGS: OrderedDict[tuple[object, ...], SourceRating] = OrderedDict()
+_BY_URL: OrderedDict[tuple[str, str | None, SourceTable], SourceRating] = OrderedDict()
+
+
+class _Profile(NamedTuple):
+    """What a rating of this host may read of a path."""
+
+    by_segment: dict[str, tuple[str, ...]]  # first segment -> the path entries under it
+    hosted_paths: tuple[str, ...]  # user-content and redirect path prefixes for this host ("/spaces")
+    official: bool  # a tier-1 entry may apply: its forum paths are community
+
+
+@lru_cache(maxsize=_RATING_CACHE_MAX)
+def _profile(table: SourceTable, host: str) -> _Profile:
+    labels = host.split(".")
+    suffixes = [".".join(labels[i:]) for i in range(len(labels))]
+    by_segment: dict[str, list[str]] = {}
+    official = False
+    for suffix in suffixes:
+        for entry in table.entries(suffix):
+            official = official or entry.tier == 1
+            if entry.path:
+                by_segment.setdefault(entry.path.split("/")[1], []).append(entry.path)
+    hosted = []
+    for spec in (*user_content(), *redirects()):
+        spec_host, _, spec_path = spec.partition("/")
+        if spec_path and spec_host in suffixes:
+            hosted.append("/" + spec_path)
+    return _Profile({k: tuple(v) for k, v in by_segment.items()}, tuple(hosted), official)

@@ -1,0 +1,62 @@
+"""Fusion of the lexical and semantic legs, and which queries the English model can read."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sourcewise.answer.fusion import convex, rrf, semantic_reads
+
+scored = st.lists(
+    st.tuples(st.integers(0, 50), st.floats(-1e6, 1e6, allow_nan=False)),
+    max_size=30,
+    unique_by=lambda p: p[0],
+)
+
+
+def test_semantic_reads_latin_queries_and_not_korean_or_cyrillic() -> None:
+    assert semantic_reads("token expiry after login")
+    assert semantic_reads("Übergröße café naïve")
+    assert semantic_reads("2025 404 -- ?")  # no letters: nothing tells against the model
+    assert semantic_reads("API 배포")  # three Latin letters of five
+    assert not semantic_reads("배포 절차")
+    assert not semantic_reads("배포 절차는 in k8s")  # 5 Hangul + 4 Latin letters: 4 < 4.5
+    assert not semantic_reads("Привет мир")
+    assert not semantic_reads("東京の天気")
+
+
+@given(st.text(max_size=200))
+def test_semantic_reads_any_text_without_error(text: str) -> None:
+    assert isinstance(semantic_reads(text), bool)
+
+
+@given(st.text(alphabet=st.characters(min_codepoint=0xAC00, max_codepoint=0xD7A3), min_size=1, max_size=40))
+def test_hangul_only_is_never_read_by_the_model(text: str) -> None:
+    assert not semantic_reads(text)
+
+
+@given(scored, scored, st.floats(0, 1))
+def test_convex_keeps_every_candidate_once_best_first(lex: list, sem: list, alpha: float) -> None:  # type: ignore[type-arg]
+    fused = convex(lex, sem, alpha)
+    keys = [k for k, _ in fused]
+    assert sorted(keys) == sorted({k for k, _ in lex} | {k for k, _ in sem})
+    scores = [s for _, s in fused]
+    assert scores == sorted(scores, reverse=True)
+    assert all(-1e-9 <= s <= 1 + 1e-9 for s in scores)
+
+
+@given(scored, scored)
+def test_rrf_keeps_every_candidate_once_best_first(lex: list, sem: list) -> None:  # type: ignore[type-arg]
+    fused = rrf(lex, sem)
+    assert sorted(k for k, _ in fused) == sorted({k for k, _ in lex} | {k for k, _ in sem})
+    scores = [s for _, s in fused]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_convex_weighs_scores_where_rrf_only_sees_ranks() -> None:
+    # Lexical is sure of 1 and unsure of the rest; semantic slightly prefers 2 over 1.
+    lex = [(1, 30.0), (2, 3.0), (3, 2.9)]
+    sem = [(2, 0.80), (1, 0.79), (3, 0.10)]
+    assert next(k for k, _ in convex(lex, sem)) == 1
+    assert [k for k, _ in rrf(lex, sem)][:2] in ([1, 2], [2, 1])
+    assert next(k for k, _ in convex(lex, sem, alpha=0.0)) == 2  # semantic alone

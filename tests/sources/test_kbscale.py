@@ -1,0 +1,317 @@
+"""The knowledge base on tantivy: one analyzer for index and query, status, migration from the
+SQLite FTS5 version, odd tokens of real text."""
+
+from __future__ import annotations
+
+import ast
+import json
+import sqlite3
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+import tantivy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sourcewise import KnowledgeBase
+from sourcewise.sources.kb import terms as kbterms
+from sourcewise.sources.kb.store import KBStore
+
+
+def _names(hits: list) -> list[str]:  # type: ignore[type-arg]
+    return [Path(h.path).name for h in hits]
+
+
+def _stdlib_docs(folder: Path, count: int) -> int:
+    """Docstrings of the standard library (real text nobody here wrote) as Markdown files."""
+    folder.mkdir()
+    written = 0
+    for path in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py")):
+        try:
+            tree = ast.parse(path.read_bytes())
+        except (SyntaxError, ValueError):
+            continue
+        nodes = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef | ast.Module)]
+        docs = [d for n in nodes if (d := ast.get_docstring(n))]
+        if docs:
+            (folder / f"{path.stem}.md").write_text(f"# {path.stem}\n\n" + "\n\n".join(docs), "utf-8")
+            written += 1
+            if written >= count:
+                break
+    return written
+
+
+def test_every_term_python_sees_is_in_the_index_over_real_text(tmp_path: Path) -> None:
+    """Python's view of the analyzer (``kbterms.terms``) and what the engine indexed agree: each term
+    of each chunk has a posting in the body field, on a real corpus."""
+    assert _stdlib_docs(tmp_path / "docs", 80) >= 40
+    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    report = base.index([tmp_path / "docs"])
+    assert report.chunks > 150
+    store = base.store
+    assert isinstance(store, KBStore)
+    searcher = store.index.searcher()
+    checked = 0
+    for _, addr in searcher.search(tantivy.Query.all_query(), 300).hits:
+        text = searcher.doc(addr)["body"][0]
+        for term in set(kbterms.terms(text)):
+            assert searcher.doc_freq("body", term) > 0 or len(term.encode()) > 64, term
+            checked += 1
+    assert checked > 5000
+    base.close()
+
+
+def test_odd_tokens_of_real_text_are_indexed_and_found(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "greek.txt").write_text("ΣΊΣΥΦΟΣ in a table: ςw and Σίσυφος again\n", "utf-8")
+    (folder / "cyr.txt").write_text("Привет, мир: настройка сети\n", "utf-8")
+    (folder / "cjk.txt").write_text("日本語のテキスト and 中文 text\n", "utf-8")
+    (folder / "ids.md").write_text(
+        "# API\n\nSet tokenExpiry or token_expiry in HTTPResponse2 objects.\n", "utf-8"
+    )
+    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    report = base.index([folder])
+    assert len(report.added) == 4
+    assert not report.skipped
+    assert _names(base.search("σίσυφος", mode="lexical")) == ["greek.txt"]
+    assert _names(base.search("ΣΊΣΥΦΟΣ", mode="lexical")) == ["greek.txt"]
+    assert _names(base.search("ςw", mode="lexical")) == ["greek.txt"]
+    assert _names(base.search("настройка", mode="lexical")) == ["cyr.txt"]
+    assert _names(base.search("中文", mode="lexical")) == ["cjk.txt"]
+    for q in ("token expiry", "token_expiry", "tokenExpiry", "http response", "HTTPResponse2"):
+        assert _names(base.search(q, mode="lexical")) == ["ids.md"], q
+    base.close()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=200))
+def test_split_gives_the_same_terms_as_the_engine_reading_the_same_value(text: str) -> None:
+    """Hostile text: the engine's analyzer over ``split``'s text plus the extras is ``terms``."""
+    engine_text, extras = kbterms.split(text)
+    assert kbterms.terms(text) == [*kbterms.engine_terms(engine_text), *extras]
+    assert all(t and " " not in t for t in kbterms.query_terms(text))
+
+
+def _real_paragraphs() -> list[str]:
+    """Paragraphs of documentation nobody here wrote: the standard library's docstrings and, when
+    installed, Vim's help and the text files under /usr/share/doc (Greek, Cyrillic, CJK among them)."""
+    texts: list[str] = []
+    for path in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[:200]:
+        try:
+            tree = ast.parse(path.read_bytes())
+        except (SyntaxError, ValueError):
+            continue
+        nodes = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef | ast.Module)]
+        texts.extend(d for n in nodes if (d := ast.get_docstring(n)))
+    for pattern in ("/usr/share/vim/vim*/doc/*.txt", "/usr/share/doc/*/*.txt", "/usr/share/doc/*/README*"):
+        for path in sorted(Path("/").glob(pattern.lstrip("/")))[:300]:
+            if path.is_file() and path.stat().st_size < 2_000_000:
+                texts.append(path.read_text("utf-8", "replace"))
+    return [p for t in texts for p in t.split("\n\n") if p.strip()]
+
+
+def test_odd_words_are_the_words_the_plain_check_refuses_over_real_text() -> None:
+    """``split`` reads only the words ``odd_words`` gives: over real text those hold every word
+    ``_plain`` refuses, each time it occurs and in order, and in ASCII text nothing else."""
+    paragraphs = _real_paragraphs()
+    refused_total = 0
+    for text in paragraphs:
+        refused = [w for w in kbterms._WORD.findall(text) if not kbterms._plain(w)]
+        got = kbterms.odd_words(text)
+        assert [w for w in got if not kbterms._plain(w)] == refused, text[:200]
+        if text.isascii():
+            assert got == refused, text[:200]
+        refused_total += len(refused)
+    assert len(paragraphs) > 2000
+    assert refused_total > 1000
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.text(st.characters(max_codepoint=127), max_size=200), st.text(max_size=200)))
+def test_odd_words_holds_every_word_the_plain_check_refuses(text: str) -> None:
+    refused = [w for w in kbterms._WORD.findall(text) if not kbterms._plain(w)]
+    got = kbterms.odd_words(text)
+    assert [w for w in got if not kbterms._plain(w)] == refused
+    if text.isascii():
+        assert got == refused
+
+
+def test_an_index_of_schema_2_is_rebuilt_with_its_file_column(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The tantivy index before the ``file`` column (schema 2): rebuilt from its files on first use,
+    said once; search spreads results over files by that column."""
+    assert _stdlib_docs(tmp_path / "docs", 5) == 5
+    path = tmp_path / "kb.sqlite3"
+    base = KnowledgeBase(path, semantic=False)
+    files, chunks = base.index([tmp_path / "docs"]).added, base.info()[1]
+    base.close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    again = KnowledgeBase(path, semantic=False)
+    assert "earlier sourcewise (index schema 2)" in caplog.text
+    assert again.info()[:2] == (len(files), chunks)
+    store = again.store
+    assert isinstance(store, KBStore)
+    hits = store.index.searcher().search(tantivy.Query.all_query(), 10).hits
+    assert None not in store.view().files([(a.segment_ord, a.doc) for _, a in hits])
+    assert again.search("the", mode="lexical")
+    again.close()
+
+
+def test_status_tells_size_chunks_files_last_run_and_coverage(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nAlpha text.\n", "utf-8")
+    (folder / "bin.md").write_bytes(b"\x00\x01binary")
+    (folder / "bad.pdf").write_bytes(b"%PDF-1.4 not a pdf")
+    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    assert base.status().last_run is None
+    base.index([folder])
+    st_ = base.status()
+    assert (st_.files, st_.chunks) == (1, 1)
+    assert st_.bytes_on_disk > 0
+    assert st_.last_run is not None
+    assert st_.last_run.added == 1
+    states = {Path(c.path).name: (c.state, c.reason) for c in st_.coverage}
+    assert states["a.md"] == ("indexed", "")
+    assert states["bin.md"][0] == "skipped"
+    assert "binary" in states["bin.md"][1]
+    assert states["bad.pdf"][0] == "failed"
+    assert states["bad.pdf"][1]
+    (folder / "bin.md").unlink()
+    base.index([folder])
+    assert "bin.md" not in {Path(c.path).name for c in base.status().coverage}
+    base.close()
+    out = subprocess.run(
+        [sys.executable, "-m", "sourcewise", "index", "--status", "--json", "--kb", str(tmp_path / "kb.sqlite3")],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    data = json.loads(out.stdout)
+    assert data["files"] == 1
+    assert {c["state"] for c in data["coverage"]} == {"indexed", "failed"}
+
+
+def _legacy_index(path: Path, files: list[Path]) -> None:
+    """An index as the SQLite FTS5 version (schema 1) wrote it."""
+    with sqlite3.connect(path) as db:
+        db.executescript(
+            "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+            "CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, hash TEXT NOT NULL,"
+            " mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, title TEXT NOT NULL, doc_date TEXT NOT NULL,"
+            " ext TEXT NOT NULL, mtime_dated INTEGER NOT NULL, indexed_at REAL NOT NULL DEFAULT 0);"
+            "CREATE TABLE chunks(id INTEGER PRIMARY KEY, file_id INTEGER, ordinal INTEGER, heading_path TEXT,"
+            " text TEXT, start_line INTEGER, end_line INTEGER, embed_hash TEXT);"
+            "CREATE VIRTUAL TABLE chunks_fts USING fts5(title, headings, body);"
+            "CREATE TABLE vectors(hash TEXT PRIMARY KEY, vec BLOB NOT NULL);"
+            "INSERT INTO meta VALUES('schema_version', '1');"
+        )
+        for f in files:
+            db.execute("INSERT INTO files(path, hash, mtime_ns, size, title, doc_date, ext, mtime_dated)"
+                       " VALUES(?, 'x', 0, 0, 't', '2025-01-01', 'md', 1)", (str(f),))  # fmt: skip
+            db.execute("INSERT INTO chunks_fts VALUES('t', '', 'old body never read')")
+    (path.parent / (path.name + ".lex.npz")).write_bytes(b"old accelerator")
+
+
+def test_an_index_of_the_previous_version_is_rebuilt_with_a_clear_message(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Alpha\n\nThe rollback procedure.\n", "utf-8")
+    (folder / "b.md").write_text("# Beta\n\nDeploy notes.\n", "utf-8")
+    path = tmp_path / "kb.sqlite3"
+    _legacy_index(path, [folder / "a.md", folder / "b.md", folder / "gone.md"])
+    base = KnowledgeBase(path, semantic=False)
+    assert "earlier sourcewise" in caplog.text
+    assert "rebuilding" in caplog.text
+    assert _names(base.search("rollback", mode="lexical")) == ["a.md"]
+    assert base.search("old body", mode="lexical") == []  # the old rows are never read
+    assert base.info()[:2] == (2, 2)
+    assert not (tmp_path / "kb.sqlite3.lex.npz").exists()
+    base.close()
+    caplog.clear()
+    again = KnowledgeBase(path, semantic=False)  # rebuilt once: the next open says nothing
+    assert "earlier sourcewise" not in caplog.text
+    assert again.info()[:2] == (2, 2)
+    again.close()
+
+
+def test_a_reindex_with_nothing_changed_reads_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _stdlib_docs(tmp_path / "docs", 10) == 10
+    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    base.index([tmp_path / "docs"])
+    read: list[Path] = []
+    real = Path.read_bytes
+
+    def counting(self: Path) -> bytes:
+        read.append(self)
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", counting)
+    report = base.index([tmp_path / "docs"])
+    assert report.unchanged == 10
+    assert report.chunks == 0
+    assert read == []
+    base.close()
+
+
+def test_a_run_writes_one_segment_per_commit(tmp_path: Path) -> None:
+    """Every segment costs every query a lookup of its own: a run that commits once (a small corpus,
+    well under ``COMMIT_SECONDS``) leaves one segment, not one per indexing thread."""
+    assert _stdlib_docs(tmp_path / "docs", 60) >= 40
+    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    assert base.index([tmp_path / "docs"]).chunks > 150
+    meta = json.loads((tmp_path / "kb.sqlite3.tantivy" / "meta.json").read_text())
+    assert len(meta["segments"]) == 1
+    base.close()
+
+
+def test_the_vectors_of_a_removed_file_go_with_it(tmp_path: Path) -> None:
+    """A run drops the embeddings no chunk uses any more (and reads every file's hashes only when
+    there are embeddings at all)."""
+    docs = tmp_path / "docs"
+    assert _stdlib_docs(docs, 4) == 4
+    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    base.index([docs])
+    missing = base.store.missing_vectors(10_000)
+    base.store.put_vectors([(h, bytes(4 * 384)) for h, _ in missing])
+    assert base.store.vector_count() == len(missing) > 0
+    gone = sorted(docs.iterdir())[0]
+    gone_chunks = dict(base.store.indexed())[str(gone)]
+    gone.unlink()
+    assert base.index([docs]).removed == [str(gone)]
+    assert len(base.store.missing_vectors(10_000)) == 0
+    assert base.store.vector_count() <= len(missing) - 1
+    assert base.store.vector_count() >= len(missing) - gone_chunks
+    base.close()
+
+
+def test_an_open_knowledge_base_sees_a_run_made_by_another_process(tmp_path: Path) -> None:
+    """A door keeps its index open: a commit made by another process reaches its searches."""
+    import time
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "first.md").write_text("# First\n\nThe aurora borealis is seen in the north.\n")
+    index = tmp_path / "kb.sqlite3"
+    base = KnowledgeBase(index, semantic=False)
+    base.index([docs])
+    assert _names(base.search("borealis", mode="lexical")) == ["first.md"]
+    (docs / "second.md").write_text("# Second\n\nA quasar is a luminous nucleus.\n")
+    code = "import sys; from sourcewise import KnowledgeBase; KnowledgeBase(sys.argv[1], semantic=False).index([sys.argv[2]])"
+    subprocess.run([sys.executable, "-c", code, str(index), str(docs)], check=True, timeout=120)
+    found: list[str] = []
+    for _ in range(100):  # the engine's reader notices the new commit within moments
+        found = _names(base.search("quasar", mode="lexical"))
+        if found:
+            break
+        time.sleep(0.1)
+    assert found == ["second.md"]
+    base.close()

@@ -1,0 +1,181 @@
+"""The one analyzer: a table of real Korean and English cases, and hostile input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sourcewise.text.analyze import analyze, hangul_stem, noun, query_terms, stem, strip_particle
+
+# (written, a term it must give, a term it must not give or None). Real words as notes and docs
+# write them; each row is a case the old rules got wrong or one they must keep right.
+TABLE: list[tuple[str, str, str | None]] = [
+    # bare two-syllable nouns stay whole
+    ("휴가", "휴가", "휴"),
+    ("회의", "회의", "회"),
+    ("결과", "결과", "결"),
+    ("병가", "병가", "병"),
+    ("창고", "창고", "창"),
+    # noun + particle
+    ("휴가를", "휴가", None),
+    ("회의에서", "회의", None),
+    ("결과가", "결과", None),
+    ("병가는", "병가", None),
+    ("시장을", "시장", None),
+    ("책을", "책", None),
+    # stacked particles
+    ("순서만으로도", "순서", None),
+    ("집에서", "집", None),
+    ("사람들이", "사람", None),
+    ("회의에서는", "회의", None),
+    # compounds meet their parts
+    ("배포절차", "배포", None),
+    ("배포절차", "절차", None),
+    ("배포절차를", "절차", None),
+    # loanwords keep their last syllable, bare or with a particle
+    ("오로라", "오로라", None),
+    ("카메라", "카메라", None),
+    ("코로나", "코로나", None),
+    ("고양이", "고양이", None),
+    ("오로라를", "오로라", None),
+    ("카메라로", "카메라", None),
+    ("코로나에서", "코로나", None),
+    ("고양이가", "고양이", None),
+    # a verb syllable ending a word (or before a particle) is the noun's own
+    ("크래시", "크래시", None),
+    ("크래시가", "크래시", None),
+    ("노동조합이", "노동조합", None),
+    ("리프레시", "리프레시", None),
+    ("확인시켜", "확인", None),
+    # verbs and adjectives by their stems
+    ("결혼했는가", "결혼", None),
+    ("결혼하였으나", "결혼", None),
+    ("진행하는", "진행", None),
+    ("진행합니다", "진행", None),
+    ("배포됩니다", "배포", None),
+    ("안정적인", "안정", None),
+    ("필요한", "필요", None),
+    ("만들었다", "만들", None),
+    # English inside Korean
+    ("API를", "api", "api를"),
+    ("FastAPI는", "fastapi", None),
+    ("Docker에서", "docker", None),
+    ("2024년", "2024", None),
+    # identifiers and English stems
+    ("tokenExpiry", "expiri", None),
+    ("token_expiry", "token", None),
+    ("logging", "log", None),
+    ("requests", "request", None),
+]
+
+
+@pytest.mark.parametrize(("written", "term", "never"), TABLE)
+def test_the_korean_and_english_table(written: str, term: str, never: str | None) -> None:
+    terms = analyze(written, stem=True)
+    assert term in terms, f"{written} -> {terms}"
+    if never is not None:
+        assert never not in terms, f"{written} -> {terms}"
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [("결혼했는가", "결혼하였으나"), ("회의", "회의에서"), ("휴가 신청", "휴가를 신청하려면"), ("log", "logging"),
+     ("오로라", "오로라가"), ("배포 절차", "배포절차는")],
+)  # fmt: skip
+def test_forms_of_one_word_meet(one: str, other: str) -> None:
+    assert set(query_terms(one, stem=True)) & set(analyze(other, stem=True))
+
+
+def test_question_and_filler_words_are_not_query_terms() -> None:
+    assert query_terms("휴가 신청은 어떻게 해야 돼?") == ["휴가", "신청"]
+    assert query_terms("무엇인가요 언제 결혼했는가") == ["결혼"]
+    assert query_terms("How do I log the requests httpx makes?", stem=True) == [
+        "log",
+        "request",
+        "httpx",
+        "make",
+    ]
+    assert query_terms("what is the") == ["what", "is", "the"]  # nothing else: kept rather than nothing
+    # adverbs and the negating auxiliary say nothing a document holds ("why is OAuth 1 not used much")
+    assert "잘" not in query_terms("OAuth 1은 왜 잘 쓰이지 않나요?")
+    assert not any(t.startswith("않") for t in query_terms("OAuth 1은 왜 잘 쓰이지 않나요?"))
+
+
+def test_query_terms_keep_repeats_when_asked() -> None:
+    assert query_terms("timeout timeout pool", stem=True, repeats=True) == ["timeout", "timeout", "pool"]
+    assert query_terms("timeout timeout pool", stem=True) == ["timeout", "pool"]
+
+
+def test_stems_and_particles_helpers() -> None:
+    assert hangul_stem("결혼했는가") == "결혼"
+    assert strip_particle("휴가") == "휴가"
+    assert strip_particle("리액트를") == "리액트"
+    assert strip_particle("fastapi") == "fastapi"
+    assert stem("Logging") == "log"
+
+
+def test_a_korean_note_is_found_by_its_bare_nouns(tmp_path: Path) -> None:
+    from sourcewise.sources.kb.source import KnowledgeBase
+
+    (tmp_path / "note.md").write_text(
+        "# 주간 기록\n\n회의에서 나온 내용을 정리했다. 다음 주에 휴가를 간다.\n", "utf-8"
+    )
+    (tmp_path / "other.md").write_text("# 기타\n\n회색 고양이 사진.\n", "utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    try:
+        kb.index([tmp_path])
+        found = [Path(h.path or "").name for h in kb.search("회의 내용", mode="lexical")]
+        assert found[:1] == ["note.md"]
+        assert [Path(h.path or "").name for h in kb.search("휴가", mode="lexical")] == ["note.md"]
+    finally:
+        kb.close()
+
+
+@given(st.text(max_size=200))
+def test_hostile_text_gives_terms_from_the_text(text: str) -> None:
+    terms = analyze(text, stem=True)
+    assert all(t and len(t) <= 64 for t in terms)
+    asked = query_terms(text, stem=True, repeats=True)
+    assert set(asked) <= set(terms)
+    assert bool(asked) == bool(terms)
+    assert list(dict.fromkeys(asked)) == query_terms(text, stem=True)
+
+
+# (written, the noun a plan or a reading label shows): a last syllable that may be the noun's own
+# keeps the word whole; a case particle the syllable before takes comes off.
+NOUNS = [
+    ("코로나", "코로나"),
+    ("오로라", "오로라"),
+    ("카메라", "카메라"),
+    ("파이프라인", "파이프라인"),
+    ("오로라의", "오로라"),
+    ("고양이가", "고양이"),
+    ("고양이", "고양이"),  # a common noun ending in 이: no particle without evidence
+    ("물놀이", "물놀이"),  # a compound ending in a -이 noun
+    ("일정이", "일정"),  # a subject particle the syllable before takes
+    ("크래시", "크래시"),
+    ("데이터가", "데이터"),
+    ("마이그레이션이", "마이그레이션"),
+    ("이메일과", "이메일"),
+    ("서울로", "서울"),
+    ("사람들이", "사람"),
+    ("책을", "책"),
+    ("휴가", "휴가"),
+    ("진행하는", "진행"),
+    ("API", "API"),
+]
+
+
+@pytest.mark.parametrize(("written", "shown"), NOUNS)
+def test_the_noun_a_plan_shows(written: str, shown: str) -> None:
+    assert noun(written) == shown
+
+
+@given(st.text(max_size=40))
+def test_a_noun_is_a_start_of_the_word(text: str) -> None:
+    word = noun(text)
+    assert text.startswith(word)
+    assert word in analyze(text) or not word.strip() or word == text

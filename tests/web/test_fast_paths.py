@@ -1,0 +1,428 @@
+"""The fast paths give what the general paths give: keys, ratings, merged results and their order.
+
+``canonical_url`` has a fast path for plain ASCII URLs, ``rate_parts`` caches ratings per host and
+per set of projects, and ``merge_results`` fuses enrich, dedup and rank. Each is compared with the
+general path over a few hundred generated URLs and over the shared URL suites (the fuzz corpus):
+each generated URL mixes several of the cases the fast paths special-case, so a few hundred cover them
+(the fast-path share is asserted), and thousands only made the suite slow.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import random
+import re
+import tomllib
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sourcewise.errors import InvalidURL
+from sourcewise.models import RawResult
+from sourcewise.web import rating, tiers, urls
+from sourcewise.web.rank import clean_text, dedup, enrich, merge_results, rank
+from sourcewise.web.rating import rate_canonical, rate_key, rate_parts
+from sourcewise.web.tiers import builtin_table, default_table, wanted_projects
+
+from conftest import SHARED
+
+_DOMAINS = tomllib.loads((Path(urls.__file__).parent.parent / "data" / "domains.toml").read_text("utf-8"))
+QUERIES = [
+    "",
+    "React Server Components tutorial",
+    "requests session retries",
+    "kubernetes blog ingress",
+    "FastAPI dependency injection",
+    "Next.js examples",
+    "emacs bash manual",
+    "transformers pipeline",
+    "리액트 훅",
+    "BrandNewLib docs",
+]
+
+
+def _table_specs() -> list[str]:
+    specs: list[str] = []
+    for section in ("official",):
+        for values in _DOMAINS[section].values():
+            specs.extend(values)
+    for section in ("semi_official", "community", "blogs", "user_content"):
+        specs.extend(_DOMAINS[section])
+    return specs
+
+
+def _generated_urls(n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    specs = _table_specs()
+    hosts = [s.partition("/")[0] for s in specs] + [
+        "docs.brandnewlib.dev",
+        "brandnewlib.dev",
+        "blog.react.dev",
+        "forum.example.com",
+        "someone.github.io",
+        "requests.readthedocs.io",
+        "x.gov",
+        "uni.ac.kr",
+        "127.0.0.1",
+        "0x7f.1",
+        "a..b",
+        "foo.09",
+        "xn--mnchen-3ya.de",
+        "xn--bad.de",
+        "www.com",
+        "www.www.example.org",
+        "my_host.example.com",
+        "example.com.",
+    ]
+    segments = [
+        "docs",
+        "doc",
+        "docsify",
+        "api",
+        "reference",
+        "blog",
+        "forums",
+        "forum",
+        "answers",
+        "questions",
+        "community",
+        "thread",
+        "threads",
+        "discussions",
+        "en-us",
+        "en",
+        "ko_kr",
+        "spaces",
+        "tree",
+        "canary",
+        "examples",
+        "react",
+        "requests",
+        "next.js",
+        "Server-Components",
+        "DOCS",
+        "a-react-b",
+        ".",
+        "..",
+        ".well-known",
+        "",
+        "x%2Fy",
+        "%7euser",
+        "é",
+        "a b",
+        "p;q",
+        "@",
+        "!$'()*+,;=:",
+    ]
+    params = ["id", "q", "utm_source", "UTM_Medium", "fbclid", "page", "a+b", "", "x=y", "s?t", "p/q"]
+    out: list[str] = []
+    for _ in range(n):
+        spec = rng.choice(specs)
+        host, _, spec_path = spec.partition("/")
+        if rng.random() < 0.4:
+            host = rng.choice(hosts)
+        if rng.random() < 0.2:
+            host = "www." + host
+        if rng.random() < 0.1:
+            host = host.upper()
+        if rng.random() < 0.05:
+            host += rng.choice([":80", ":443", ":8080", ":"])
+        if rng.random() < 0.03:
+            host = "user:pw@" + host
+        path = "/" + spec_path if spec_path and rng.random() < 0.6 else ""
+        for _ in range(rng.randrange(0, 5)):
+            path += "/" + rng.choice(segments)
+        if rng.random() < 0.2:
+            path += "/"
+        if rng.random() < 0.05:
+            path = path.replace("/", "//", 1)
+        query = ""
+        if rng.random() < 0.4:
+            query = "?" + "&".join(
+                f"{rng.choice(params)}={rng.choice(['1', '', 'b', 'x+y', 'a=b', '%41'])}"
+                for _ in range(rng.randrange(0, 4))
+            )
+        fragment = rng.choice(["", "", "", "#top", "#!/route", "#/a/b"])
+        scheme = rng.choice(["https", "https", "http", "HTTPS", "", "ftp"])
+        url = f"{scheme}://{host}{path}{query}{fragment}" if scheme else f"//{host}{path}{query}"
+        if rng.random() < 0.02:
+            url = " " + url + "\t"
+        out.append(url)
+    return out
+
+
+def _corpus() -> list[str]:
+    """Every URL in the shared URL suites (WHATWG, w3lib, url-normalize, courlan), when present."""
+    root = SHARED / "urls"
+    found: list[str] = []
+    whatwg = root / "whatwg" / "urltestdata.json"
+    if whatwg.exists():
+        for case in json.loads(whatwg.read_text("utf-8")):
+            if isinstance(case, dict):
+                found.extend(v for k, v in case.items() if k in ("input", "href") and isinstance(v, str))
+    for path in sorted(root.glob("*/*.jsonl")):
+        for line in path.read_text("utf-8").splitlines():
+            case = json.loads(line)
+            found.extend(a for a in case.get("args", []) if isinstance(a, str))
+            if isinstance(case.get("expected"), str):
+                found.append(case["expected"])
+    return found
+
+
+def _outcome(fn: object, url: str) -> tuple[str, str]:
+    try:
+        return "key", fn(url)  # type: ignore[operator]
+    except InvalidURL as exc:
+        return "error", str(exc)
+
+
+GENERATED = _generated_urls(600, seed=11)
+
+
+def _assert_same_keys(urls_: list[str]) -> int:
+    fast = 0
+    for url in urls_:
+        assert _outcome(urls.canonical_url, url) == _outcome(urls._general_key, url), url
+        fast += urls._PLAIN.fullmatch(url) is not None
+    return fast
+
+
+def test_canonical_url_fast_path_agrees_on_generated_urls() -> None:
+    fast = _assert_same_keys(GENERATED)
+    assert fast > len(GENERATED) // 8  # the fast path was really taken, often
+
+
+def test_canonical_url_fast_path_agrees_on_the_fuzz_corpus() -> None:
+    corpus = _corpus()
+    if not corpus:
+        pytest.skip(f"{SHARED / 'urls'} is absent")
+    assert len(corpus) > 500
+    _assert_same_keys(corpus)
+
+
+@given(st.text(alphabet="htps:/wWeEx.a-mpl_oc%?&=#+;!~0123456789 ", max_size=40))
+def test_canonical_url_fast_path_agrees_on_hostile_text(text: str) -> None:
+    for url in (text, "https://" + text, "http://example.com/" + text):
+        assert _outcome(urls.canonical_url, url) == _outcome(urls._general_key, url)
+
+
+def _keys(urls_: list[str]) -> list[str]:
+    out = []
+    for url in urls_:
+        try:
+            out.append(urls.canonical_url(url))
+        except InvalidURL:
+            continue
+    return list(dict.fromkeys(out))
+
+
+def _host_path(key: str) -> tuple[str, str]:
+    rest = key[len("https://") :]
+    host, slash, path = rest.partition("/")
+    return host, (slash + path).split("?")[0].split("#")[0]
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        builtin_table(),
+        default_table(
+            {"brandnewlib": ["brandnewlib.dev/docs", "github.com/brandnew/lib/tree/main/docs"]},
+            {"medium.com/@someone": 2, "example.com": 1, "forum.example.com/a/b/c/d": 3},
+        ),
+    ],
+    ids=["builtin", "config"],
+)
+def test_cached_ratings_agree_with_the_general_rating(table: tiers.SourceTable) -> None:
+    keys = _keys(GENERATED + _corpus())
+    assert len(keys) > 300
+    keys = random.Random(3).sample(keys, min(len(keys), 200))  # a few hundred: each is rated per query
+    for query in QUERIES:
+        wanted = wanted_projects(table, query)
+        for key in keys:
+            assert rate_canonical(key, tuple(wanted.items()), table) == rate_key(key, wanted, table), key
+            host, path = _host_path(key)
+            if host.startswith("[") or ":" in host:
+                continue  # IPv6 and ports take the general reading in merge_results
+            assert rate_parts(host, path, tuple(wanted.items()), table) == rate_key(key, wanted, table), (
+                key,
+                query,
+            )
+
+
+def test_caches_are_bounded() -> None:
+    for cached in (urls._plain_host, rating._profile):
+        assert cached.cache_info().maxsize is not None
+    table = builtin_table()
+    for i in range(rating._RATING_CACHE_MAX + 100):
+        rate_parts(f"h{i}.example", "/", (), table)
+    assert len(rating._RATINGS) <= rating._RATING_CACHE_MAX
+
+
+_SNIPPETS = [
+    "",
+    "plain text",
+    "  spaced   out\ttext\n",
+    "<b>bold</b> &amp; entities &lt;tag&gt; &notin; &#x41;",
+    "text " * 80,
+    "a<<<<b",
+    "lone \ud800 surrogate",
+    "ünïcödé\u00a0nbsp\u2003em space",
+    "x" * 400,
+]
+
+
+def _raw_results(n: int, seed: int) -> list[RawResult]:
+    rng = random.Random(seed)
+    pool = GENERATED
+    out = []
+    for i in range(n):
+        url = rng.choice(pool)
+        out.append(
+            RawResult.model_construct(
+                title=rng.choice(["", "Title <i>x</i>", "  ", f"Result {i}", "&amp;"]),
+                url=url,
+                snippet=rng.choice(_SNIPPETS) + ("y " * rng.randrange(0, 40)),
+                provider=rng.choice(["duckduckgo", "brave", "searxng", "tavily", "google"]),
+                position=rng.randrange(1, 6),
+                published=rng.choice(
+                    [
+                        None,
+                        None,
+                        datetime(2025, 1, 2, tzinfo=UTC),
+                        datetime(2024, 5, 6),
+                        datetime(2026, 1, 1, tzinfo=UTC),
+                    ]
+                ),
+            )
+        )
+    return out
+
+
+@pytest.mark.parametrize("query", QUERIES[:6])
+def test_merge_results_is_enrich_dedup_rank(query: str) -> None:
+    raw = _raw_results(600, seed=len(query))
+    table = builtin_table()
+    general = rank(dedup(enrich(raw, query, table)))
+    fused = merge_results(raw, query, table)
+    assert len(fused) > 50
+    assert fused == general  # same results, same order
+    assert [r.model_dump(mode="json") for r in fused] == [r.model_dump(mode="json") for r in general]
+    assert [repr(r) for r in fused] == [repr(r) for r in general]
+    assert [r.model_fields_set for r in fused] == [r.model_fields_set for r in general]
+
+
+def test_merge_results_logs_what_it_drops(caplog: pytest.LogCaptureFixture) -> None:
+    raw = [RawResult(title="t", url="not a url", provider="brave", position=1)]
+    with caplog.at_level("WARNING", logger="sourcewise"):
+        assert merge_results(raw, "q") == []
+    assert "dropped a brave result" in caplog.text
+
+
+_SPACE = re.compile(r"\s+")
+_TAG = re.compile(r"<[^<>]+>")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@given(
+    st.text(
+        alphabet=st.sampled_from(list("ab <>&;#x41amp\t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u2028\u3000\ud800é")),
+        max_size=40,
+    )
+)
+def test_clean_text_is_the_general_formula(text: str) -> None:
+    reference = _SURROGATE.sub("\ufffd", _SPACE.sub(" ", html.unescape(_TAG.sub("", text))).strip())
+    assert clean_text(text) == reference
+    assert len(clean_text(text)) <= len(text)  # what merge_results relies on to skip a snippet
+
+
+def _reference_bm25(query: list[str], docs: list[list[str]], k1: float = 1.2, b: float = 0.75) -> list[float]:
+    import math
+    from collections import Counter
+
+    n_docs = len(docs)
+    if not n_docs:
+        return []
+    avgdl = sum(len(d) for d in docs) / n_docs or 1.0
+    df = Counter(term for doc in docs for term in set(doc))
+    scores = []
+    for doc in docs:
+        tf = Counter(doc)
+        score = 0.0
+        for term, said in Counter(query).items():
+            if term not in tf:
+                continue
+            idf = math.log((n_docs - df[term] + 0.5) / (df[term] + 0.5) + 1)
+            score += said * idf * tf[term] * (k1 + 1) / (tf[term] + k1 * (1 - b + b * len(doc) / avgdl))
+        scores.append(score)
+    return scores
+
+
+_TEXT = st.text(alphabet=st.sampled_from(list("abcXYZİıKß.'-+#_09 \n한국어를은는에서")), max_size=60)
+
+
+@given(_TEXT, st.lists(_TEXT, max_size=8))
+def test_bm25_scores_are_the_reference_scores_to_the_last_bit(query: str, texts: list[str]) -> None:
+    from sourcewise.text.analyze import analyze, query_terms
+    from sourcewise.text.passages import bm25_scores
+
+    docs = [analyze(t, stem=True) for t in texts]
+    asked = query_terms(query, stem=True, repeats=True)
+    assert bm25_scores(asked, docs) == pytest.approx(_reference_bm25(asked, docs))
+
+
+def test_caches_hold_under_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Several threads filling the bounded rating cache past its size: no error, right answers."""
+    from collections import OrderedDict
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sourcewise.config import load_settings
+
+    monkeypatch.setattr(rating, "_RATING_CACHE_MAX", 64)
+    monkeypatch.setattr(rating, "_RATINGS", OrderedDict())
+    table = builtin_table()
+    keys = [f"https://h{i % 100}.example/docs/{i}" for i in range(400)]
+
+    def work(part: int) -> bool:
+        ok = True
+        for i, key in enumerate(keys[part::4]):
+            host, path = _host_path(key)
+            ok &= rate_parts(host, path, (), table) == rate_key(key, {}, table)
+            if i % 8 == 0:  # reading settings costs ~10 ms: a few reads interleave with the ratings
+                ok &= load_settings().max_results == 10
+        return ok
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(work, range(4)))
+    assert len(rating._RATINGS) <= 64 + 4
+
+
+@given(
+    st.text(
+        alphabet=st.sampled_from(list("ab-\u2010 \t\n\r\f![]()<>img`*_{}#.\\&;é?:/\xa0\x0b\"'|~+")),
+        max_size=40,
+    )
+)
+def test_markup_clean_skips_a_pattern_only_where_it_cannot_match(text: str) -> None:
+    """``markup.clean`` calls each pattern only where the characters it needs are: everywhere else
+    the pattern changes nothing."""
+    from sourcewise.text import markup
+
+    checks = (
+        (markup._HYPHEN, "\n" in text, r"\1\2"),
+        (markup._IMAGE, "![" in text or "<" in text, ""),
+        (markup._LINK, "](" in text, r"\1"),
+        (markup._SPACES, "  " in text or "\t" in text, " "),
+        (markup._EMPHASIS, "**" in text or "__" in text, r"\1\3\5"),
+        (markup._ITALIC, markup._ITALIC_OPENS.search(text) is not None, r"\1\2\3"),
+        (markup._ESCAPE, markup._ESCAPES.search(text) is not None, r"\1"),
+    )
+    for pattern, called, repl in checks:
+        assert called or pattern.sub(repl, text) == text
+    # ``directive`` looks for its pattern only after the starts it needs (after any spaces)
+    assert markup.directive(text) is None or text.lstrip().startswith(markup._DIRECTIVE_STARTS)
+    assert text.lstrip().startswith(markup._DIRECTIVE_STARTS) or markup._DIRECTIVE.match(text) is None

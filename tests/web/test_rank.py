@@ -1,0 +1,140 @@
+"""Pure pipeline pieces: snippets, enrichment, dedup merging, ranking, strategy selection."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+import pytest
+
+from sourcewise.models import ProviderHit, RawResult, SearchResult
+from sourcewise.web.rank import cut_snippet, dedup, enrich, pick_per_tier, rank, widen_by_tier
+
+
+def raw(
+    url: str,
+    title: str = "T",
+    snippet: str = "",
+    provider: str = "p",
+    position: int = 1,
+    published: datetime | None = None,
+) -> RawResult:
+    return RawResult(
+        title=title, url=url, snippet=snippet, provider=provider, position=position, published=published
+    )
+
+
+def result(url: str, tier: int, score: int, published: datetime | None = None) -> SearchResult:
+    return SearchResult(
+        title=url,
+        url=url,
+        canonical_url=url,
+        tier=tier,
+        reliability_score=score,  # type: ignore[arg-type]
+        reason="r",
+        published=published,
+    )
+
+
+def test_snippet_cut_at_word_and_at_most_200() -> None:
+    text = "word " * 100
+    cut = cut_snippet(text)
+    assert len(cut) <= 200
+    assert cut.endswith("…")
+    assert not cut[:-1].endswith(" ")
+    assert cut[:-1].split()[-1] == "word"
+
+
+def test_snippet_cleaned_of_tags_and_entities() -> None:
+    assert cut_snippet("<b>Fast</b> &amp; safe\n\n text") == "Fast & safe text"
+    assert cut_snippet("short") == "short"
+
+
+def test_enrich_drops_and_logs_invalid_urls(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="sourcewise"):
+        out = enrich(
+            [
+                raw("javascript:alert(1)"),
+                raw("https://react.dev/"),
+                raw("https://x.example/", title="", snippet="Body text"),
+            ],
+            "react",
+        )
+    assert [r.url for r in out] == ["https://react.dev/", "https://x.example/"]
+    assert "invalid URL" in caplog.text
+    assert out[1].title == "https://x.example/"  # no title: titled by its URL
+
+
+def test_enrich_titles_a_result_without_a_title_by_its_url() -> None:
+    # Issue 7: a result with a URL but no title was dropped; it is kept, titled by its URL.
+    out = enrich([raw("https://x.example/page", title="  ", snippet="Body text")], "q")
+    assert [r.title for r in out] == ["https://x.example/page"]
+    secret = enrich([raw("https://u:hunter2@x.example/", title="", snippet="")], "q")
+    assert "hunter2" not in secret[0].title
+
+
+def test_dedup_keeps_first_and_merges() -> None:
+    first, second = enrich(
+        [
+            raw(
+                "https://www.example.com/a/?utm_source=x",
+                title="First",
+                snippet="short",
+                provider="brave",
+                position=3,
+            ),
+            raw(
+                "http://example.com/a",
+                title="Second",
+                snippet="a much longer snippet here",
+                provider="tavily",
+                position=1,
+                published=datetime(2025, 1, 1),
+            ),
+        ],
+        "q",
+    )
+    merged = dedup([first, second])
+    assert len(merged) == 1
+    kept = merged[0]
+    assert kept.title == "First"
+    assert kept.url == "https://www.example.com/a/?utm_source=x"
+    assert kept.snippet == "a much longer snippet here"
+    assert kept.providers == (
+        ProviderHit(provider="brave", position=3),
+        ProviderHit(provider="tavily", position=1),
+    )
+    assert kept.published == datetime(2025, 1, 1)
+
+
+def test_dedup_keeps_pages_that_differ_by_meaningful_parameters() -> None:
+    out = dedup(enrich([raw("https://e.example/item?id=1"), raw("https://e.example/item?id=2")], "q"))
+    assert len(out) == 2
+
+
+def test_rank_tier_then_score_then_recency_then_stable() -> None:
+    a = result("https://a.example/", 2, 80)
+    b = result("https://b.example/", 1, 91)
+    c = result("https://c.example/", 1, 95)
+    d = result("https://d.example/", 1, 95, published=datetime(2024, 5, 1))
+    e = result("https://e.example/", 1, 95, published=datetime(2025, 5, 1))
+    f = result("https://f.example/", 3, 60)
+    g = result("https://g.example/", 3, 60)
+    assert [r.url[8] for r in rank([a, f, b, c, g, d, e])] == list("edcbafg")
+
+
+def test_widen_by_tier() -> None:
+    pool = [
+        result(f"https://{i}.example/", t, 90 if t == 1 else 70) for i, t in enumerate([1, 1, 2, 2, 3, 4])
+    ]
+    steps = [(frozenset({1}), 3), (frozenset({2}), 5), (frozenset({3, 4}), 0)]
+    assert {r.tier for r in widen_by_tier(pool, steps)} == {1, 2, 3, 4}  # 2, then 4, then all
+    rich = [result(f"https://{i}.example/", 1, 95) for i in range(4)] + pool
+    assert {r.tier for r in widen_by_tier(rich, steps)} == {1}
+
+
+def test_pick_per_tier() -> None:
+    pool = [result(f"https://{i}.example/", 1 + i % 4, 90 - 20 * (i % 4)) for i in range(20)]
+    picked = pick_per_tier(rank(pool), per_tier=3, limit=10)
+    assert len(picked) == 10
+    assert [r.tier for r in picked] == [1, 1, 1, 2, 2, 2, 3, 3, 3, 4]
