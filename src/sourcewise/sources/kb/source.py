@@ -114,6 +114,8 @@ class KnowledgeBase:
             str(target).encode("utf-8")
         except UnicodeEncodeError:
             raise InvalidOption(f"the index path {str(target)!a} is not valid UTF-8: name another") from None
+        if "\x00" in str(target):  # no file system takes it (argv cannot carry one; the API can)
+            raise InvalidOption(f"the index path {str(target)!a} holds a NUL character: name another")
         if str(target) == ":memory:" or _writable_dir(target.parent):
             return str(target)
         if target.exists():  # never an empty stand-in for an index that is there: 0 hits would lie
