@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from sourcewise.sources.kb.store import SCHEMA_VERSION
 
 from clirun import Ran, run_cli
 from pdfgen import make_pdf
+from pgserver import _database
 
 DEPLOY = """---
 title: Deployment guide
@@ -80,11 +82,28 @@ def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return str(tmp_path / "kb.sqlite3")
 
 
-@pytest.fixture
-def kb(location: str, docs: Path) -> KnowledgeBase:
-    base = KnowledgeBase(location, semantic=False)
-    base.index([docs])
-    return base
+@pytest.fixture(scope="module")
+def shared_docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tree(tmp_path_factory.mktemp("kb-docs"))
+
+
+@pytest.fixture(scope="module", params=["embedded", "postgresql"])
+def shared_location(request: pytest.FixtureRequest, shared_docs: Path) -> Iterator[str]:
+    """Where ``kb`` lives on each backend, for the whole module (``kb.location`` hides the password)."""
+    if request.param == "embedded":
+        yield str(shared_docs.parent / "kb.sqlite3")
+    else:
+        yield from _database(request.getfixturevalue("pg_server"))
+
+
+@pytest.fixture(scope="module")
+def kb(shared_location: str, shared_docs: Path) -> Iterator[KnowledgeBase]:
+    """``shared_docs`` indexed once per module on each backend, for the tests that only search it
+    (a test that writes builds its own); indexing it per test was most of this module's setup."""
+    base = KnowledgeBase(shared_location, semantic=False)
+    base.index([shared_docs])
+    yield base
+    base.close()
 
 
 def names(hits: list) -> list[str]:  # type: ignore[type-arg]
@@ -102,7 +121,8 @@ def test_index_reports_added_and_skips_the_broken_pdf(location: str, tmp_path: P
     assert report.chunks >= 6
 
 
-def test_hits_carry_path_title_heading_path_lines_and_location(kb: KnowledgeBase, docs: Path) -> None:
+def test_hits_carry_path_title_heading_path_lines_and_location(kb: KnowledgeBase, shared_docs: Path) -> None:
+    docs = shared_docs
     hit = kb.search("roll back release", mode="lexical")[0]
     assert hit.path == str(docs / "ops" / "deploy.md")
     assert hit.title == "Deployment guide"
@@ -183,9 +203,10 @@ def test_negated_term_drops_only_the_chunks_with_it(kb: KnowledgeBase) -> None:
     assert not any("previous" in h.text for h in without)
 
 
-def test_filters_argument_and_mtime_dates(kb: KnowledgeBase, docs: Path) -> None:
+def test_filters_argument_and_mtime_dates(location: str, docs: Path) -> None:
     old = time.mktime((2020, 1, 2, 12, 0, 0, 0, 0, -1))
     os.utime(docs / "market.txt", (old, old))
+    kb = KnowledgeBase(location, semantic=False)  # its own: it changes a file's date
     kb.index([docs])
     assert names(kb.search("market", mode="lexical", filters={"before": "2021-01-01"})) == ["market.txt"]
     assert kb.search("market", mode="lexical", filters={"after": "2021-01-01"}) == []
@@ -438,17 +459,17 @@ def test_semantic_and_hybrid_with_the_extra(location: str, tmp_path: Path, docs:
 
 
 def test_hybrid_on_an_index_without_embeddings_says_it_searched_lexically(
-    location: str, kb: KnowledgeBase
+    shared_location: str, kb: KnowledgeBase
 ) -> None:
     pytest.importorskip("sentence_transformers")
-    base = KnowledgeBase(location, semantic=None)
+    base = KnowledgeBase(shared_location, semantic=None)
     hits, warnings = base.search_with_warnings("payments market", mode="hybrid")
     assert names(hits)[:1] == ["market.txt"]
     assert any("no embeddings" in w for w in warnings)
 
 
 def test_a_model_still_loading_leaves_the_search_lexical_and_says_so(
-    location: str, kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+    shared_location: str, kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A cold torch start can outlast a source's deadline: the search answers lexically meanwhile."""
     import threading
@@ -457,7 +478,7 @@ def test_a_model_still_loading_leaves_the_search_lexical_and_says_so(
     from sourcewise.sources.kb import embed as kbembed
     from sourcewise.sources.kb import source as kbmod
 
-    base = KnowledgeBase(location, semantic=None)
+    base = KnowledgeBase(shared_location, semantic=None)
     base.model_wait = 0.05
     monkeypatch.setattr(kbmod, "semantic_available", lambda: True)
     monkeypatch.setattr(base.vectors, "_vectors", lambda: (np_ids(1), None))
@@ -492,12 +513,12 @@ def np_ids(n: int):  # type: ignore[no-untyped-def]
 
 
 def test_a_korean_query_in_hybrid_mode_never_asks_the_english_model(
-    location: str, kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+    shared_location: str, kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """MiniLM reads English: a query mostly in Hangul is searched lexically, without loading it."""
     from sourcewise.sources.kb import source as kbmod
 
-    base = KnowledgeBase(location, semantic=None)
+    base = KnowledgeBase(shared_location, semantic=None)
     monkeypatch.setattr(kbmod, "semantic_available", lambda: True)
     monkeypatch.setattr(base.vectors, "_vectors", lambda: (np_ids(1), None))
 
@@ -573,7 +594,9 @@ def test_long_words_do_not_fill_the_analyzer_caches(tmp_path: Path) -> None:
     try:
         before = tracemalloc.get_traced_memory()[0]
         for _ in range(20):
-            text = " ".join("".join(rng.choices("abcdef0123456789", k=20_000)) for _ in range(50))
+            # 50 hex "words" of 20,000 characters: randbytes().hex() makes one in a single allocation
+            # (rng.choices made 20,000 and, traced, took most of the test's time)
+            text = " ".join(rng.randbytes(10_000).hex() for _ in range(50))
             analyze(text, stem=True)
             _has_term(text, {"rollback"})
             del text

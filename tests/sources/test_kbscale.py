@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ import tantivy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sourcewise import KnowledgeBase
+from sourcewise import IndexReport, KnowledgeBase
 from sourcewise.sources.kb import terms as kbterms
 from sourcewise.sources.kb.store import KBStore
 
@@ -44,12 +45,23 @@ def _stdlib_docs(folder: Path, count: int) -> int:
     return written
 
 
-def test_every_term_python_sees_is_in_the_index_over_real_text(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def stdlib_kb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[KnowledgeBase, IndexReport]]:
+    """80 files of the standard library's docstrings indexed in one run, once for the module: the tests
+    that use it only read the index (one run of a real corpus was each one's setup)."""
+    folder = tmp_path_factory.mktemp("stdlib")
+    assert _stdlib_docs(folder / "docs", 80) >= 40
+    base = KnowledgeBase(folder / "kb.sqlite3", semantic=False)
+    yield base, base.index([folder / "docs"])
+    base.close()
+
+
+def test_every_term_python_sees_is_in_the_index_over_real_text(
+    stdlib_kb: tuple[KnowledgeBase, IndexReport],
+) -> None:
     """Python's view of the analyzer (``kbterms.terms``) and what the engine indexed agree: each term
     of each chunk has a posting in the body field, on a real corpus."""
-    assert _stdlib_docs(tmp_path / "docs", 80) >= 40
-    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
-    report = base.index([tmp_path / "docs"])
+    base, report = stdlib_kb
     assert report.chunks > 150
     store = base.store
     assert isinstance(store, KBStore)
@@ -61,7 +73,6 @@ def test_every_term_python_sees_is_in_the_index_over_real_text(tmp_path: Path) -
             assert searcher.doc_freq("body", term) > 0 or len(term.encode()) > 64, term
             checked += 1
     assert checked > 5000
-    base.close()
 
 
 def test_odd_tokens_of_real_text_are_indexed_and_found(tmp_path: Path) -> None:
@@ -262,15 +273,13 @@ def test_a_reindex_with_nothing_changed_reads_no_file(
     base.close()
 
 
-def test_a_run_writes_one_segment_per_commit(tmp_path: Path) -> None:
+def test_a_run_writes_one_segment_per_commit(stdlib_kb: tuple[KnowledgeBase, IndexReport]) -> None:
     """Every segment costs every query a lookup of its own: a run that commits once (a small corpus,
     well under ``COMMIT_SECONDS``) leaves one segment, not one per indexing thread."""
-    assert _stdlib_docs(tmp_path / "docs", 60) >= 40
-    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
-    assert base.index([tmp_path / "docs"]).chunks > 150
-    meta = json.loads((tmp_path / "kb.sqlite3.tantivy" / "meta.json").read_text())
+    base, report = stdlib_kb
+    assert report.chunks > 150
+    meta = json.loads((Path(base.location + ".tantivy") / "meta.json").read_text())
     assert len(meta["segments"]) == 1
-    base.close()
 
 
 def test_the_vectors_of_a_removed_file_go_with_it(tmp_path: Path) -> None:
