@@ -27,14 +27,14 @@ LEAVES = ("sourcewise.models", "sourcewise.errors")
 #   sourcewise.web.tiers: reads the package's data/domains.toml (builtin_table)
 #   sourcewise.planning.planner, sourcewise.web.tierrules, sourcewise.web.rating: import core.tiers
 #   sourcewise.planning.widen: imports core.plan
-#   sourcewise.web.cite, sourcewise.web.rank: log what they drop instead of returning it
-#   sourcewise.sources.mcp.read: imports sourcewise.web.providers.prose (links in an agent's prose answer)
+#   sourcewise.web.rank: logs what it drops instead of returning it; imports core.tiers
 PURE = (
     "sourcewise.answer.ambiguity",
     "sourcewise.text.analyze",
     "sourcewise.answer.asked",
     "sourcewise.text.chunk",
     "sourcewise.planning.classify",
+    "sourcewise.web.cite",
     "sourcewise.sources.code.facts",
     "sourcewise.planning.content",
     "sourcewise.planning.dates",
@@ -45,6 +45,7 @@ PURE = (
     "sourcewise.sources.filters",
     "sourcewise.answer.fusion",
     "sourcewise.sources.tracker.issues",
+    "sourcewise.sources.mcp.read",
     "sourcewise.planning.keywords",
     "sourcewise.sources.code.locate",
     "sourcewise.text.markup",
@@ -55,6 +56,7 @@ PURE = (
     "sourcewise.answer.pick",
     "sourcewise.doors.present",
     "sourcewise.web.projects",
+    "sourcewise.web.prose",
     "sourcewise.planning.refine",
     "sourcewise.answer.relevance",
     "sourcewise.doors.render",
