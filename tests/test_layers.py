@@ -24,10 +24,10 @@ LEAVES = ("sourcewise.models", "sourcewise.errors")
 # The modules that do no I/O: they take today, tables and settings as arguments. They import only
 # the leaves and each other (so no net/, provider, source, door or owner), never the clock, the
 # environment or a file. The other core modules are not pure yet, and why:
-#   sourcewise.web.tiers: reads the package's data/domains.toml (builtin_table)
-#   sourcewise.planning.planner, sourcewise.web.tierrules, sourcewise.web.rating: import core.tiers
-#   sourcewise.planning.widen: imports core.plan
-#   sourcewise.web.rank: logs what it drops instead of returning it; imports core.tiers
+#   sourcewise.web.rating, sourcewise.web.rank, sourcewise.planning.planner: use the built-in
+#     table (web.domains reads data/domains.toml) when none is given
+#   sourcewise.planning.widen: imports planning.planner
+#   sourcewise.web.rank: also logs what it drops instead of returning it
 PURE = (
     "sourcewise.answer.ambiguity",
     "sourcewise.text.analyze",
@@ -64,6 +64,8 @@ PURE = (
     "sourcewise.planning.route",
     "sourcewise.text.sanitize",
     "sourcewise.web.suffixes",
+    "sourcewise.web.tierrules",
+    "sourcewise.web.tiers",
     "sourcewise.planning.syntax",
     "sourcewise.sources.code.taskread",
     "sourcewise.text.words",

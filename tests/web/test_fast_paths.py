@@ -24,9 +24,10 @@ from hypothesis import strategies as st
 from sourcewise.errors import InvalidURL
 from sourcewise.models import RawResult
 from sourcewise.web import rating, tiers, urls
+from sourcewise.web.domains import builtin_table, default_table
 from sourcewise.web.rank import clean_text, dedup, enrich, merge_results, rank
 from sourcewise.web.rating import rate_canonical, rate_key, rate_parts
-from sourcewise.web.tiers import builtin_table, default_table, wanted_projects
+from sourcewise.web.tiers import wanted_projects
 
 from conftest import SHARED
 

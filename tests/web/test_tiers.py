@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from sourcewise import InvalidURL, load_settings, rate_source
+from sourcewise.web.domains import default_table
 from sourcewise.web.rating import rate
-from sourcewise.web.tiers import BANDS, default_table
+from sourcewise.web.tiers import BANDS
 
 
 @pytest.mark.parametrize(
@@ -117,7 +118,7 @@ def test_invalid_url_is_typed() -> None:
 
 
 def test_table_for_a_config_is_built_once() -> None:
-    from sourcewise.web.tiers import builtin_table, table_for
+    from sourcewise.web.domains import builtin_table, table_for
 
     assert table_for({}, {}) is builtin_table()
     assert table_for({"acme": ["acme.example"]}, {"x.example": 2}) is table_for(

@@ -21,7 +21,7 @@ from sourcewise.planning.syntax import QueryParts, Syntax
 from sourcewise.planning.validate import validate_question, validate_today
 from sourcewise.planning.variants import variants_for
 from sourcewise.text.words import is_hangul, strip_particle, words
-from sourcewise.web.tiers import builtin_table
+from sourcewise.web.domains import builtin_table
 
 __all__ = ["DEFAULT_SOURCES", "parts", "plan", "render", "replan"]
 

@@ -14,8 +14,8 @@ from sourcewise._sync import sync
 from sourcewise.config import Settings, load_settings
 from sourcewise.models import ProviderStatus, SearchResponse, SourceRating
 from sourcewise.web.cite import cite
+from sourcewise.web.domains import table_for
 from sourcewise.web.rating import rate
-from sourcewise.web.tiers import table_for
 
 if TYPE_CHECKING:  # the session (and its HTTP client) loads when a call needs it
     from sourcewise.session import Session

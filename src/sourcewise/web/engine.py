@@ -36,10 +36,11 @@ from sourcewise.planning.validate import (
     validate_tier,
 )
 from sourcewise.registry import provider_options
+from sourcewise.web.domains import table_for
 from sourcewise.web.providers import HttpResponse, Provider, load_providers
 from sourcewise.web.providers.base import ProviderCall, ProviderOutput
 from sourcewise.web.rank import dedup, merge_results, pick_per_tier, rank, widen_by_tier
-from sourcewise.web.tiers import SourceTable, table_for
+from sourcewise.web.tiers import SourceTable
 
 if TYPE_CHECKING:
     from sourcewise.net.fetch import Fetcher

@@ -14,8 +14,9 @@ from pydantic import BaseModel
 
 from sourcewise.errors import InvalidURL, redact
 from sourcewise.models import SNIPPET_MAX, ProviderHit, RawResult, SearchResult
+from sourcewise.web.domains import builtin_table
 from sourcewise.web.rating import rate_canonical, rate_key
-from sourcewise.web.tiers import SourceTable, builtin_table, wanted_projects
+from sourcewise.web.tiers import SourceTable, wanted_projects
 from sourcewise.web.urls import canonical_url
 
 __all__ = ["cut_snippet", "dedup", "enrich", "merge_results", "pick_per_tier", "rank", "widen_by_tier"]

@@ -15,8 +15,9 @@ from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from sourcewise.models import SourceRating
+from sourcewise.web.domains import builtin_table
 from sourcewise.web.tierrules import COMMUNITY_PATHS, DOC_PATHS, LOCALE, in_path, on_github, rate_host
-from sourcewise.web.tiers import SourceTable, builtin_table, redirects, user_content, wanted_projects
+from sourcewise.web.tiers import SourceTable, wanted_projects
 from sourcewise.web.urls import canonical_url
 
 __all__ = ["rate", "rate_canonical", "rate_key", "rate_parts", "rate_uncached"]
@@ -162,7 +163,7 @@ def _profile(table: SourceTable, host: str) -> _Profile:
             if entry.path:
                 by_segment.setdefault(entry.path.split("/")[1], []).append(entry.path)
     hosted = []
-    for spec in (*user_content(), *redirects()):
+    for spec in (*table.user_content, *table.redirects):
         spec_host, _, spec_path = spec.partition("/")
         if spec_path and spec_host in suffixes:
             hosted.append("/" + spec_path)
