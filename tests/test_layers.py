@@ -24,10 +24,9 @@ LEAVES = ("sourcewise.models", "sourcewise.errors")
 # The modules that do no I/O: they take today, tables and settings as arguments. They import only
 # the leaves and each other (so no net/, provider, source, door or owner), never the clock, the
 # environment or a file. The other core modules are not pure yet, and why:
-#   sourcewise.web.rating, sourcewise.web.rank, sourcewise.planning.planner: use the built-in
-#     table (web.domains reads data/domains.toml) when none is given
+#   sourcewise.planning.planner: names the built-in table's projects (web.domains reads
+#     data/domains.toml) instead of taking the table
 #   sourcewise.planning.widen: imports planning.planner
-#   sourcewise.web.rank: also logs what it drops instead of returning it
 PURE = (
     "sourcewise.answer.ambiguity",
     "sourcewise.text.analyze",
@@ -56,6 +55,8 @@ PURE = (
     "sourcewise.answer.pick",
     "sourcewise.doors.present",
     "sourcewise.web.projects",
+    "sourcewise.web.rank",
+    "sourcewise.web.rating",
     "sourcewise.web.prose",
     "sourcewise.planning.refine",
     "sourcewise.answer.relevance",

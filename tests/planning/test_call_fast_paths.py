@@ -31,6 +31,8 @@ from sourcewise.web import domains, rating, tiers
 from sourcewise.web.domains import builtin_table, default_table
 from sourcewise.web.rating import rate, rate_uncached
 
+BUILTIN = builtin_table()
+
 # kind -> the syntax of the built-in source of that kind (the sources own their syntaxes)
 _KINDS = {kind: cls.syntax for kind, cls in discover_sources()[1].items()}
 SOURCES = tuple(sorted(_KINDS))
@@ -331,7 +333,7 @@ def test_ratings_per_url_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rating, "_RATING_CACHE_MAX", 32)
     monkeypatch.setattr(rating, "_BY_URL", OrderedDict())
     for n in range(200):
-        rate(f"https://h{n}.example/a", None)
+        rate(f"https://h{n}.example/a", None, BUILTIN)
     assert len(rating._BY_URL) <= 32
 
 
@@ -341,17 +343,19 @@ def test_long_inputs_are_rated_but_not_kept(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(rating, "_BY_URL", OrderedDict())
     question = "react hooks " + "x" * 100_000  # a pasted log as the question: was kept 8,192 times
     url = "https://react.dev/reference/react/" + "a" * 3_000
-    assert rate("https://react.dev/learn", question) == rate_uncached("https://react.dev/learn", question)
-    assert rate(url) == rate_uncached(url)
+    assert rate("https://react.dev/learn", question, BUILTIN) == rate_uncached(
+        "https://react.dev/learn", question, BUILTIN
+    )
+    assert rate(url, None, BUILTIN) == rate_uncached(url, None, BUILTIN)
     assert len(rating._BY_URL) == 0
-    rate("https://react.dev/learn", "react hooks")
+    rate("https://react.dev/learn", "react hooks", BUILTIN)
     assert len(rating._BY_URL) == 1
 
 
 def test_a_bad_url_is_never_kept() -> None:
     for _ in range(2):
         with pytest.raises(SourcewiseError):
-            rate("ftp://example.com/x")
+            rate("ftp://example.com/x", None, BUILTIN)
     assert not any(key[0] == "ftp://example.com/x" for key in list(rating._BY_URL))
 
 
@@ -359,12 +363,12 @@ def test_a_bad_url_is_never_kept() -> None:
 def test_rate_agrees_with_the_uncached_rating_on_hostile_text(text: str) -> None:
     url = "https://example.com/" + text
     try:
-        expected = rate_uncached(url)
+        expected = rate_uncached(url, None, BUILTIN)
     except SourcewiseError:
         with pytest.raises(SourcewiseError):
-            rate(url)
+            rate(url, None, BUILTIN)
         return
-    assert rate(url) == expected
+    assert rate(url, None, BUILTIN) == expected
 
 
 def test_route_and_plan_words_are_unchanged_by_the_shared_split() -> None:

@@ -351,7 +351,11 @@ class Engine:
         )
 
     def _merge(self, raw: Sequence[RawResult], query: str) -> list[SearchResult]:
-        return merge_results(raw, query, self.table)
+        dropped: list[str] = []
+        merged = merge_results(raw, query, self.table, dropped)
+        for note in dropped:
+            log.warning(note)
+        return merged
 
     async def _progressive(
         self, query: str, providers: Sequence[str] | None, warnings: list[str], deadline: Deadline

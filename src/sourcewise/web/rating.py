@@ -15,7 +15,6 @@ from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from sourcewise.models import SourceRating
-from sourcewise.web.domains import builtin_table
 from sourcewise.web.tierrules import COMMUNITY_PATHS, DOC_PATHS, LOCALE, in_path, on_github, rate_host
 from sourcewise.web.tiers import SourceTable, wanted_projects
 from sourcewise.web.urls import canonical_url
@@ -23,14 +22,13 @@ from sourcewise.web.urls import canonical_url
 __all__ = ["rate", "rate_canonical", "rate_key", "rate_parts", "rate_uncached"]
 
 
-def rate(url: str, query: str | None = None, table: SourceTable | None = None) -> SourceRating:
+def rate(url: str, query: str | None, table: SourceTable) -> SourceRating:
     """Rate ``url`` (see the module docstring). Raises ``InvalidURL`` for a non-http(s) URL.
 
     A rating is a function of the URL as written, the query and the table, so it is kept per
     exact (url, query, table) (bounded, least recently used goes): a URL rated again skips its
     canonicalisation. Errors are not kept; ``rate_uncached`` is the same without the cache.
     """
-    table = table or builtin_table()
     if type(url) is not str or (query is not None and type(query) is not str):
         return rate_uncached(url, query, table)  # the general path says what is wrong
     if len(url) + (len(query) if query else 0) > _CACHED_INPUT_MAX:
@@ -46,9 +44,8 @@ def rate(url: str, query: str | None = None, table: SourceTable | None = None) -
     return rating
 
 
-def rate_uncached(url: str, query: str | None = None, table: SourceTable | None = None) -> SourceRating:
+def rate_uncached(url: str, query: str | None, table: SourceTable) -> SourceRating:
     """``rate`` without the per-URL cache: canonicalise, find the query's projects, rate the key."""
-    table = table or builtin_table()
     wanted = wanted_projects(table, query) if query else {}
     return rate_canonical(canonical_url(url), tuple(wanted.items()), table)
 
