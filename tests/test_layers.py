@@ -23,10 +23,7 @@ LEAVES = ("sourcewise.models", "sourcewise.errors")
 
 # The modules that do no I/O: they take today, tables and settings as arguments. They import only
 # the leaves and each other (so no net/, provider, source, door or owner), never the clock, the
-# environment or a file. The other core modules are not pure yet, and why:
-#   sourcewise.planning.planner: names the built-in table's projects (web.domains reads
-#     data/domains.toml) instead of taking the table
-#   sourcewise.planning.widen: imports planning.planner
+# environment or a file.
 PURE = (
     "sourcewise.answer.ambiguity",
     "sourcewise.text.analyze",
@@ -50,6 +47,7 @@ PURE = (
     "sourcewise.text.markup",
     "sourcewise.answer.merge",
     "sourcewise.planning.negation",
+    "sourcewise.planning.planner",
     "sourcewise.sources.code.outline",
     "sourcewise.text.passages",
     "sourcewise.answer.pick",
@@ -74,6 +72,7 @@ PURE = (
     "sourcewise.web.urls",
     "sourcewise.planning.validate",
     "sourcewise.planning.variants",
+    "sourcewise.planning.widen",
     "sourcewise.web.weburls",
 )
 

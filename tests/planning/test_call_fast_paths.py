@@ -273,7 +273,7 @@ def test_plan_in_one_model_is_the_assembled_plan(sources: Sequence[str]) -> None
     today = date(2026, 11, 23)
     for question in GENERATED[:600]:
         try:
-            fast = plan.plan(question, _syntaxes(sources), today=today)
+            fast = plan.plan(question, _syntaxes(sources), today=today, table=BUILTIN)
         except SourcewiseError:
             continue
         draft = fast.model_copy(update={"sources": [], "variants": {}})
@@ -288,12 +288,18 @@ def test_plan_in_one_model_is_the_assembled_plan(sources: Sequence[str]) -> None
 def test_plan_lists_are_its_own() -> None:
     """Validation copies: changing a plan's lists changes no table and no other plan."""
     first = plan.plan(
-        "Who decided to move the billing DB?", _syntaxes(DEFAULT_SOURCES), today=date(2026, 11, 23)
+        "Who decided to move the billing DB?",
+        _syntaxes(DEFAULT_SOURCES),
+        today=date(2026, 11, 23),
+        table=BUILTIN,
     )
     first.query_type.source_priority.clear()
     first.sources[0].params.clear()
     second = plan.plan(
-        "Who decided to move the billing DB?", _syntaxes(DEFAULT_SOURCES), today=date(2026, 11, 23)
+        "Who decided to move the billing DB?",
+        _syntaxes(DEFAULT_SOURCES),
+        today=date(2026, 11, 23),
+        table=BUILTIN,
     )
     assert second.query_type.source_priority
 
