@@ -18,8 +18,8 @@ import time
 from urllib.parse import urlsplit
 
 from sourcewise.models import RawResult
+from sourcewise.web.domains import default_table
 from sourcewise.web.rank import dedup, enrich, merge_results, rank
-from sourcewise.web.tiers import default_table
 
 HOSTS = [
     "react.dev",

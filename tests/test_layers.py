@@ -23,18 +23,14 @@ LEAVES = ("sourcewise.models", "sourcewise.errors")
 
 # The modules that do no I/O: they take today, tables and settings as arguments. They import only
 # the leaves and each other (so no net/, provider, source, door or owner), never the clock, the
-# environment or a file. The other core modules are not pure yet, and why:
-#   sourcewise.web.tiers: reads the package's data/domains.toml (builtin_table)
-#   sourcewise.planning.planner, sourcewise.web.tierrules, sourcewise.web.rating: import core.tiers
-#   sourcewise.planning.widen: imports core.plan
-#   sourcewise.web.cite, sourcewise.web.rank: log what they drop instead of returning it
-#   sourcewise.sources.mcp.read: imports sourcewise.web.providers.prose (links in an agent's prose answer)
+# environment or a file.
 PURE = (
     "sourcewise.answer.ambiguity",
     "sourcewise.text.analyze",
     "sourcewise.answer.asked",
     "sourcewise.text.chunk",
     "sourcewise.planning.classify",
+    "sourcewise.web.cite",
     "sourcewise.sources.code.facts",
     "sourcewise.planning.content",
     "sourcewise.planning.dates",
@@ -45,16 +41,21 @@ PURE = (
     "sourcewise.sources.filters",
     "sourcewise.answer.fusion",
     "sourcewise.sources.tracker.issues",
+    "sourcewise.sources.mcp.read",
     "sourcewise.planning.keywords",
     "sourcewise.sources.code.locate",
     "sourcewise.text.markup",
     "sourcewise.answer.merge",
     "sourcewise.planning.negation",
+    "sourcewise.planning.planner",
     "sourcewise.sources.code.outline",
     "sourcewise.text.passages",
     "sourcewise.answer.pick",
     "sourcewise.doors.present",
     "sourcewise.web.projects",
+    "sourcewise.web.rank",
+    "sourcewise.web.rating",
+    "sourcewise.web.prose",
     "sourcewise.planning.refine",
     "sourcewise.answer.relevance",
     "sourcewise.doors.render",
@@ -62,6 +63,8 @@ PURE = (
     "sourcewise.planning.route",
     "sourcewise.text.sanitize",
     "sourcewise.web.suffixes",
+    "sourcewise.web.tierrules",
+    "sourcewise.web.tiers",
     "sourcewise.planning.syntax",
     "sourcewise.sources.code.taskread",
     "sourcewise.text.words",
@@ -69,6 +72,7 @@ PURE = (
     "sourcewise.web.urls",
     "sourcewise.planning.validate",
     "sourcewise.planning.variants",
+    "sourcewise.planning.widen",
     "sourcewise.web.weburls",
 )
 

@@ -79,9 +79,9 @@ def test_one_public_suffix_list_per_process_built_on_first_use() -> None:
         "    made.append(1)\n"
         "    real(self, *a, **k)\n"
         "publicsuffixlist.PublicSuffixList.__init__ = count\n"
-        "from sourcewise.web import rating; from sourcewise.web import weburls\n"
+        "from sourcewise.web import domains, rating; from sourcewise.web import weburls\n"
         "assert not made, 'built at import'\n"
-        "rating.rate('https://blog.example.co.uk/x')\n"
+        "rating.rate('https://blog.example.co.uk/x', None, domains.builtin_table())\n"
         "weburls.extract_urls('see example.co.uk/page and docs.python.org')\n"
         "assert len(made) == 1, made"
     )

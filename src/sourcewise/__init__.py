@@ -104,8 +104,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     )
     from sourcewise.sources.kb.index import IndexReport
     from sourcewise.sources.kb.source import KnowledgeBase
-    from sourcewise.web.api import asearch, provider_status, rate_source, search
-    from sourcewise.web.cite import insert_citations
+    from sourcewise.web.api import asearch, insert_citations, provider_status, rate_source, search
     from sourcewise.web.pages import afetch, fetch
     from sourcewise.web.robots import robots_allowed
     from sourcewise.web.urls import TRACKING_PARAMS, canonical_url
@@ -120,7 +119,7 @@ _WHERE: dict[str, str] = {
     "aask": "sourcewise.ask",
     "Settings": "sourcewise.config",
     "load_settings": "sourcewise.config",
-    "insert_citations": "sourcewise.web.cite",
+    "insert_citations": "sourcewise.web.api",
     "render": "sourcewise.doors.render",
     "robots_allowed": "sourcewise.web.robots",
     "TRACKING_PARAMS": "sourcewise.web.urls",

@@ -158,7 +158,7 @@ class Session:
     @property
     def table(self) -> SourceTable:
         """The tier table: the built-in one extended by ``official`` and ``tiers``."""
-        from sourcewise.web.tiers import table_for
+        from sourcewise.web.domains import table_for
 
         return table_for(self.settings.official, self.settings.tiers)
 

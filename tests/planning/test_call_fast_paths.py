@@ -27,9 +27,11 @@ from sourcewise.planning.planner import DEFAULT_SOURCES, _assemble, _may_be_mine
 from sourcewise.planning.syntax import Syntax
 from sourcewise.registry import discover_sources
 from sourcewise.text.words import strip_particle, words
-from sourcewise.web import rating, tiers
+from sourcewise.web import domains, rating, tiers
+from sourcewise.web.domains import builtin_table, default_table
 from sourcewise.web.rating import rate, rate_uncached
-from sourcewise.web.tiers import builtin_table, default_table
+
+BUILTIN = builtin_table()
 
 # kind -> the syntax of the built-in source of that kind (the sources own their syntaxes)
 _KINDS = {kind: cls.syntax for kind, cls in discover_sources()[1].items()}
@@ -271,7 +273,7 @@ def test_plan_in_one_model_is_the_assembled_plan(sources: Sequence[str]) -> None
     today = date(2026, 11, 23)
     for question in GENERATED[:600]:
         try:
-            fast = plan.plan(question, _syntaxes(sources), today=today)
+            fast = plan.plan(question, _syntaxes(sources), today=today, table=BUILTIN)
         except SourcewiseError:
             continue
         draft = fast.model_copy(update={"sources": [], "variants": {}})
@@ -286,12 +288,18 @@ def test_plan_in_one_model_is_the_assembled_plan(sources: Sequence[str]) -> None
 def test_plan_lists_are_its_own() -> None:
     """Validation copies: changing a plan's lists changes no table and no other plan."""
     first = plan.plan(
-        "Who decided to move the billing DB?", _syntaxes(DEFAULT_SOURCES), today=date(2026, 11, 23)
+        "Who decided to move the billing DB?",
+        _syntaxes(DEFAULT_SOURCES),
+        today=date(2026, 11, 23),
+        table=BUILTIN,
     )
     first.query_type.source_priority.clear()
     first.sources[0].params.clear()
     second = plan.plan(
-        "Who decided to move the billing DB?", _syntaxes(DEFAULT_SOURCES), today=date(2026, 11, 23)
+        "Who decided to move the billing DB?",
+        _syntaxes(DEFAULT_SOURCES),
+        today=date(2026, 11, 23),
+        table=BUILTIN,
     )
     assert second.query_type.source_priority
 
@@ -331,7 +339,7 @@ def test_ratings_per_url_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rating, "_RATING_CACHE_MAX", 32)
     monkeypatch.setattr(rating, "_BY_URL", OrderedDict())
     for n in range(200):
-        rate(f"https://h{n}.example/a", None)
+        rate(f"https://h{n}.example/a", None, BUILTIN)
     assert len(rating._BY_URL) <= 32
 
 
@@ -341,17 +349,19 @@ def test_long_inputs_are_rated_but_not_kept(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(rating, "_BY_URL", OrderedDict())
     question = "react hooks " + "x" * 100_000  # a pasted log as the question: was kept 8,192 times
     url = "https://react.dev/reference/react/" + "a" * 3_000
-    assert rate("https://react.dev/learn", question) == rate_uncached("https://react.dev/learn", question)
-    assert rate(url) == rate_uncached(url)
+    assert rate("https://react.dev/learn", question, BUILTIN) == rate_uncached(
+        "https://react.dev/learn", question, BUILTIN
+    )
+    assert rate(url, None, BUILTIN) == rate_uncached(url, None, BUILTIN)
     assert len(rating._BY_URL) == 0
-    rate("https://react.dev/learn", "react hooks")
+    rate("https://react.dev/learn", "react hooks", BUILTIN)
     assert len(rating._BY_URL) == 1
 
 
 def test_a_bad_url_is_never_kept() -> None:
     for _ in range(2):
         with pytest.raises(SourcewiseError):
-            rate("ftp://example.com/x")
+            rate("ftp://example.com/x", None, BUILTIN)
     assert not any(key[0] == "ftp://example.com/x" for key in list(rating._BY_URL))
 
 
@@ -359,15 +369,15 @@ def test_a_bad_url_is_never_kept() -> None:
 def test_rate_agrees_with_the_uncached_rating_on_hostile_text(text: str) -> None:
     url = "https://example.com/" + text
     try:
-        expected = rate_uncached(url)
+        expected = rate_uncached(url, None, BUILTIN)
     except SourcewiseError:
         with pytest.raises(SourcewiseError):
-            rate(url)
+            rate(url, None, BUILTIN)
         return
-    assert rate(url) == expected
+    assert rate(url, None, BUILTIN) == expected
 
 
 def test_route_and_plan_words_are_unchanged_by_the_shared_split() -> None:
     # plan() splits the question once for classification and project names
     for question in GENERATED[:300]:
-        assert tiers.projects_in(question) == builtin_table().projects_in_words(words(question))
+        assert domains.projects_in(question) == builtin_table().projects_in_words(words(question))

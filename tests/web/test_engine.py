@@ -310,3 +310,20 @@ def test_no_provider_hint_names_every_way_to_configure_one(monkeypatch: pytest.M
                 known |= {c for c in info.validation_alias.choices if isinstance(c, str)}
     assert len(names) >= 8
     assert names <= known, names - known
+
+
+async def test_a_result_dropped_for_its_url_is_logged(
+    server: LocalServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # web.rank is pure and only says what it drops; the engine is where it reaches the log
+    body = {
+        "results": [
+            {"title": "A", "url": "https://react.dev:99999/learn", "content": "a"},
+            {"title": "B", "url": "https://react.dev/reference/react", "content": "b"},
+        ]
+    }
+    server.route("/sx/search", Reply(200, json.dumps(body), content_type=JSON))
+    with caplog.at_level(logging.WARNING, logger="sourcewise"):
+        response = await make(server, tmp_path, ["searxng"]).asearch("react")
+    assert [r.url for r in response.results] == ["https://react.dev/reference/react"]
+    assert "dropped a searxng result with an invalid URL" in caplog.text

@@ -8,8 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sourcewise import rate_source
+from sourcewise.web.domains import builtin_table
 from sourcewise.web.projects import candidate_words, named_by, spellings
-from sourcewise.web.tiers import builtin_table, wanted_projects
+from sourcewise.web.tiers import wanted_projects
 
 
 @pytest.mark.parametrize("query", ["ZeroMQ sockets", "zeromq sockets", "ZEROMQ sockets", "0MQ sockets"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sourcewise.web.providers.prose import read_prose
+from sourcewise.web.prose import read_prose
 
 
 def test_a_sources_block_of_numbered_titles_and_urls() -> None:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 from datetime import datetime
 
-import pytest
-
 from sourcewise.models import ProviderHit, RawResult, SearchResult
+from sourcewise.web.domains import builtin_table
 from sourcewise.web.rank import cut_snippet, dedup, enrich, pick_per_tier, rank, widen_by_tier
+
+BUILTIN = builtin_table()
 
 
 def raw(
@@ -50,26 +50,29 @@ def test_snippet_cleaned_of_tags_and_entities() -> None:
     assert cut_snippet("short") == "short"
 
 
-def test_enrich_drops_and_logs_invalid_urls(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="sourcewise"):
-        out = enrich(
-            [
-                raw("javascript:alert(1)"),
-                raw("https://react.dev/"),
-                raw("https://x.example/", title="", snippet="Body text"),
-            ],
-            "react",
-        )
+def test_enrich_drops_invalid_urls_and_says_so() -> None:
+    dropped: list[str] = []
+    out = enrich(
+        [
+            raw("javascript:alert(1)"),
+            raw("https://react.dev/"),
+            raw("https://x.example/", title="", snippet="Body text"),
+        ],
+        "react",
+        BUILTIN,
+        dropped,
+    )
     assert [r.url for r in out] == ["https://react.dev/", "https://x.example/"]
-    assert "invalid URL" in caplog.text
+    assert len(dropped) == 1
+    assert "invalid URL" in dropped[0]
     assert out[1].title == "https://x.example/"  # no title: titled by its URL
 
 
 def test_enrich_titles_a_result_without_a_title_by_its_url() -> None:
     # Issue 7: a result with a URL but no title was dropped; it is kept, titled by its URL.
-    out = enrich([raw("https://x.example/page", title="  ", snippet="Body text")], "q")
+    out = enrich([raw("https://x.example/page", title="  ", snippet="Body text")], "q", BUILTIN)
     assert [r.title for r in out] == ["https://x.example/page"]
-    secret = enrich([raw("https://u:hunter2@x.example/", title="", snippet="")], "q")
+    secret = enrich([raw("https://u:hunter2@x.example/", title="", snippet="")], "q", BUILTIN)
     assert "hunter2" not in secret[0].title
 
 
@@ -93,6 +96,7 @@ def test_dedup_keeps_first_and_merges() -> None:
             ),
         ],
         "q",
+        BUILTIN,
     )
     merged = dedup([first, second])
     assert len(merged) == 1
@@ -108,7 +112,9 @@ def test_dedup_keeps_first_and_merges() -> None:
 
 
 def test_dedup_keeps_pages_that_differ_by_meaningful_parameters() -> None:
-    out = dedup(enrich([raw("https://e.example/item?id=1"), raw("https://e.example/item?id=2")], "q"))
+    out = dedup(
+        enrich([raw("https://e.example/item?id=1"), raw("https://e.example/item?id=2")], "q", BUILTIN)
+    )
     assert len(out) == 2
 
 

@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import logging
-
 import pytest
 
 from sourcewise import InvalidURL, canonical_url
 from sourcewise.models import RawResult
+from sourcewise.web.domains import builtin_table
 from sourcewise.web.rank import merge_results
 
 
@@ -20,15 +19,15 @@ def test_scheme_relative_urls_are_refused(url: str) -> None:
         canonical_url(url)
 
 
-def test_a_scheme_relative_result_is_dropped_and_logged(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_scheme_relative_result_is_dropped_and_said() -> None:
     raw = [
         RawResult(title="A", url="//react.dev/learn", provider="p", position=1),
         RawResult(title="B", url="https://react.dev/reference/react", provider="p", position=2),
     ]
-    with caplog.at_level(logging.WARNING, logger="sourcewise"):
-        results = merge_results(raw, "react")
+    dropped: list[str] = []
+    results = merge_results(raw, "react", builtin_table(), dropped)
     assert [r.url for r in results] == ["https://react.dev/reference/react"]
-    assert "dropped a p result with an invalid URL" in caplog.text
+    assert any("dropped a p result with an invalid URL" in note for note in dropped)
 
 
 def test_ref_and_source_track_except_where_they_pick_a_branch() -> None:

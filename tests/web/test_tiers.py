@@ -5,8 +5,11 @@ from __future__ import annotations
 import pytest
 
 from sourcewise import InvalidURL, load_settings, rate_source
+from sourcewise.web.domains import builtin_table, default_table
 from sourcewise.web.rating import rate
-from sourcewise.web.tiers import BANDS, default_table
+from sourcewise.web.tiers import BANDS
+
+BUILTIN = builtin_table()
 
 
 @pytest.mark.parametrize(
@@ -43,7 +46,7 @@ from sourcewise.web.tiers import BANDS, default_table
     ],
 )
 def test_tiers(url: str, tier: int) -> None:
-    rating = rate(url)
+    rating = rate(url, None, BUILTIN)
     assert rating.tier == tier, rating.reason
 
 
@@ -59,37 +62,42 @@ def test_score_bands_hold_for_every_rating() -> None:
     ]
     for url in urls:
         for query in (None, "react hooks", "파이썬 비동기", "k8s ingress"):
-            rating = rate(url, query)
+            rating = rate(url, query, BUILTIN)
             low, high = BANDS[rating.tier]
             assert low <= rating.reliability_score <= high, (url, query, rating)
             assert rating.reason
 
 
 def test_official_for_the_query_scores_highest() -> None:
-    on_topic = rate("https://react.dev/reference/react/useState", "React useState hook")
-    off_topic = rate("https://docs.python.org/3/library/asyncio.html", "React useState hook")
+    on_topic = rate("https://react.dev/reference/react/useState", "React useState hook", BUILTIN)
+    off_topic = rate("https://docs.python.org/3/library/asyncio.html", "React useState hook", BUILTIN)
     assert on_topic.tier == off_topic.tier == 1
     assert on_topic.reliability_score > off_topic.reliability_score
     assert "react" in on_topic.reason
 
 
 def test_aliases_and_korean_particles_name_the_project() -> None:
-    plain = rate("https://kubernetes.io/docs/concepts/", None).reliability_score
-    assert rate("https://kubernetes.io/docs/concepts/", "k8s ingress setup").reliability_score > plain
-    assert rate("https://kubernetes.io/docs/concepts/", "쿠버네티스의 인그레스").reliability_score > plain
+    plain = rate("https://kubernetes.io/docs/concepts/", None, BUILTIN).reliability_score
+    assert (
+        rate("https://kubernetes.io/docs/concepts/", "k8s ingress setup", BUILTIN).reliability_score > plain
+    )
+    assert (
+        rate("https://kubernetes.io/docs/concepts/", "쿠버네티스의 인그레스", BUILTIN).reliability_score
+        > plain
+    )
 
 
 def test_domain_named_in_query_is_official() -> None:
-    rating = rate("https://www.brandnewlib.dev/guide", "BrandNewLib configuration")
+    rating = rate("https://www.brandnewlib.dev/guide", "BrandNewLib configuration", BUILTIN)
     assert rating.tier == 1
     assert "brandnewlib" in rating.reason
 
 
 def test_more_specific_entry_wins() -> None:
-    assert rate("https://kubernetes.io/blog/2024/x").tier == 2
-    assert rate("https://kubernetes.io/docs/x").tier == 1
-    assert rate("https://github.com/facebook/react/issues/1").tier == 1
-    assert rate("https://github.com/facebook/react-native-not-really").tier == 3
+    assert rate("https://kubernetes.io/blog/2024/x", None, BUILTIN).tier == 2
+    assert rate("https://kubernetes.io/docs/x", None, BUILTIN).tier == 1
+    assert rate("https://github.com/facebook/react/issues/1", None, BUILTIN).tier == 1
+    assert rate("https://github.com/facebook/react-native-not-really", None, BUILTIN).tier == 3
 
 
 def test_config_extends_the_table() -> None:
@@ -117,7 +125,7 @@ def test_invalid_url_is_typed() -> None:
 
 
 def test_table_for_a_config_is_built_once() -> None:
-    from sourcewise.web.tiers import builtin_table, table_for
+    from sourcewise.web.domains import builtin_table, table_for
 
     assert table_for({}, {}) is builtin_table()
     assert table_for({"acme": ["acme.example"]}, {"x.example": 2}) is table_for(

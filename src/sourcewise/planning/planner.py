@@ -21,7 +21,7 @@ from sourcewise.planning.syntax import QueryParts, Syntax
 from sourcewise.planning.validate import validate_question, validate_today
 from sourcewise.planning.variants import variants_for
 from sourcewise.text.words import is_hangul, strip_particle, words
-from sourcewise.web.tiers import builtin_table
+from sourcewise.web.tiers import SourceTable
 
 __all__ = ["DEFAULT_SOURCES", "parts", "plan", "render", "replan"]
 
@@ -46,8 +46,9 @@ _PROJECT = re.compile(r"\b(?:project|프로젝트)\s+([\w-]+)", re.IGNORECASE)
 _CONCEPTUAL = re.compile(r"\b(how|why|think|opinion|approach)\b|어떻게|왜|생각|의견|방향", re.IGNORECASE)
 
 
-def _entities(question: str, words: list[str], toks: list[str]) -> list[str]:
-    """Names and terms among ``words`` (``toks``: the question split by ``text.words``)."""
+def _entities(question: str, words: list[str], toks: list[str], table: SourceTable) -> list[str]:
+    """Names and terms among ``words`` (``toks``: the question split by ``text.words``); the
+    projects ``table`` lists are names too."""
     found: list[str] = []
     first = WORD.search(question)
     first_word = first.group(0) if first else ""
@@ -60,7 +61,7 @@ def _entities(question: str, words: list[str], toks: list[str]) -> list[str]:
             name = strip_particle(match.group(1)) if is_hangul(match.group(1)) else match.group(1)
             if name not in found and name.lower() not in SKIP and name.lower() not in STOP:
                 found.append(name)
-    for said in builtin_table().projects_in_words(toks).values():
+    for said in table.projects_in_words(toks).values():
         surface = next((w for w in words if w.lower() == said), None)
         if surface and surface not in found:
             found.append(surface)
@@ -172,11 +173,13 @@ def plan(
     syntaxes: Mapping[str, Syntax],
     *,
     today: date,
+    table: SourceTable,
     variants: Sequence[Sequence[str]] = (),
 ) -> Plan:
     """Decompose ``question`` (seed 003), with a query for each source kind in ``syntaxes``
     (kind -> the syntax its sources render plans in; ``routing.plan`` takes them from the
-    sources themselves). A broader or alternative plan (``planning.widen``, ``replan``) carries no
+    sources themselves); ``table``: the tier table, whose projects are names in a question
+    (``web.domains`` loads it). A broader or alternative plan (``planning.widen``, ``replan``) carries no
     queries: each source renders it (``Source.render``).
     """
     question = validate_question(question)
@@ -198,7 +201,7 @@ def plan(
         rest = _URL.sub(" ", rest)  # a URL is read, not searched for (seed 001)
     negations, rest = negated(rest)
     words_ = content_words(without_signal_phrases(rest), SKIP)
-    entities = _entities(question, words_, toks)
+    entities = _entities(question, words_, toks, table)
     named = {e.lower() for e in entities}
     keywords = [w for w in words_ if w.lower() not in named]
     mode, why = _mode(kind, phrases, entities, constraints, question)

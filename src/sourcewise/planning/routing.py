@@ -19,6 +19,7 @@ from sourcewise.planning.classify import classify_query
 from sourcewise.planning.validate import validate_question, validate_today
 from sourcewise.registry import source_kinds
 from sourcewise.text.words import is_hangul
+from sourcewise.web.domains import table_for
 
 if TYPE_CHECKING:
     from sourcewise.session import Session
@@ -67,10 +68,10 @@ def plan(
     ``sources``: source kinds (``chat``, ``email``, ``knowledge_base`` ... or a plug-in's own);
     default: chat, knowledge base and project tracker."""
     if session is not None:
-        settings, known = session.settings, session.registry.kinds()
+        settings, known, table = session.settings, session.registry.kinds(), session.table
     else:
         settings = load_settings() if settings is None else settings
-        known = source_kinds(settings)
+        known, table = source_kinds(settings), table_for(settings.official, settings.tiers)
     kinds = _plan.DEFAULT_SOURCES if sources is None else sources
     if isinstance(kinds, str) or not isinstance(kinds, Sequence):
         raise InvalidOption(f"sources must be a list of source kinds, e.g. [{kinds!r}], not a string")
@@ -79,7 +80,7 @@ def plan(
         raise InvalidOption(f"sources must be some of {', '.join(sorted(known))}; got {list(kinds)!r}")
     syntaxes = {kind: known[kind].syntax for kind in sorted(set(kinds))}
     today = validate_today(today) or date.today()  # the edge reads the clock, once
-    return _plan.plan(question, syntaxes, today=today, variants=settings.variants)
+    return _plan.plan(question, syntaxes, today=today, table=table, variants=settings.variants)
 
 
 class WebContext(_Model):

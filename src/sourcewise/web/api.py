@@ -6,22 +6,27 @@ Each takes ``session=`` (a long-lived ``Session``: its settings, client, provide
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+import logging
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from sourcewise._sync import sync
 from sourcewise.config import Settings, load_settings
 from sourcewise.models import ProviderStatus, SearchResponse, SourceRating
+from sourcewise.web.cite import cite
+from sourcewise.web.domains import table_for
 from sourcewise.web.rating import rate
-from sourcewise.web.tiers import table_for
 
 if TYPE_CHECKING:  # the session (and its HTTP client) loads when a call needs it
     from sourcewise.session import Session
+
+log = logging.getLogger("sourcewise")
 
 __all__ = [
     "aprovider_status",
     "areset_providers",
     "asearch",
+    "insert_citations",
     "provider_status",
     "rate_source",
     "reset_providers",
@@ -100,3 +105,18 @@ async def areset_providers(
 
 provider_status = sync(aprovider_status)
 reset_providers = sync(areset_providers)
+
+
+def insert_citations(text: str, grounding_metadata: Mapping[str, Any] | None) -> str:
+    """``text`` with ``[n]`` after each grounded segment and a ``Sources:`` list appended.
+
+    ``grounding_metadata`` is a Gemini ``groundingMetadata`` object (camelCase as the REST API
+    sends it, or snake_case as the Python SDK dumps it). ``n`` is the chunk index + 1. Supports
+    that are out of range or point at missing chunks are left out, each with a warning in the
+    ``sourcewise`` log. Raises ``InvalidInput`` when ``text`` is not a str, the metadata is not a
+    mapping, or a limit is passed.
+    """
+    result = cite(text, grounding_metadata)
+    for note in result.notes:
+        log.warning("citations: %s", note)
+    return result.text

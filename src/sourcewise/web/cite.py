@@ -15,7 +15,6 @@ takes time linear in the input.
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -35,11 +34,9 @@ __all__ = [
     "char_to_byte",
     "chars_for_bytes",
     "cite",
-    "insert_citations",
     "sources_block",
 ]
 
-log = logging.getLogger("sourcewise")
 MAX_TEXT_CHARS = 1_000_000
 MAX_SUPPORTS = 10_000
 MAX_CHUNKS = 1_000
@@ -322,18 +319,3 @@ def _insert(text: str, placed: Sequence[Placement]) -> str:
         last = offset
     pieces.append(text[:last])
     return "".join(reversed(pieces))
-
-
-def insert_citations(text: str, grounding_metadata: Mapping[str, Any] | None) -> str:
-    """``text`` with ``[n]`` after each grounded segment and a ``Sources:`` list appended.
-
-    ``grounding_metadata`` is a Gemini ``groundingMetadata`` object (camelCase as the REST API
-    sends it, or snake_case as the Python SDK dumps it). ``n`` is the chunk index + 1. Supports
-    that are out of range or point at missing chunks are left out, each with a warning in the
-    ``sourcewise`` log. Raises ``InvalidInput`` when ``text`` is not a str, the metadata is not a
-    mapping, or a limit is passed.
-    """
-    result = cite(text, grounding_metadata)
-    for note in result.notes:
-        log.warning("citations: %s", note)
-    return result.text

@@ -36,10 +36,11 @@ from sourcewise.planning.validate import (
     validate_tier,
 )
 from sourcewise.registry import provider_options
+from sourcewise.web.domains import table_for
 from sourcewise.web.providers import HttpResponse, Provider, load_providers
 from sourcewise.web.providers.base import ProviderCall, ProviderOutput
 from sourcewise.web.rank import dedup, merge_results, pick_per_tier, rank, widen_by_tier
-from sourcewise.web.tiers import SourceTable, table_for
+from sourcewise.web.tiers import SourceTable
 
 if TYPE_CHECKING:
     from sourcewise.net.fetch import Fetcher
@@ -350,7 +351,11 @@ class Engine:
         )
 
     def _merge(self, raw: Sequence[RawResult], query: str) -> list[SearchResult]:
-        return merge_results(raw, query, self.table)
+        dropped: list[str] = []
+        merged = merge_results(raw, query, self.table, dropped)
+        for note in dropped:
+            log.warning(note)
+        return merged
 
     async def _progressive(
         self, query: str, providers: Sequence[str] | None, warnings: list[str], deadline: Deadline

@@ -12,8 +12,9 @@ from sourcewise.errors import FetchError, InvalidOption, redact
 from sourcewise.models import Page
 from sourcewise.net.cache import CachedDocument
 from sourcewise.text.passages import top_passages
+from sourcewise.web.domains import builtin_table
 from sourcewise.web.rating import rate
-from sourcewise.web.tiers import SourceTable, builtin_table
+from sourcewise.web.tiers import SourceTable
 from sourcewise.web.urls import canonical_url
 
 if TYPE_CHECKING:

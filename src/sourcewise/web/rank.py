@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import logging
 import re
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
@@ -15,12 +14,11 @@ from pydantic import BaseModel
 from sourcewise.errors import InvalidURL, redact
 from sourcewise.models import SNIPPET_MAX, ProviderHit, RawResult, SearchResult
 from sourcewise.web.rating import rate_canonical, rate_key
-from sourcewise.web.tiers import SourceTable, builtin_table, wanted_projects
+from sourcewise.web.tiers import SourceTable, wanted_projects
 from sourcewise.web.urls import canonical_url
 
 __all__ = ["cut_snippet", "dedup", "enrich", "merge_results", "pick_per_tier", "rank", "widen_by_tier"]
 
-log = logging.getLogger("sourcewise")
 _M = TypeVar("_M", bound=BaseModel)
 _SPACE = re.compile(r"\s+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -30,6 +28,11 @@ _LETTER = re.compile(r"[^\W\d_]")
 _DATE_MAX = 100  # characters; a longer "date" is not one
 _TAG = re.compile(r"<[^<>]+>")  # not [^>]: "<<<<..." would rescan to the end from every "<"
 ELLIPSIS = "…"
+
+
+def _drop(dropped: list[str] | None, item: RawResult, exc: InvalidURL) -> None:
+    if dropped is not None:
+        dropped.append(f"dropped a {item.provider} result with an invalid URL: {exc}")
 
 
 def clean_text(text: str) -> str:
@@ -53,17 +56,18 @@ def cut_snippet(text: str, limit: int = SNIPPET_MAX) -> str:
     return cut.rstrip(" ,;:-–—") + ELLIPSIS
 
 
-def enrich(raw: Iterable[RawResult], query: str, table: SourceTable | None = None) -> list[SearchResult]:
-    """Turn provider results into rated results; drop (and log) those with a bad URL. A result
-    without a title is titled by its URL."""
-    table = table or builtin_table()
+def enrich(
+    raw: Iterable[RawResult], query: str, table: SourceTable, dropped: list[str] | None = None
+) -> list[SearchResult]:
+    """Turn provider results into rated results; drop those with a bad URL, saying why in
+    ``dropped`` (the caller logs it: no I/O here). A result without a title is titled by its URL."""
     wanted = wanted_projects(table, query)
     out: list[SearchResult] = []
     for item in raw:
         try:
             key = canonical_url(item.url)
         except InvalidURL as exc:
-            log.warning("dropped a %s result with an invalid URL: %s", item.provider, exc)
+            _drop(dropped, item, exc)
             continue
         title = clean_text(item.title) or redact(clean_text(item.url))  # no title: titled by its URL
         rating = rate_key(key, wanted, table)
@@ -85,15 +89,14 @@ def enrich(raw: Iterable[RawResult], query: str, table: SourceTable | None = Non
 
 
 def merge_results(
-    raw: Iterable[RawResult], query: str, table: SourceTable | None = None
+    raw: Iterable[RawResult], query: str, table: SourceTable, dropped: list[str] | None = None
 ) -> list[SearchResult]:
     """``rank(dedup(enrich(raw, query, table)))`` in one pass, with the same results in the same order.
 
     Only the first result per canonical URL is titled, rated and built; later ones add their
     provider, a longer snippet and a missing date as plain values, and each model is built
-    once at the end.
+    once at the end. What is dropped (a bad URL) is said in ``dropped``, as ``enrich`` does.
     """
-    table = table or builtin_table()
     wanted = tuple(wanted_projects(table, query).items())
     # Plain values on the way: the first result per key, and the later ones with the same key.
     first: dict[str, RawResult] = {}
@@ -102,7 +105,7 @@ def merge_results(
         try:
             key = canonical_url(item.url)
         except InvalidURL as exc:
-            log.warning("dropped a %s result with an invalid URL: %s", item.provider, exc)
+            _drop(dropped, item, exc)
             continue
         if key in first:
             if key in later:

@@ -16,20 +16,19 @@ from urllib.parse import urlsplit
 
 from sourcewise.models import SourceRating
 from sourcewise.web.tierrules import COMMUNITY_PATHS, DOC_PATHS, LOCALE, in_path, on_github, rate_host
-from sourcewise.web.tiers import SourceTable, builtin_table, redirects, user_content, wanted_projects
+from sourcewise.web.tiers import SourceTable, wanted_projects
 from sourcewise.web.urls import canonical_url
 
 __all__ = ["rate", "rate_canonical", "rate_key", "rate_parts", "rate_uncached"]
 
 
-def rate(url: str, query: str | None = None, table: SourceTable | None = None) -> SourceRating:
+def rate(url: str, query: str | None, table: SourceTable) -> SourceRating:
     """Rate ``url`` (see the module docstring). Raises ``InvalidURL`` for a non-http(s) URL.
 
     A rating is a function of the URL as written, the query and the table, so it is kept per
     exact (url, query, table) (bounded, least recently used goes): a URL rated again skips its
     canonicalisation. Errors are not kept; ``rate_uncached`` is the same without the cache.
     """
-    table = table or builtin_table()
     if type(url) is not str or (query is not None and type(query) is not str):
         return rate_uncached(url, query, table)  # the general path says what is wrong
     if len(url) + (len(query) if query else 0) > _CACHED_INPUT_MAX:
@@ -45,9 +44,8 @@ def rate(url: str, query: str | None = None, table: SourceTable | None = None) -
     return rating
 
 
-def rate_uncached(url: str, query: str | None = None, table: SourceTable | None = None) -> SourceRating:
+def rate_uncached(url: str, query: str | None, table: SourceTable) -> SourceRating:
     """``rate`` without the per-URL cache: canonicalise, find the query's projects, rate the key."""
-    table = table or builtin_table()
     wanted = wanted_projects(table, query) if query else {}
     return rate_canonical(canonical_url(url), tuple(wanted.items()), table)
 
@@ -162,7 +160,7 @@ def _profile(table: SourceTable, host: str) -> _Profile:
             if entry.path:
                 by_segment.setdefault(entry.path.split("/")[1], []).append(entry.path)
     hosted = []
-    for spec in (*user_content(), *redirects()):
+    for spec in (*table.user_content, *table.redirects):
         spec_host, _, spec_path = spec.partition("/")
         if spec_path and spec_host in suffixes:
             hosted.append("/" + spec_path)

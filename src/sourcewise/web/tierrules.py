@@ -49,7 +49,7 @@ from collections.abc import Mapping
 from sourcewise.models import SourceRating, Tier
 from sourcewise.web.projects import PROJECT_SUFFIXES, named_by
 from sourcewise.web.suffixes import psl
-from sourcewise.web.tiers import BANDS, Entry, SourceTable, matching
+from sourcewise.web.tiers import BANDS, Entry, SourceTable
 
 __all__ = ["COMMUNITY_PATHS", "DOC_PATHS", "LOCALE", "in_path", "on_github", "rate_host"]
 
@@ -133,10 +133,10 @@ def on_github(host: str) -> bool:
     return host == "github.com" or host.endswith(".github.io")
 
 
-def _user_content(host: str, path: str) -> tuple[str, str, bool] | None:
+def _user_content(table: SourceTable, host: str, path: str) -> tuple[str, str, bool] | None:
     """(the user-content suffix, what it is, whether a path said so) when anyone can publish
     at this host and path."""
-    return matching("user_content", host, path)
+    return table.matching("user_content", host, path)
 
 
 def _named(label: str, wanted: Mapping[str, str]) -> str | None:
@@ -153,11 +153,11 @@ def _classify(
     entry = table.lookup(host, path)
     if entry is not None and entry.source == "config":
         return _from_table(table, entry, host, path)
-    redirect = matching("redirects", host, path)
+    redirect = table.matching("redirects", host, path)
     if redirect is not None:
         return 4, 33, f"{redirect[0]} link: {redirect[1]}; rated as a link, not for its domain", None
     unknown = {p: said for p, said in wanted.items() if p not in table.projects}
-    hosted = _user_content(host, path)
+    hosted = _user_content(table, host, path)
     by_path = hosted is not None and hosted[2]  # huggingface.co/spaces beats huggingface.co
     if host == "github.com" and entry is not None and not entry.path and unknown:
         org = path.split("/", 2)[1].lower() if len(path) > 1 else ""

@@ -1,17 +1,14 @@
 """The tier table: the curated sources of ``data/domains.toml`` and the user's ``official`` and
 ``tiers`` config, indexed by host, with the projects' names and aliases (what a query can name).
 
-``web.tierrules`` reads it to rate a page; ``web.rating`` is the rating callers use.
+``web.tierrules`` reads it to rate a page; ``web.rating`` is the rating callers use. Pure: the
+table's sections come in as arguments (``web.domains`` reads the file once and builds the table).
 """
 
 from __future__ import annotations
 
-import json
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 
 from sourcewise.models import Tier
 from sourcewise.text.words import strip_particle, words
@@ -19,13 +16,8 @@ from sourcewise.web.projects import candidate_words
 
 __all__ = [
     "BANDS",
+    "Entry",
     "SourceTable",
-    "builtin_table",
-    "default_table",
-    "projects_in",
-    "redirects",
-    "table_for",
-    "user_content",
     "wanted_projects",
 ]
 
@@ -48,6 +40,15 @@ def _split_entry(spec: str) -> tuple[str, str]:
     return host, ("/" + path.rstrip("/")) if path else ""
 
 
+def _specs(section: Mapping[str, str]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """A section of host specs by host: host -> (path prefix or "", what), in table order."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for spec, what in section.items():
+        spec_host, _, spec_path = spec.partition("/")
+        out.setdefault(spec_host, []).append(("/" + spec_path if spec_path else "", str(what)))
+    return {host: tuple(entries) for host, entries in out.items()}
+
+
 class SourceTable:
     """The curated table, indexed by host, plus project names and aliases."""
 
@@ -57,7 +58,16 @@ class SourceTable:
         aliases: Mapping[str, str],
         scored: Mapping[Tier, Mapping[str, int]],
         overrides: Mapping[str, int] | None = None,
+        hosts: Mapping[str, Mapping[str, str]] | None = None,
     ) -> None:
+        # sections of host specs (host suffix with an optional path prefix -> what it is):
+        # ``user_content`` (anyone can publish there) and ``redirects`` (links that only redirect)
+        self.user_content: Mapping[str, str] = (hosts or {}).get("user_content", {})
+        self.redirects: Mapping[str, str] = (hosts or {}).get("redirects", {})
+        self._host_specs = {
+            "user_content": _specs(self.user_content),
+            "redirects": _specs(self.redirects),
+        }
         self._by_host: dict[str, list[Entry]] = {}
         self.names: dict[str, str] = {}  # project name or alias -> project
         for project, specs in official.items():
@@ -96,6 +106,19 @@ class SourceTable:
 
     def _add(self, entry: Entry) -> None:
         self._by_host.setdefault(entry.host, []).append(entry)
+
+    def matching(self, section: str, host: str, path: str) -> tuple[str, str, bool] | None:
+        """(the suffix, what it is, whether a path said so) for the first spec of ``section``
+        (``user_content`` or ``redirects``) that covers this host and path."""
+        specs = self._host_specs[section]
+        labels = host.split(".")
+        low = path.lower()
+        for i in range(len(labels)):
+            suffix = ".".join(labels[i:])
+            for prefix, what in specs.get(suffix, ()):
+                if not prefix or low.startswith(prefix):
+                    return suffix, what, bool(prefix)
+        return None
 
     def entries(self, suffix: str) -> Sequence[Entry]:
         """The entries for exactly this host suffix (``react.dev``, ``github.com``), in table order."""
@@ -152,85 +175,6 @@ class SourceTable:
                 if project and project not in found:
                     found[project] = token
         return found
-
-
-@lru_cache(maxsize=1)
-def _builtin() -> dict[str, dict[str, object]]:
-    text = resources.files("sourcewise").joinpath("data/domains.toml").read_text("utf-8")
-    return tomllib.loads(text)
-
-
-def default_table(
-    official: Mapping[str, Iterable[str]] | None = None, tiers: Mapping[str, int] | None = None
-) -> SourceTable:
-    """The built-in table, extended by the user's ``official`` and ``tiers`` config."""
-    data = _builtin()
-    merged: dict[str, list[str]] = {k: list(v) for k, v in data["official"].items()}  # type: ignore[call-overload]
-    for project, specs in (official or {}).items():
-        merged.setdefault(project.lower(), []).extend(specs)
-    scored: dict[Tier, Mapping[str, int]] = {
-        2: data["semi_official"],  # type: ignore[dict-item]
-        3: data["community"],  # type: ignore[dict-item]
-        4: data["blogs"],  # type: ignore[dict-item]
-    }
-    return SourceTable(merged, data["aliases"], scored, tiers)  # type: ignore[arg-type]
-
-
-@lru_cache(maxsize=1)
-def builtin_table() -> SourceTable:
-    return default_table()
-
-
-@lru_cache(maxsize=8)
-def _table_for_key(key: str) -> SourceTable:
-    official, tiers = json.loads(key)
-    return default_table(official, tiers)
-
-
-def table_for(official: Mapping[str, Iterable[str]], tiers: Mapping[str, int]) -> SourceTable:
-    """The built-in table extended by this config, built once per distinct config."""
-    if not official and not tiers:
-        return builtin_table()
-    return _table_for_key(json.dumps([official, tiers], sort_keys=True))
-
-
-def projects_in(query: str, table: SourceTable | None = None) -> dict[str, str]:
-    """Projects that ``query`` names (public helper for the planner)."""
-    return (table or builtin_table()).projects_in(query)
-
-
-def user_content() -> dict[str, str]:
-    """Hosts where anyone can publish -> what is published there."""
-    return _builtin()["user_content"]  # type: ignore[return-value]
-
-
-def redirects() -> dict[str, str]:
-    """Hosts (and paths) of links that only redirect elsewhere -> what such a link is."""
-    return _builtin()["redirects"]  # type: ignore[return-value]
-
-
-@lru_cache(maxsize=2)
-def _specs(section: str) -> dict[str, tuple[tuple[str, str], ...]]:
-    """A ``[section]`` of the table by host: host -> (path prefix or "", what), in table order."""
-    out: dict[str, list[tuple[str, str]]] = {}
-    for spec, what in _builtin()[section].items():
-        spec_host, _, spec_path = spec.partition("/")
-        out.setdefault(spec_host, []).append(("/" + spec_path if spec_path else "", str(what)))
-    return {host: tuple(entries) for host, entries in out.items()}
-
-
-def matching(section: str, host: str, path: str) -> tuple[str, str, bool] | None:
-    """(the suffix, what it is, whether a path said so) for the first spec of ``[section]`` that
-    covers this host and path (a spec is a host suffix with an optional path prefix)."""
-    specs = _specs(section)
-    labels = host.split(".")
-    low = path.lower()
-    for i in range(len(labels)):
-        suffix = ".".join(labels[i:])
-        for prefix, what in specs.get(suffix, ()):
-            if not prefix or low.startswith(prefix):
-                return suffix, what, bool(prefix)
-    return None
 
 
 def wanted_projects(table: SourceTable, query: str) -> dict[str, str]:

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sourcewise.errors import ParseError
 from sourcewise.text.words import printable
+from sourcewise.web.prose import read_prose
 
 __all__ = [
     "MAX_ITEMS",
@@ -335,8 +336,7 @@ def read_records(structured: Any, texts: Sequence[str], shape: ResultShape, who:
             continue
         if (found := _from_value(value, shape, who)) is not None:
             return found
-    from sourcewise.web.providers.prose import read_prose  # links in words: an agent answering in prose
-
+    # links in words: an agent answering in prose
     read = read_prose("\n\n".join(prose), who)
     if read.results:
         items = [{"title": r.title, "location": r.url, "snippet": r.snippet} for r in read.results]

@@ -4,7 +4,7 @@ When a ``gemini`` executable is on PATH (``command`` under ``[providers.gemini-c
 non-interactively (``--output-format json -p PROMPT``, no shell) with a prompt asking it to use its
 ``google_web_search`` tool and answer with JSON. An answer in prose instead (the tool's own
 ``Sources:`` list, markdown links, numbered sources) is read too: its links are the results and
-its text the answer (``web.providers.prose``). The run is killed at its ``timeout`` seconds or
+its text the answer (``web.prose``). The run is killed at its ``timeout`` seconds or
 when the search's deadline passes. A timeout, a missing login or output that is neither the JSON
 asked for nor prose with links are typed provider errors, so the chain moves on. Output is read
 in chunks: past ``MAX_OUTPUT`` bytes the CLI (and anything it started) is killed and the answer
@@ -29,6 +29,7 @@ from pydantic_settings import BaseSettings
 from sourcewise.errors import AuthError, ParseError, ProviderError, ProviderNotConfigured
 from sourcewise.models import RawResult
 from sourcewise.net.redirects import resolve_redirects
+from sourcewise.web.prose import read_prose
 from sourcewise.web.providers.base import (
     Provider,
     ProviderCall,
@@ -37,7 +38,6 @@ from sourcewise.web.providers.base import (
     no_request,
     options_config,
 )
-from sourcewise.web.providers.prose import read_prose
 
 __all__ = ["PROVIDER", "CliTimeout", "command", "parse_output", "prompt"]
 

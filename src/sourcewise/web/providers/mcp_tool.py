@@ -8,7 +8,7 @@ value, where ``{query}`` and ``{max_results}`` are filled in). The call goes thr
 ``answer`` beside it), text blocks of ``Title:`` / ``URL:`` / ``Description:`` lines as several
 search servers write them, or a prose answer (an agent such as Gemini answering in words): its
 markdown links, numbered source lists and ``Sources:`` block are the results and its text is the
-answer (``web.providers.prose``). The arguments are filled and the answer read by ``sources.mcp.read``,
+answer (``web.prose``). The arguments are filled and the answer read by ``sources.mcp.read``,
 the connection made by ``net.mcp``: the same code as ``mcp`` sources (``sources/mcp/source.py``). The
 engine keeps the connection for its life (``net.mcp.Connections``): a stdio server starts on the
 session's first search, not on every one.

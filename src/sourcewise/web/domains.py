@@ -1,0 +1,62 @@
+"""The built-in tier table: the package's ``data/domains.toml``, read once, extended by the user's
+``official`` and ``tiers`` config. The one place the table is loaded; ``web.tiers`` (pure) builds it.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from importlib import resources
+
+from sourcewise.models import Tier
+from sourcewise.web.tiers import SourceTable
+
+__all__ = ["builtin_table", "default_table", "projects_in", "table_for"]
+
+
+@lru_cache(maxsize=1)
+def _builtin() -> dict[str, dict[str, object]]:
+    text = resources.files("sourcewise").joinpath("data/domains.toml").read_text("utf-8")
+    return tomllib.loads(text)
+
+
+def default_table(
+    official: Mapping[str, Iterable[str]] | None = None, tiers: Mapping[str, int] | None = None
+) -> SourceTable:
+    """The built-in table, extended by the user's ``official`` and ``tiers`` config."""
+    data = _builtin()
+    merged: dict[str, list[str]] = {k: list(v) for k, v in data["official"].items()}  # type: ignore[call-overload]
+    for project, specs in (official or {}).items():
+        merged.setdefault(project.lower(), []).extend(specs)
+    scored: dict[Tier, Mapping[str, int]] = {
+        2: data["semi_official"],  # type: ignore[dict-item]
+        3: data["community"],  # type: ignore[dict-item]
+        4: data["blogs"],  # type: ignore[dict-item]
+    }
+    hosts = {"user_content": data["user_content"], "redirects": data["redirects"]}
+    return SourceTable(merged, data["aliases"], scored, tiers, hosts)  # type: ignore[arg-type]
+
+
+@lru_cache(maxsize=1)
+def builtin_table() -> SourceTable:
+    return default_table()
+
+
+@lru_cache(maxsize=8)
+def _table_for_key(key: str) -> SourceTable:
+    official, tiers = json.loads(key)
+    return default_table(official, tiers)
+
+
+def table_for(official: Mapping[str, Iterable[str]], tiers: Mapping[str, int]) -> SourceTable:
+    """The built-in table extended by this config, built once per distinct config."""
+    if not official and not tiers:
+        return builtin_table()
+    return _table_for_key(json.dumps([official, tiers], sort_keys=True))
+
+
+def projects_in(query: str, table: SourceTable | None = None) -> dict[str, str]:
+    """Projects that ``query`` names (public helper for the planner)."""
+    return (table or builtin_table()).projects_in(query)
