@@ -27,7 +27,7 @@ from sourcewise.planning.planner import DEFAULT_SOURCES, _assemble, _may_be_mine
 from sourcewise.planning.syntax import Syntax
 from sourcewise.registry import discover_sources
 from sourcewise.text.words import strip_particle, words
-from sourcewise.web import domains, rating, tiers
+from sourcewise.web import rating, tiers
 from sourcewise.web.domains import builtin_table, default_table
 from sourcewise.web.rating import rate, rate_uncached
 
@@ -380,4 +380,4 @@ def test_rate_agrees_with_the_uncached_rating_on_hostile_text(text: str) -> None
 def test_route_and_plan_words_are_unchanged_by_the_shared_split() -> None:
     # plan() splits the question once for classification and project names
     for question in GENERATED[:300]:
-        assert domains.projects_in(question) == builtin_table().projects_in_words(words(question))
+        assert builtin_table().projects_in(question) == builtin_table().projects_in_words(words(question))

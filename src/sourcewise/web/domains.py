@@ -13,7 +13,7 @@ from importlib import resources
 from sourcewise.models import Tier
 from sourcewise.web.tiers import SourceTable
 
-__all__ = ["builtin_table", "default_table", "projects_in", "table_for"]
+__all__ = ["builtin_table", "default_table", "table_for"]
 
 
 @lru_cache(maxsize=1)
@@ -56,7 +56,3 @@ def table_for(official: Mapping[str, Iterable[str]], tiers: Mapping[str, int]) -
         return builtin_table()
     return _table_for_key(json.dumps([official, tiers], sort_keys=True))
 
-
-def projects_in(query: str, table: SourceTable | None = None) -> dict[str, str]:
-    """Projects that ``query`` names (public helper for the planner)."""
-    return (table or builtin_table()).projects_in(query)
