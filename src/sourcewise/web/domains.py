@@ -39,15 +39,19 @@ def default_table(
     return SourceTable(merged, data["aliases"], scored, tiers, hosts)  # type: ignore[arg-type]
 
 
-@lru_cache(maxsize=1)
-def builtin_table() -> SourceTable:
-    return default_table()
+_NO_CONFIG = json.dumps([{}, {}])
 
 
 @lru_cache(maxsize=8)
 def _table_for_key(key: str) -> SourceTable:
+    """The one memo of built tables, keyed by the config that extends the built-in one."""
     official, tiers = json.loads(key)
     return default_table(official, tiers)
+
+
+def builtin_table() -> SourceTable:
+    """The built-in table with no user config."""
+    return _table_for_key(_NO_CONFIG)
 
 
 def table_for(official: Mapping[str, Iterable[str]], tiers: Mapping[str, int]) -> SourceTable:
