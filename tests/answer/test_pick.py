@@ -355,3 +355,22 @@ def test_a_how_question_is_answered_by_what_you_can_do() -> None:
     )
     answer = pick("경로 매개변수의 타입은 어떻게 선언하나요?", _ranked(page, other))
     assert "타입 어노테이션" in answer[0][0]
+
+
+def test_the_command_in_the_chunk_after_the_hit_completes_a_how_answer() -> None:
+    """The Rust Book's "Running Tests in Parallel or Consecutively", cut by the kb at a blank line:
+    the sentence that names the flag ends one chunk, the command opens the next (``meta["after"]``,
+    ``KnowledgeBaseSource.read``); that chunk completes the answer but never answers alone."""
+    said = (
+        "If you don't want to run the tests in parallel, you can send the `--test-threads` flag and "
+        "the number of threads you want to use to the test binary. Take a look at the following example:"
+    )
+    after = "```console\n$ cargo test -- --test-threads=1\n```\n\nWe set the number of test threads to `1`."
+    [ranked] = _ranked(("Running Tests in Parallel or Consecutively", said))
+    ranked = ranked.model_copy(update={"hit": ranked.hit.model_copy(update={"meta": {"after": after}})})
+    answer = pick("How do I run tests one at a time, not in parallel?", [ranked])
+    assert "$ cargo test -- --test-threads=1" in " ".join(text for text, _ in answer)
+    assert answer[0][0].startswith("If you don't want"), "the hit's own sentence answers first"
+    assert {h for _, h in answer} == {0}, "cited as the hit"
+    alone = pick("What does the number of test threads set?", [ranked])
+    assert all(not text.startswith("We set") for text, _ in alone), "the next chunk never answers alone"

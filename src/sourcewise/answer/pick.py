@@ -30,6 +30,7 @@ most ``limit`` units.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Sequence
@@ -40,7 +41,7 @@ import re2  # type: ignore[import-untyped]
 from sourcewise.answer.asked import Asked, completes, covered, needed, read
 from sourcewise.answer.asked import fit as type_fit
 from sourcewise.answer.extractive import Unit, units
-from sourcewise.models import RankedHit
+from sourcewise.models import Hit, RankedHit
 from sourcewise.text.analyze import STOPWORDS, analyze
 
 __all__ = ["pick"]
@@ -53,6 +54,8 @@ _BACK = ("These ", "This ", "They ", "Those ", "It ", "That ", "이는 ", "이�
 _ON = ("However", "Instead", "But ", "Rather", "하지만", "그러나", "대신")
 SUBJECT_WORDS = 4  # a heading this short names its section's subject ("### `NO_PROXY`", "## Timeouts")
 ENTRY_NAME = 0.6  # an option entry whose name the question says wholly, over one it says nothing of
+ANNOUNCE_WORDS = 12  # "Take a look at the following example:" announces; a longer sentence says more
+CHUNK_GAP = 3  # lines between two chunks of one section (the blank lines the kb cut at)
 SUBJECT_UNITS = 2  # the units under such a heading that are about it, whether they name it or not
 _WORD = re.compile(r"\w+")
 _FOLLOWING = re2.compile(r"\b(?:following|follows)\s*(?:\.\.\.|…|:|\.)$")
@@ -62,11 +65,13 @@ _FOLLOWING = re2.compile(r"\b(?:following|follows)\s*(?:\.\.\.|…|:|\.)$")
 class _Cand:
     hit: int
     pos: int
+    place: tuple[int, int]  # (passage, position): a hit's chunk and the chunks next to it read as one
     unit: Unit
     own: set[int]
     context: set[int]  # covered by the headings above it and the hit's title
     score: float = 0.0
     fit: float = 0.0
+    aside: bool = False  # from the chunk after the hit: it completes a window, never answers alone
 
 
 def _whole_terms(text: str) -> set[str]:
@@ -120,14 +125,21 @@ def _candidates(asked: Asked, hits: Sequence[RankedHit]) -> list[_Cand]:
     for ranked in hits[:HITS]:
         hit = ranked.hit
         title = set(analyze(" ".join([hit.title, *hit.heading_path]), stem=True))
-        found = [
-            (u, analyze(u.text, stem=True))
-            for u in units(hit.text or hit.snippet, wrapped=hit.kind != "chat")
-        ]
-        read_hits.append((ranked, title, found))
-    weights = _weights(asked, [set(tokens) for _, _, found in read_hits for _, tokens in found])
+        wrapped = hit.kind != "chat"
+        found = [(u, analyze(u.text, stem=True)) for u in units(hit.text or hit.snippet, wrapped=wrapped)]
+        aside = [(u, analyze(u.text, stem=True)) for u in units(hit.meta.get("after", ""), wrapped=wrapped)]
+        read_hits.append((ranked, title, found, len(found)))
+        found.extend(aside)
+    weights = _weights(asked, [set(tokens) for _, _, found, own in read_hits for _, tokens in found[:own]])
+    starts = _passages([r.hit for r, _, _, _ in read_hits], [len(found) for _, _, found, _ in read_hits])
+    unit_at = {
+        (starts[h][0], starts[h][1] + pos): unit
+        for h, (_, _, found, _) in enumerate(read_hits)
+        for pos, (unit, _) in enumerate(found)
+    }
     out: list[_Cand] = []
-    for h, (ranked, title, found) in enumerate(read_hits):
+    for h, (ranked, title, found, mine) in enumerate(read_hits):
+        passage, offset = starts[h]
         heading: set[str] = set()
         previous: set[int] = set()
         path = ranked.hit.heading_path
@@ -143,7 +155,7 @@ def _candidates(asked: Asked, hits: Sequence[RankedHit]) -> list[_Cand]:
             own = covered(terms, asked.groups) | about
             context = covered(title | heading, asked.groups) - own
             fit = type_fit(asked, unit, tokens, about)
-            after = found[pos + 1][0] if pos + 1 < len(found) else None
+            after = unit_at.get((passage, offset + pos + 1))
             if after is not None and completes(asked.kind, unit, after):
                 fit = max(fit, 0.8)  # the value or the command is the next unit
             partial = _partial(asked.groups, own - about, unit.text)
@@ -154,8 +166,31 @@ def _candidates(asked: Asked, hits: Sequence[RankedHit]) -> list[_Cand]:
                 score += 1.0  # the operator the question names, which no word search sees
             if unit.kind != "code" and (len(unit.text.split()) < 4 or _label(unit.text)):
                 score -= 0.3  # a fragment, or a field's label and value ("Valid values: a filename")
-            out.append(_Cand(h, pos, unit, own, context, score, fit))
+            out.append(_Cand(h, pos, (passage, offset + pos), unit, own, context, score, fit, pos >= mine))
             previous = own
+    return out
+
+
+def _passages(hits: Sequence[Hit], sizes: Sequence[int]) -> list[tuple[int, int]]:
+    """Per hit, its passage and the position of its first unit in it: a chunk that goes on, in
+    the same file and section, where another hit's chunk stops (the kb cuts a section into chunks
+    at blank lines) continues that hit's passage, so a sentence and the command or value in the
+    next chunk ("... send the `--test-threads` flag" and the block after it) are read together."""
+    out = [(h, 0) for h in range(len(hits))]
+    order = sorted(
+        (h for h in range(len(hits)) if hits[h].path and hits[h].start_line is not None),
+        key=lambda h: (hits[h].path or "", hits[h].start_line or 0),
+    )
+    for before, h in itertools.pairwise(order):
+        a, b = hits[before], hits[h]
+        if (
+            a.path == b.path
+            and a.heading_path == b.heading_path
+            and a.end_line is not None
+            and 0 < (b.start_line or 0) - a.end_line <= CHUNK_GAP
+        ):
+            passage, offset = out[before]
+            out[h] = (passage, offset + sizes[before])
     return out
 
 
@@ -245,9 +280,11 @@ def pick(
     cands = _candidates(asked, hits)
     if _absent(asked, cands):
         return []
-    by_place = {(c.hit, c.pos): c for c in cands}
+    by_place = {c.place: c for c in cands}
     passing: list[tuple[_Cand, list[_Cand], set[int]]] = []
     for cand in sorted(cands, key=lambda c: (-c.score, c.hit, c.pos)):
+        if cand.aside:
+            continue
         window = _window(asked, cand, by_place)
         shown = set().union(*(c.own for c in window))
         if _passes(asked, shown, cand.context, " ".join(c.unit.text for c in window)):
@@ -291,17 +328,17 @@ def _window(asked: Asked, cand: _Cand, by_place: dict[tuple[int, int], _Cand]) -
     unit lacks; the next one for a default's value or a how-to's command."""
     spec = set(asked.specific)
     window = [cand]
-    before = by_place.get((cand.hit, cand.pos - 1))
+    before = by_place.get((cand.place[0], cand.place[1] - 1))
     if before is not None and (before.own - cand.own) & spec and not cand.own & spec:
         window.insert(0, before)
     elif before is not None and cand.unit.kind == "code" and before.unit.kind != "code" and before.own & spec:
         window.insert(0, before)  # a command with the sentence that says what it does
     elif before is not None and cand.unit.text.startswith(_BACK) and before.unit.kind != "code":
         window.insert(0, before)  # "These are ..." needs what "these" are
-    after = by_place.get((cand.hit, cand.pos + 1))
+    after = by_place.get((cand.place[0], cand.place[1] + 1))
     if after is None:
         return window
-    more = by_place.get((cand.hit, cand.pos + 2))
+    more = by_place.get((cand.place[0], cand.place[1] + 2))
     if (
         completes(asked.kind, cand.unit, after.unit)
         or after.unit.text.startswith((*_BACK, *_ON))
@@ -336,5 +373,6 @@ def _opens_list(text: str) -> bool:
 
 
 def _announces(unit: Unit) -> bool:
-    """A short unit that announces what follows ("For example:", "예:")."""
-    return unit.kind != "code" and unit.text.endswith(":") and len(unit.text.split()) <= 4
+    """A unit that announces what follows ("For example:", "예:", "Take a look at the following
+    example:")."""
+    return unit.kind != "code" and unit.text.endswith(":") and len(unit.text.split()) <= ANNOUNCE_WORDS

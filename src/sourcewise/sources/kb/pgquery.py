@@ -277,6 +277,15 @@ class PgView:
         got = self._all(f"SELECT {_ROW} FROM kb_chunks c WHERE c.id = ANY(%s)", [ids])
         return {(0, int(r[0])): _row(r) for r in got}
 
+    def after(self, path: str, line: int, limit: int) -> Row | None:
+        """The chunk of ``path`` that starts first after ``line`` (``limit``: the embedded store's)."""
+        got = self._all(
+            f"SELECT {_ROW} FROM kb_chunks c WHERE c.path = %s AND c.start_line > %s "
+            "ORDER BY c.start_line LIMIT 1",
+            [path, line],
+        )
+        return _row(got[0]) if got else None
+
     def texts(self, hashes: Sequence[str]) -> list[tuple[str, str]]:
         got = self._all(
             f"SELECT DISTINCT ON (c.embed_hash) {_ROW} FROM kb_chunks c "

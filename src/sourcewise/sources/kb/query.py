@@ -134,6 +134,7 @@ class Viewer(Protocol):
     def files(self, keys: Sequence[tuple[int, int]]) -> list[Hashable]: ...
     def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]: ...
     def texts(self, hashes: Sequence[str]) -> list[tuple[str, str]]: ...
+    def after(self, path: str, line: int, limit: int) -> Row | None: ...
 
 
 class View:
@@ -211,6 +212,13 @@ class View:
 
     def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]:
         return {k: self._row(tantivy.DocAddress(k[0], k[1])) for k in dict.fromkeys(keys)}
+
+    def after(self, path: str, line: int, limit: int) -> Row | None:
+        """The chunk of ``path`` that starts first after ``line`` (of the file's first ``limit``
+        chunks, all of them when ``limit`` is the chunks a file may have): where a hit's text goes on."""
+        query = tantivy.Query.term_query(self.schema, "path", path)
+        rows = (self._row(a) for _, a in self.searcher.search(query, limit, count=False).hits)
+        return min((r for r in rows if r.start_line > line), key=lambda r: r.start_line, default=None)
 
     def texts(self, hashes: Sequence[str]) -> list[tuple[str, str]]:
         """(embed hash, the text its embedding reads: title, headings, body) for each hash found."""

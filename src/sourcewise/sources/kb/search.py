@@ -18,8 +18,8 @@ from sourcewise.text.analyze import MAX_TERM
 from sourcewise.web.rank import _builder
 
 __all__ = [
-    "DIVERSIFY", "KB_FILTERS", "PER_FILE", "TYPE_EXTS", "Key", "build_filter", "diversified", "hit",
-    "kb_query_terms", "lex_query", "parse",
+    "DIVERSIFY", "KB_FILTERS", "PER_FILE", "TYPE_EXTS", "Key", "build_filter", "diversified", "following",
+    "hit", "kb_query_terms", "lex_query", "parse",
 ]  # fmt: skip
 
 KB_FILTERS = frozenset({"path", "type", "ext", "title", "after", "before"})
@@ -180,6 +180,20 @@ def hit(row: Row, score: float, terms: set[str], source: str) -> Hit:
         reliability_score=None,
         meta={},
     )
+
+
+def following(view: Viewer, hits: Sequence[Hit], limit: int) -> list[Hit]:
+    """``hits``, each with the text of the chunk its section goes on in (``meta["after"]``): the kb
+    cuts a section into chunks at blank lines, so a sentence's command, value or list is often in
+    the next chunk ("... send the `--test-threads` flag. Take a look at the following example:").
+    A chunk under another heading is another section: not added. Same file, so the same readers."""
+    out = []
+    for h in hits:
+        row = view.after(h.path, h.end_line, limit) if h.path and h.end_line is not None else None
+        if row is not None and row.heading_path == h.heading_path:
+            h = h.model_copy(update={"meta": {**h.meta, "after": row.text}})
+        out.append(h)
+    return out
 
 
 @lru_cache(maxsize=4096)

@@ -13,6 +13,7 @@ each also negated (``-path:drafts``). Any other filter is reported, not silently
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import tempfile
@@ -35,11 +36,20 @@ from sourcewise.sources.base import Capabilities, Source, SourceOptions
 from sourcewise.sources.filters import ParsedQuery
 from sourcewise.sources.kb import terms as kbterms
 from sourcewise.sources.kb.embed import Embedder, embedder, embedder_within, semantic_available
-from sourcewise.sources.kb.index import IndexReport, Progress, run_index
+from sourcewise.sources.kb.index import MAX_CHUNKS_PER_FILE, IndexReport, Progress, run_index
 from sourcewise.sources.kb.pg import display_url, is_url
 from sourcewise.sources.kb.query import StoreFilter, Viewer
 from sourcewise.sources.kb.rows import Store
-from sourcewise.sources.kb.search import DIVERSIFY, KB_FILTERS, Key, diversified, hit, lex_query, parse
+from sourcewise.sources.kb.search import (
+    DIVERSIFY,
+    KB_FILTERS,
+    Key,
+    diversified,
+    following,
+    hit,
+    lex_query,
+    parse,
+)
 from sourcewise.sources.kb.status import KBStatus, last_run_record, status_of
 from sourcewise.sources.kb.store import open_store
 from sourcewise.sources.kb.vectors import Vectors
@@ -356,6 +366,17 @@ class KnowledgeBaseSource(Source):
             self._search, query.query, min(limit or self.options.limit, MAX_LIMIT), mode, access.readers()
         )
         return self.result(query, hits, [w.replace("kb:", f"{self.name}:", 1) for w in warnings])
+
+    async def read(
+        self, hits: Sequence[Hit], question: str, depth: int, seconds: float
+    ) -> tuple[list[Hit], int, list[str]]:
+        """``ask``'s fetch depth: the first ``depth`` hits read on into their next chunk (``following``)."""
+        first = list(hits[: max(0, depth)])
+        if not first or seconds <= 0:
+            return list(hits), 0, []
+        view = self.open().store.view()
+        read = await asyncio.wait_for(self.run(following, view, first, MAX_CHUNKS_PER_FILE), seconds)
+        return [*read, *hits[len(first) :]], sum("after" in h.meta for h in read), []
 
     async def info(self) -> SourceInfo:
         path = self._file()
