@@ -374,3 +374,16 @@ def test_the_command_in_the_chunk_after_the_hit_completes_a_how_answer() -> None
     assert {h for _, h in answer} == {0}, "cited as the hit"
     alone = pick("What does the number of test threads set?", [ranked])
     assert all(not text.startswith("We set") for text, _ in alone), "the next chunk never answers alone"
+
+
+def test_an_option_named_by_words_run_together_answers() -> None:
+    """find(1): ``-maxdepth`` says "depth" although no word of the entry is "depth"; it answers over
+    ``-depth``, which says "depth" but not "descend"."""
+    entries = (
+        "find",
+        "-depth Process each directory's contents before the directory itself.\n\n"
+        "-maxdepth levels\n    Descend at most levels (a non-negative integer) levels of directories below "
+        "the starting-points.\n\n-mount Don't descend directories on other filesystems.",
+    )
+    answer = _answer("How do I limit the directory depth that find descends?", entries)
+    assert answer.startswith("-maxdepth levels Descend at most levels"), answer

@@ -94,23 +94,41 @@ def _partial(groups: Sequence[frozenset[str]], own: set[int], text: str) -> set[
     return {i for i in own if not groups[i] & whole}
 
 
+def _option_words(text: str) -> list[str]:
+    """The words of the option names a reference entry's line opens with ("-n, --numeric-sort
+    compare ..." gives "n", "numeric", "sort"); none for a line that is not an entry."""
+    words: list[str] = []
+    if text[:1] != "-":
+        return words
+    for token in text.split()[:6]:
+        bare = token.rstrip(",")
+        if bare[:1] == "-":
+            words += [w.lower() for w in bare.lstrip("-").split("=", 1)[0].split("-") if w]
+        elif not (bare.isupper() or bare[:1] in "[<"):  # an argument ("NUM", "[=WHEN]") goes on
+            break
+    return words
+
+
+def _says(group: frozenset[str], word: str) -> bool:
+    """The option word says the group: as its analyzed form, or inside a name run together
+    ("depth" in ``-maxdepth``, "case" in ``--nocase``; terms of four letters or more)."""
+    return bool(group & set(analyze(word, stem=True))) or any(len(t) >= 4 and t in word for t in group)
+
+
+def _in_name(asked: Asked, text: str) -> set[int]:
+    """The question's groups an entry's option names say (``-maxdepth`` says "depth")."""
+    words = _option_words(text)
+    return {i for i, g in enumerate(asked.groups) if any(_says(g, w) for w in words)}
+
+
 def _entry_name(asked: Asked, text: str) -> float:
     """For a reference entry's line ("-n, --numeric-sort compare according to ..."), the share of
     its option names' words the question says: ``--numeric-sort`` is all "sort numerically",
     ``--general-numeric-sort`` two thirds of it, ``--one-file-system`` none of "create an archive"."""
-    if text[:1] != "-":
-        return 0.0
-    words: list[str] = []
-    for token in text.split()[:6]:
-        bare = token.rstrip(",")
-        if bare[:1] == "-":
-            words += [w for w in bare.lstrip("-").split("=", 1)[0].split("-") if w]
-        elif not (bare.isupper() or bare[:1] in "[<"):  # an argument ("NUM", "[=WHEN]") goes on
-            break
+    words = _option_words(text)
     if not words:
         return 0.0
-    said = set().union(*asked.groups) if asked.groups else set()
-    return sum(1 for w in words if said & set(analyze(w, stem=True))) / len(words)
+    return sum(1 for w in words if any(_says(g, w) for g in asked.groups)) / len(words)
 
 
 def _closeness(tokens: list[str], groups: Sequence[frozenset[str]], have: set[int]) -> float:
@@ -152,7 +170,7 @@ def _candidates(asked: Asked, hits: Sequence[RankedHit]) -> list[_Cand]:
                 continue
             under += 1
             about = subject if under <= SUBJECT_UNITS else set()
-            own = covered(terms, asked.groups) | about
+            own = covered(terms, asked.groups) | about | _in_name(asked, unit.text)
             context = covered(title | heading, asked.groups) - own
             fit = type_fit(asked, unit, tokens, about)
             after = unit_at.get((passage, offset + pos + 1))
