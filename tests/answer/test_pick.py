@@ -387,3 +387,18 @@ def test_an_option_named_by_words_run_together_answers() -> None:
     )
     answer = _answer("How do I limit the directory depth that find descends?", entries)
     assert answer.startswith("-maxdepth levels Descend at most levels"), answer
+
+
+def test_a_close_second_joins_the_answer_even_when_it_names_nothing_new() -> None:
+    """The Rust Book on ``Rc<T>``: two sentences name it and score alike; the one ranked second holds
+    what it is for. A close second costs a sentence; leaving it out loses the answer."""
+    counting = ("`Rc<T>`", "The `Rc<T>` type keeps track of the number of references to a value.")
+    owners = ("Interior mutability", "Recall that `Rc<T>` lets you have multiple owners of some data.")
+    far = (
+        "Threads",
+        "Spawned threads can share nothing unless it is wrapped in a type that is safe to send.",
+    )
+    answer = _answer("What is Rc<T> used for?", counting, owners, far)
+    assert "multiple owners" in answer
+    assert "keeps track" in answer
+    assert "Spawned threads" not in answer, "a unit that does not say what is asked stays out"

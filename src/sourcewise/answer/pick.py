@@ -24,8 +24,7 @@ unit leaves out ("The default is 5 seconds." after the one naming the timeout), 
 when a "default" question's value or a "how" question's command follows or it goes on from this
 one ("However, ..."), the list it announces ("... one of the following:"), the sentence after a
 definition ("X is a simple program ..."), an example it announces ("For example:" and the
-block), and a second unit from elsewhere only when it scores near the best and covers more. At
-most ``limit`` units.
+block), and the next best units when they score near the best (``NEAR``). At most ``limit`` units.
 """
 
 from __future__ import annotations
@@ -47,6 +46,7 @@ from sourcewise.text.analyze import STOPWORDS, analyze
 __all__ = ["pick"]
 
 HITS = 8  # the best hits whose units are read
+NEAR = 0.85  # a unit scoring this share of the best one's joins the answer
 # A sentence starting with one of these leans on the one before it.
 _BACK = ("These ", "This ", "They ", "Those ", "It ", "That ", "이는 ", "이것은 ", "그러므로 ", "따라서 ")
 # One starting with these goes on where the one before stops ("It is not in the scope of HTTPX
@@ -312,25 +312,20 @@ def pick(
     top = passing[0][0].score
     leads = [next((p for p in passing if p[0].hit == h), None) for h in lead]
     chosen: list[tuple[str, int]] = []
-    done: set[int] = set()
-    fitted = False  # the answer holds what the question's type wants (a value, a command ...)
     # The best unit opens; then each reading's best, when it is near the best (an ambiguous
-    # question's other readings must not push the answer out).
+    # question's other readings must not push the answer out); then any unit that scores near the
+    # best: a close second is about as likely to hold the answer, and it costs a sentence.
     firsts = [p for p in leads if p is not None and p[0].score >= 0.7 * top]
-    for cand, window, shown in [passing[0], *firsts, *passing[1:]]:
+    for cand, window, _ in [passing[0], *firsts, *passing[1:]]:
         if len(chosen) >= limit:
             break
-        fits = asked.kind != "other" and max(c.fit for c in window) >= 0.6
-        adds = (shown - done) & set(asked.specific) or (fits and not fitted)
         reading = any(cand is p[0] for p in firsts)
-        if chosen and not reading and (cand.score < 0.85 * top or not adds):
+        if chosen and not reading and cand.score < NEAR * top:
             continue
-        fitted = fitted or fits
         for c in window:
             pair = (c.unit.text, c.hit)
             if pair not in chosen and len(chosen) < limit:
                 chosen.append(pair)
-        done |= shown
     return chosen
 
 
