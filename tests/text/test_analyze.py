@@ -44,6 +44,11 @@ TABLE: list[tuple[str, str, str | None]] = [
     ("카메라로", "카메라", None),
     ("코로나에서", "코로나", None),
     ("고양이가", "고양이", None),
+    # a word read two ways is indexed one way, the way the grammar of its last syllable reads it:
+    # the leftover form is no term a query means
+    ("대통령이", "대통령", "대통령이"),
+    ("책을", "책", "책을"),
+    ("오로라가", "오로라", "오로라가"),
     # a verb syllable ending a word (or before a particle) is the noun's own
     ("크래시", "크래시", None),
     ("크래시가", "크래시", None),

@@ -10,9 +10,10 @@ Korean, by rules (no dictionary):
 
 - **nouns whole**, with or without particles: a particle is taken off only when the noun left is
   at least two syllables, or one syllable before a particle no noun ends in (을/를/은/는 ..., so
-  "책을" gives "책" as well as "책을"). A particle that is also a common last syllable of a noun
-  (이 가 의 과 나 라 도 ...) gives both forms: "오로라" gives "오로라" and "오로", "고양이가" gives
-  "고양이". Stacked particles come off one after another ("순서만으로도" -> "순서", "집에서" -> "집").
+  "책을" gives "책"). A particle that is also a common last syllable of a noun (이 가 의 과 나 라 도
+  ...) is read by the grammar of the syllable before it (``noun``): "오로라" stays "오로라",
+  "고양이가" gives "고양이", "대통령이" gives "대통령". Stacked particles come off one after another
+  ("순서만으로도" -> "순서", "집에서" -> "집").
 - **verbs and adjectives by their stems**: a 하다/되다 verb is cut before its 하/했/된... syllable
   ("결혼했는가" and "결혼하였으나" both give "결혼"), other verbs lose a common ending.
 - stems of three or more syllables add their **character bigrams**, so a compound ("배포절차")
@@ -51,7 +52,7 @@ __all__ = [
     "strip_particle",
 ]
 
-ANALYZER_ID = "sw3:snowball-en+ko-rules3-bigram"
+ANALYZER_ID = "sw4:snowball-en+ko-rules4-bigram"
 MAX_TERM = 64  # longer "words" (hashes, base64) are cut: they never match a query anyway
 
 # Korean particles and copulas that attach to the end of a noun ("시장을", "트렌드가", "규정에서").
@@ -281,16 +282,14 @@ def strip_particle(word: str) -> str:
 
 
 def _hangul_terms(word: str) -> list[str]:
-    out = list(_korean_forms(word))
-    # Bigrams let a compound ("배포절차") meet its parts ("배포", "절차") without a dictionary: of
-    # the stem, or of a three-syllable word that may be a noun whole ("오로라").
-    base = (
-        out[-1]
-        if len(out[-1]) >= 3 or len(out) == 1
-        else out[0]
-        if len(out[0]) == 3 > len(out[-1]) > 1
-        else ""
-    )
+    # A word read two ways ("대통령이": the noun "대통령" + 이, or a noun of its own) is indexed under
+    # the one ``noun`` chooses by the grammar of its last syllable ("오로라" stays whole, "대통령이"
+    # is "대통령"), not under both: the form left over was a term no query meant (KorQuAD nDCG@10
+    # 0.9338 -> 0.9398 on a quarter of its questions under FTS5; the Korean set unchanged, 0.9665).
+    forms = _korean_forms(word)
+    base = noun(word) if len(forms) > 1 else forms[-1]
+    out = [base]
+    # Bigrams let a compound ("배포절차") meet its parts ("배포", "절차") without a dictionary.
     if len(base) >= 3:
         out.extend(base[i : i + 2] for i in range(len(base) - 1))
     return list(dict.fromkeys(out))
