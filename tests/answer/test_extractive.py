@@ -178,3 +178,17 @@ def test_clean_keeps_every_inline_code_span_as_written(pieces: list[str]) -> Non
     for piece in pieces:
         if piece.startswith("`") and text.count("`") == 2 * sum(p.startswith("`") for p in pieces):
             assert piece.strip() in out or not piece.strip("` ")
+
+
+def test_a_numbered_item_is_one_unit_with_its_number() -> None:
+    """The Rust Book's "Here is the plan:" list: "1." ends no sentence, so no answer quotes a bare
+    "1." and the item's text stays an item."""
+    text = (
+        "Here is the plan:\n\n1. The `ThreadPool` will create a channel and hold on to the sender.\n"
+        "2. Each `Worker` will hold on to the receiver. It waits.\n\nVersion 2. Then more."
+    )
+    got = [(u.text, u.kind) for u in units(text, wrapped=True)]
+    assert ("1. The `ThreadPool` will create a channel and hold on to the sender.", "item") in got
+    assert ("2. Each `Worker` will hold on to the receiver.", "item") in got
+    assert ("Version 2.", "prose") in got, "a number ending a sentence still ends it"
+    assert all(len(t) > 3 for t, _ in got), got

@@ -220,6 +220,8 @@ def _split_line(line: str) -> list[str]:
             code = not code
         if ch not in ENDS or i < start or code:
             continue
+        if ch == "." and line[start:i].strip().isdigit() and i - start <= 4:
+            continue  # a numbered item's "1." ends no sentence: the item goes on after it
         j = i + 1
         while j < n and line[j] in CLOSERS:  # "**Crash-safe.**" ends after its closing marks
             j += 1
