@@ -12,6 +12,7 @@ from sourcewise.errors import InvalidOption
 from sourcewise.models import Hit
 from sourcewise.sources.filters import ParsedQuery, parse_query
 from sourcewise.sources.kb import terms as kbterms
+from sourcewise.sources.kb.index import MAX_CHUNKS_PER_FILE
 from sourcewise.sources.kb.query import LexQuery, Row, StoreFilter, Viewer
 from sourcewise.sources.kb.snippet import snippet as _snippet
 from sourcewise.text.analyze import MAX_TERM
@@ -182,14 +183,16 @@ def hit(row: Row, score: float, terms: set[str], source: str) -> Hit:
     )
 
 
-def following(view: Viewer, hits: Sequence[Hit], limit: int) -> list[Hit]:
+def following(view: Viewer, hits: Sequence[Hit]) -> list[Hit]:
     """``hits``, each with the text of the chunk its section goes on in (``meta["after"]``): the kb
     cuts a section into chunks at blank lines, so a sentence's command, value or list is often in
     the next chunk ("... send the `--test-threads` flag. Take a look at the following example:").
     A chunk under another heading is another section: not added. Same file, so the same readers."""
     out = []
     for h in hits:
-        row = view.after(h.path, h.end_line, limit) if h.path and h.end_line is not None else None
+        row = (
+            view.after(h.path, h.end_line, MAX_CHUNKS_PER_FILE) if h.path and h.end_line is not None else None
+        )
         if row is not None and row.heading_path == h.heading_path:
             h = h.model_copy(update={"meta": {**h.meta, "after": row.text}})
         out.append(h)

@@ -34,22 +34,14 @@ from sourcewise.models import Hit, SourceInfo, SourceQuery, SourceResult
 from sourcewise.planning import syntax as _syntax
 from sourcewise.sources.base import Capabilities, Source, SourceOptions
 from sourcewise.sources.filters import ParsedQuery
+from sourcewise.sources.kb import search as kbsearch
 from sourcewise.sources.kb import terms as kbterms
 from sourcewise.sources.kb.embed import Embedder, embedder, embedder_within, semantic_available
-from sourcewise.sources.kb.index import MAX_CHUNKS_PER_FILE, IndexReport, Progress, run_index
+from sourcewise.sources.kb.index import IndexReport, Progress, run_index
 from sourcewise.sources.kb.pg import display_url, is_url
 from sourcewise.sources.kb.query import StoreFilter, Viewer
 from sourcewise.sources.kb.rows import Store
-from sourcewise.sources.kb.search import (
-    DIVERSIFY,
-    KB_FILTERS,
-    Key,
-    diversified,
-    following,
-    hit,
-    lex_query,
-    parse,
-)
+from sourcewise.sources.kb.search import DIVERSIFY, KB_FILTERS, Key, diversified, hit, lex_query, parse
 from sourcewise.sources.kb.status import KBStatus, last_run_record, status_of
 from sourcewise.sources.kb.store import open_store
 from sourcewise.sources.kb.vectors import Vectors
@@ -370,12 +362,16 @@ class KnowledgeBaseSource(Source):
     async def read(
         self, hits: Sequence[Hit], question: str, depth: int, seconds: float
     ) -> tuple[list[Hit], int, list[str]]:
-        """``ask``'s fetch depth: the first ``depth`` hits read on into their next chunk (``following``)."""
+        """``ask``'s fetch depth: the first ``depth`` hits read on into their next chunk
+        (``search.following``) within ``seconds``; the hits, how many were read on, notes."""
         first = list(hits[: max(0, depth)])
         if not first or seconds <= 0:
             return list(hits), 0, []
-        view = self.open().store.view()
-        read = await asyncio.wait_for(self.run(following, view, first, MAX_CHUNKS_PER_FILE), seconds)
+        try:
+            job = self.run(kbsearch.following, self.open().store.view(), first)
+            read = await asyncio.wait_for(job, seconds)
+        except TimeoutError:  # the hits as found, and a note: never a failure that looks like none
+            return list(hits), 0, [f"{self.name}: the chunks after its first hits were not read in time"]
         return [*read, *hits[len(first) :]], sum("after" in h.meta for h in read), []
 
     async def info(self) -> SourceInfo:
