@@ -402,3 +402,18 @@ def test_a_close_second_joins_the_answer_even_when_it_names_nothing_new() -> Non
     assert "multiple owners" in answer
     assert "keeps track" in answer
     assert "Spawned threads" not in answer, "a unit that does not say what is asked stays out"
+
+
+def test_a_chain_of_this_sentences_brings_what_it_refers_to() -> None:
+    """httpx's "Why use a Client?": "This can bring ..." leans on "This means ...", which leans on the
+    sentence that names connection pooling, which the answer must carry."""
+    page = (
+        "Why use a Client?",
+        "Each request made with the top-level API opens a new connection. "
+        "On the other hand, a `Client` instance uses HTTP connection pooling. "
+        "This means that requests to the same host reuse the underlying TCP connection. "
+        "This can bring significant performance improvements compared to using the top-level API.",
+    )
+    answer = _answer("Why use a Client instead of the top-level API?", page)
+    assert "connection pooling" in answer, answer
+    assert answer.index("connection pooling") < answer.index("This means"), "in the page's order"

@@ -348,6 +348,9 @@ def _window(asked: Asked, cand: _Cand, by_place: dict[tuple[int, int], _Cand]) -
         window.insert(0, before)  # a command with the sentence that says what it does
     elif before is not None and cand.unit.text.startswith(_BACK) and before.unit.kind != "code":
         window.insert(0, before)  # "These are ..." needs what "these" are
+        first = by_place.get((cand.place[0], cand.place[1] - 2))
+        if first is not None and before.unit.text.startswith(_BACK) and first.unit.kind != "code":
+            window.insert(0, first)  # and so does a "This means ..." before it
     after = by_place.get((cand.place[0], cand.place[1] + 1))
     if after is None:
         return window
