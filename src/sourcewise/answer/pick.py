@@ -25,6 +25,8 @@ when a "default" question's value or a "how" question's command follows or it go
 one ("However, ..."), the list it announces ("... one of the following:"), the sentence after a
 definition ("X is a simple program ..."), an example it announces ("For example:" and the
 block), and the next best units when they score near the best (``NEAR``). At most ``limit`` units.
+"Next" reads on past a hit's chunk: into another hit's chunk that continues it, and into the
+chunk after it (``meta["after"]``, ``KnowledgeBaseSource.read``), whose units never answer alone.
 """
 
 from __future__ import annotations
