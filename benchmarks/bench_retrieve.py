@@ -19,9 +19,10 @@ by stated rules. pytest (76 files) and pylint (175): newest first, every first-p
 ``(#PR)`` aside) and whose diff touches 1-3 non-test ``.py`` files, kept when the search tool's copy of
 the issue holds its reporter's description: pytest's first 13 such commits gave 9, pylint's first 6
 gave 4. sphinx (171 files): its fixes are branch commits titled ``Fix #N: ...`` / ``Close #N: ...``
-(2018 on, newest first, the oldest commit per issue), same file rule: the first 18 gave 9 (the others'
-issue was not found, or was a pull request). xarray (141 files): first-parent commits of 2021 on, same
-rules: the first 4 gave 3. A row "trees of 50+ source files" gathers those tasks.
+(2018 on, newest first, the oldest commit per issue), same file rule: the first 27 gave 17 (the others'
+issue was not found, or only a pull request or a comment was). xarray (141 files): first-parent
+commits of 2021 on, same rules: the first 4 gave 3. black (49 files): first-parent commits of
+2022-2024, same rules: the first 8 gave 2. A row "trees of 50+ source files" gathers those tasks.
 
 **Worked examples**: seed 004's two examples as generated repositories (``tests/retrieve_repo.py``):
 where the files the seed names land, for one cycle and for the loop.
