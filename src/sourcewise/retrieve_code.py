@@ -119,7 +119,8 @@ async def second_look(loop: Loop, source: Source) -> bool:
     ranking plus ``W_PASSAGE`` times its best passage's share (the one chunk most about the task).
     A hub module holds many of the task's words scattered over its length; the file to change holds
     them together, in the definition to change (measured: benchmarks/RESULTS.md, retrieve). Once per
-    retrieval; whether the order changed."""
+    retrieval; whether the order changed. Tried and left out: lifting the import-graph neighbours of
+    the best three files (the tuning set's larger trees, @5 27 -> 23: the neighbours are hubs)."""
     passages = getattr(source, "passages", None)
     first = [p for p in loop.first_order if p in loop.located][: loop.limit + LOCATED_MORE]
     if loop.looked or passages is None or not first:
