@@ -118,14 +118,17 @@ async def second_look(loop: Loop, source: Source) -> bool:
     """A later cycle's re-ranking of the first cycle's files: each by its share of the first
     ranking plus ``W_PASSAGE`` times its best passage's share (the one chunk most about the task).
     A hub module holds many of the task's words scattered over its length; the file to change holds
-    them together, in the definition to change (measured: benchmarks/RESULTS.md, retrieve). Once per
-    retrieval; whether the order changed. Tried and left out: lifting the import-graph neighbours of
-    the best three files (the tuning set's larger trees, @5 27 -> 23: the neighbours are hubs)."""
+    them together, in the definition to change (measured: benchmarks/RESULTS.md, retrieve). Once a
+    retrieval for each code source; whether the order changed. Tried and left out: lifting the
+    import-graph neighbours of the best three files (the tuning set's larger trees, @5 27 -> 23:
+    the neighbours are hubs)."""
     passages = getattr(source, "passages", None)
-    first = [p for p in loop.first_order if p in loop.located][: loop.limit + LOCATED_MORE]
-    if loop.looked or passages is None or not first:
+    held = {p for p, hit in loop.pool.items() if hit.source == source.name and p in loop.located}
+    mine = [p for p in loop.first_order if p in held]
+    first = mine[: loop.limit + LOCATED_MORE]  # this source's files: another's passages are not its to score
+    if source.name in loop.looked or passages is None or not first:
         return False
-    loop.looked = True
+    loop.looked.add(source.name)
     best: dict[str, float] = await passages(loop.reading, first)
     top = max(best.values(), default=0.0)
     if top <= 0:
@@ -135,10 +138,10 @@ async def second_look(loop: Loop, source: Source) -> bool:
     for p in first:
         why = loop.located[p][1] + ("; its best passage" if p in best else "")
         loop.located[p] = (round(HIGH * fused[p] / peak, 3), why)
-    again = sorted(first, key=lambda p: -fused[p])
-    rest = [p for p in loop.first_order if p not in fused]
-    changed = again != first
-    loop.first_order = again + rest
+    again = iter(sorted(first, key=lambda p: -fused[p]))  # into the places this source's files held
+    placed = [next(again) if p in fused else p for p in loop.first_order]
+    changed = placed != loop.first_order
+    loop.first_order = placed
     return changed
 
 

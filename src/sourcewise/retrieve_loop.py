@@ -78,7 +78,7 @@ class Loop:
     about: frozenset[str] = frozenset()  # kinds of files the task is about (tests, docs)
     located: dict[str, tuple[float, str]] = field(default_factory=dict)  # path -> relevance, why
     locate: bool = True  # code sources rank their repository (``ask`` reads their chunks instead)
-    looked: bool = False  # a later cycle took its second look at the first cycle's files
+    looked: set[str] = field(default_factory=set)  # code sources that took their second look
     limit: int = 10  # candidates wanted
 
 
