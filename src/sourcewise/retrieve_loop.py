@@ -78,6 +78,7 @@ class Loop:
     about: frozenset[str] = frozenset()  # kinds of files the task is about (tests, docs)
     located: dict[str, tuple[float, str]] = field(default_factory=dict)  # path -> relevance, why
     locate: bool = True  # code sources rank their repository (``ask`` reads their chunks instead)
+    looked: set[str] = field(default_factory=set)  # code sources that took their second look
     limit: int = 10  # candidates wanted
 
 
@@ -153,8 +154,8 @@ async def _cycle(loop: Loop, plan: Plan, number: int, terms: list[str], first: G
     else:
         gathered = await _dispatch(loop, current)
     loop.searched.extend(w.lower() for w in [*current.keywords, *current.entities])
+    before = order(loop)[:TOP]  # before a later cycle's second look re-ranks the first cycle's files
     gathered = await locate_files(loop, gathered, terms if number > 1 else [])
-    before = order(loop)[:TOP]
     found, new = await asyncio.to_thread(_admit, loop, gathered, number)
     scored = await _score(loop)
     # a candidate is excluded when first evaluated: one kept stays kept (later cycles never drop it)

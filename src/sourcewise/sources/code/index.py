@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sourcewise.errors import IndexVersionError
+from sourcewise.sources._fts import fts_match
 from sourcewise.sources.code.outline import Outline, Symbol, chunk_spans, outline
 from sourcewise.sources.code.walk import Candidate, read_source
 from sourcewise.text.analyze import analyze
@@ -239,6 +240,13 @@ class CodeIndex:
             self.conn.create_function("sw_keep", 1, lambda p: 1 if keep(p) else 0, deterministic=True)
             rows = self.conn.execute(sql, {"q": match, "neg": exclude, "n": limit}).fetchall()
         return [ChunkRow(p, a, b, t, _symbols(s), float(score)) for p, a, b, t, s, score in rows]
+
+    def best_passages(self, words: list[str], paths: set[str], rows: int = 400) -> dict[str, float]:
+        """Each of ``paths``' best chunk's BM25 for ``words``: the one passage most about them."""
+        best: dict[str, float] = {}
+        for row in self.search(fts_match(words), "", paths.__contains__, rows):
+            best[row.path] = max(best.get(row.path, 0.0), row.score)
+        return best
 
     def file_bm25(self, query: list[str], k1: float = 1.5, b: float = 0.75) -> dict[str, float]:
         """Each searchable file's BM25 score for ``query`` over whole files (path and body terms;

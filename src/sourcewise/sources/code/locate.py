@@ -6,7 +6,8 @@ Stage one ranks files by what the task names exactly (``sources/code/taskread.py
 - **paths and modules**: a file path the task names (a traceback frame's file, matched by its last
   parts) or a dotted module (``flask.cli`` -> ``src/flask/cli.py``; ``import ssl`` -> a module
   ``ssl``, never a doc page or a package's ``__init__``); a package it names lifts its own modules a
-  little (``sphinx.ext.autosummary`` -> its ``generate.py``: the bug is in one of them);
+  little (``sphinx.ext.autosummary`` -> its ``generate.py``: the bug is in one of them); a name that
+  spells a module (``autodoc_typehints`` -> ``autodoc/typehints.py``, ``xr.concat``, ``--line-ranges``);
 - **frames, errors and methods**: a traceback frame's function, an error class the task quotes or a
   qualified ``Class.method`` it names, defined in a file (its outline's symbols), counts for it,
   more when few files define it (a bare name in the prose is left out: it points at every file
@@ -37,7 +38,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from sourcewise.sources.code.facts import path_parts, resolves_to
+from sourcewise.sources.code.facts import path_parts, resolves_to, spelled_by
 from sourcewise.sources.code.outline import Symbol
 from sourcewise.sources.code.taskread import Reading
 from sourcewise.text.analyze import analyze
@@ -53,6 +54,7 @@ W_ERROR = 0.5  # the file defining a quoted error class (it is raised elsewhere,
 W_IMPORTER = 0.75  # a file importing a module the prose names that the repository does not hold
 W_METHOD = 1.0  # the file defining a ``Class.method`` the task names (specific, unlike a bare name)
 W_TESTED = 2.0  # the module a named test file tests: a failing test points at it
+W_SPELLED = (0.35, 1.0)  # a module a compound name spells (``xr.concat`` -> ``concat.py``); its folder too
 MAX_IMPORTERS = 10
 W_PACKAGE = 0.5  # a module of a package the task names (``sphinx.ext.autosummary`` -> its ``generate.py``)
 MAX_PACKAGE = 12
@@ -339,7 +341,13 @@ def _pointed(
     innermost = next((p for named in reversed(reading.paths) for p in hits if hits[p] == named), None)
     if innermost is not None and reading.frames:
         score[innermost] += W_INNERMOST
-    for p, module in _module_hits(reading, repo).items():
+    modules = _module_hits(reading, repo)
+    said = [*reading.names, *reading.modules, *reading.flags]
+    for p, (spelling, with_folder) in spelled_by(said, repo.code).items():
+        if p not in hits and p not in modules:
+            score[p] += W_SPELLED[with_folder]
+            why[p].append(f"spelled by {spelling}")
+    for p, module in modules.items():
         error_home = module.rsplit(".", 1)[-1] in errors  # ``shop.errors.ConfigError``: where it is defined
         score[p] += W_ERROR if error_home else W_MODULE
         why[p].insert(0, f"module named: {module}")

@@ -43,6 +43,7 @@ __all__ = ["CodeIndexReport", "CodeOptions", "CodeSource"]
 
 MAX_SKIPPED_REPORTED = 200
 MAX_TERMS = 96  # distinct words of a task ranked on: what it names first, then its prose in order
+PASSAGE_WORDS = 64  # distinct words of its prose a file's passages are scored on
 
 
 class CodeOptions(SourceOptions):
@@ -217,9 +218,7 @@ class CodeSource(Source):
         if not root.exists():
             raise SourceUnavailable(self.name, f"{root} does not exist")
         if not root.is_dir():
-            raise SourceUnavailable(
-                self.name, f"{root} is not a directory (a code source is a repository folder)"
-            )
+            raise SourceUnavailable(self.name, f"{root} is not a directory (a code source is a repository)")
         return root
 
     def _refresh_sync(self, stop: threading.Event | None = None) -> CodeIndexReport:
@@ -255,11 +254,8 @@ class CodeSource(Source):
             self._indexing = (done, total)
             if shown and (done % PROGRESS_EVERY == 0 or done == total):
                 end = "\n" if done == total else ""
-                print(
-                    f"\rsourcewise: indexing {self.name}: {done:,} of {total:,} files",
-                    end=end,
-                    file=sys.stderr,
-                )
+                line = f"\rsourcewise: indexing {self.name}: {done:,} of {total:,} files"
+                print(line, end=end, file=sys.stderr)
 
         return report
 
@@ -346,10 +342,14 @@ class CodeSource(Source):
 
         return await self.run(run)
 
+    async def passages(self, reading: Reading, paths: Sequence[str]) -> dict[str, float]:
+        """Each of ``paths``' best passage's BM25 for the task's words, as of the last refresh."""
+        index, words = self._index, list(dict.fromkeys(analyze(reading.prose)))[:PASSAGE_WORDS]
+        return await self.run(lambda: index.best_passages(words, set(paths))) if index and paths else {}
+
     def holds(self, path: str) -> bool:
         """Whether the index, as of its last refresh, holds ``path`` (relative to the repository) as a
-        searchable file. What the source leaves out (``.gitignore``, its include/exclude globs, binary,
-        minified or oversized files) is never held; before the first search nothing is."""
+        searchable file (never what the source leaves out; before the first search, nothing)."""
         index = self._index
         if index is None:
             return False
