@@ -31,6 +31,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, field_validator
 
+from sourcewise.errors import SourceUnavailable
 from sourcewise.sources._fts import FtsIndex
 from sourcewise.sources.base import SourceOptions
 from sourcewise.text.analyze import ANALYZER_ID
@@ -128,16 +129,28 @@ class Loaded(Generic[T]):
         self.value: T | None = None
         self._lock: asyncio.Lock | None = None
 
-    async def get(self, signature: Callable[[], tuple[int, ...]], build: Callable[[], T], run: Runner) -> T:
-        """The index, rebuilt when ``signature`` changed; both run through ``run`` (the source's
-        own threads, ``Source.run``): even a ``stat`` of a hung file system never blocks the loop."""
-        current = await run(signature)  # first: it says what is missing or unreadable
+    async def get(
+        self, source: str, path: Path, signature: Callable[[Path], tuple[int, ...]], build: Callable[[], T],
+        run: Runner,
+    ) -> T:
+        """The index of the export at ``path``, rebuilt when ``signature(path)`` changed; both run
+        through ``run`` (the source's own threads, ``Source.run``): even a ``stat`` of a hung file
+        system never blocks the loop. A missing or unreadable export is ``SourceUnavailable``."""
+        def current_signature() -> tuple[int, ...]:
+            if not path.exists():
+                raise SourceUnavailable(source, f"{path} does not exist")
+            try:
+                return signature(path)
+            except OSError as exc:
+                raise SourceUnavailable(source, f"{path} cannot be read ({exc.strerror or exc})") from exc
+
+        current = await run(current_signature)  # first: it says what is missing or unreadable
         if self.value is not None and self.value.signature == current:
             return self.value
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
-            if self.value is None or self.value.signature != await run(signature):
+            if self.value is None or self.value.signature != await run(current_signature):
                 fresh = await run(build)
                 old, self.value = self.value, fresh
                 if old is not None:

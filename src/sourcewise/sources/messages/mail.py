@@ -34,7 +34,7 @@ from pydantic import Field
 
 from sourcewise import access
 from sourcewise.config import Settings
-from sourcewise.errors import SourceError, SourceUnavailable
+from sourcewise.errors import SourceError
 from sourcewise.models import Hit, SourceInfo, SourceQuery, SourceResult
 from sourcewise.planning import syntax as _syntax
 from sourcewise.sources._fts import FtsIndex, matching_rows
@@ -210,17 +210,11 @@ class MailSource(Source):
 
         assert isinstance(self.options, MailOptions)
         owner = self.options.owner
-
-        def sig() -> tuple[int, ...]:
-            if not path.exists():
-                raise SourceUnavailable(self.name, f"{path} does not exist")
-            try:
-                return (*signature(path), _owner_mark(owner))
-            except OSError as exc:
-                raise SourceUnavailable(self.name, f"{path} cannot be read ({exc.strerror or exc})") from exc
-
         state = self.settings.state_dir if self.options.cache else None
-        return await self._cache.get(sig, lambda: _build(self.name, path, state, owner), self.run)
+        return await self._cache.get(
+            self.name, path, lambda p: (*signature(p), _owner_mark(owner)),
+            lambda: _build(self.name, path, state, owner), self.run,
+        )
 
     def _filter(self, parsed: ParsedQuery, data: MailboxData) -> _Filter:
         flt = _Filter()

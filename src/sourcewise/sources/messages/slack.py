@@ -36,7 +36,7 @@ from pydantic import Field, field_validator
 
 from sourcewise import access
 from sourcewise.config import Settings
-from sourcewise.errors import SourceError, SourceUnavailable
+from sourcewise.errors import SourceError
 from sourcewise.models import Authority, Hit, SourceInfo, SourceQuery, SourceResult
 from sourcewise.planning import syntax as _syntax
 from sourcewise.sources._fts import FtsIndex, matching_rows
@@ -99,18 +99,15 @@ class _Filter:
     warnings: list[str] = field(default_factory=list)
 
 
-def _signature(source: str, path: Path) -> tuple[int, ...]:
+def _signature(path: Path) -> tuple[int, ...]:
     """What changes when the export does: the zip, or the folder, its channels.json and each
     conversation folder (a new day file changes its folder)."""
-    try:
-        stats = [path.stat()]
-        if path.is_dir():
-            if (path / "channels.json").exists():
-                stats.append((path / "channels.json").stat())
-            with os.scandir(path) as entries:
-                stats.extend(e.stat() for e in sorted(entries, key=lambda e: e.name) if e.is_dir())
-    except OSError as exc:
-        raise SourceUnavailable(source, f"{path} cannot be read ({exc.strerror or exc})") from exc
+    stats = [path.stat()]
+    if path.is_dir():
+        if (path / "channels.json").exists():
+            stats.append((path / "channels.json").stat())
+        with os.scandir(path) as entries:
+            stats.extend(e.stat() for e in sorted(entries, key=lambda e: e.name) if e.is_dir())
     return tuple(x for s in stats for x in (s.st_mtime_ns, s.st_size))
 
 
@@ -173,7 +170,7 @@ CODEC = ExportCodec("slack", ("body", "context"), (1.0, 0.3), _dump, _load, _rea
 
 
 def _build(source: str, path: Path, state_dir: Path | None) -> _Loaded:
-    signature = _signature(source, path)
+    signature = _signature(path)
     export, index = open_export(CODEC, path, signature, state_dir, lambda: read_export(source, path), _rows)
     msgs = export.messages
     thread_of, threads = _threads(msgs)
@@ -234,13 +231,8 @@ class SlackSource(Source):
     async def _load(self) -> _Loaded:
         path = self.options.require_path(self.name)
         state = self.settings.state_dir if self.opts.cache else None
-
-        def sig() -> tuple[int, ...]:
-            if not path.exists():
-                raise SourceUnavailable(self.name, f"{path} does not exist")
-            return _signature(self.name, path)
-
-        return await self._cache.get(sig, lambda: _build(self.name, path, state), self.run)
+        build = lambda: _build(self.name, path, state)  # noqa: E731
+        return await self._cache.get(self.name, path, _signature, build, self.run)
 
     def _filter(self, parsed: ParsedQuery, export: SlackExport) -> _Filter:
         flt = _Filter()
