@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from contextlib import suppress
 from functools import lru_cache
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
@@ -23,8 +22,8 @@ __all__ = ["rate", "rate_key"]
 def rate(url: str, query: str | None, table: SourceTable) -> SourceRating:
     """Rate ``url`` for ``query`` (a page of a project the query names rates higher). Raises
     ``InvalidURL`` for a non-http(s) URL."""
-    wanted = wanted_projects(table, query) if query else {}
-    return rate_key(canonical_url(url), tuple(wanted.items()), table)
+    wanted = tuple(wanted_projects(table, query).items()) if query else ()
+    return rate_key(canonical_url(url), wanted, table)
 
 
 def rate_key(key: str, wanted: tuple[tuple[str, str], ...], table: SourceTable) -> SourceRating:
@@ -90,14 +89,18 @@ def _remember(cache: OrderedDict[Any, SourceRating], key: Any, rating: SourceRat
     """Keep ``rating`` in a bounded LRU cache (the least recently used goes past the bound)."""
     cache[key] = rating
     if len(cache) > _RATING_CACHE_MAX:
-        with suppress(KeyError):  # another thread may have emptied it meanwhile
+        try:  # noqa: SIM105 (suppress() builds an object per call)
             cache.popitem(last=False)
+        except KeyError:  # another thread may have emptied it meanwhile
+            pass
 
 
 def _touch(cache: OrderedDict[Any, SourceRating], key: Any) -> None:
     """Mark ``key`` as just used; called only once the cache may fill up (order matters then)."""
-    with suppress(KeyError):  # another thread may have evicted it meanwhile
+    try:  # noqa: SIM105 (suppress() builds an object per call; this runs on every hit once half full)
         cache.move_to_end(key)
+    except KeyError:  # another thread may have evicted it meanwhile
+        pass
 
 
 _RATINGS: OrderedDict[tuple[object, ...], SourceRating] = OrderedDict()
