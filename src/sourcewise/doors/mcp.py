@@ -26,6 +26,7 @@ from sourcewise import access
 from sourcewise._version import __version__
 from sourcewise.config import Settings, load_settings
 from sourcewise.doors.errors import classify, describe_problems
+from sourcewise.doors.formats import Format
 from sourcewise.doors.mcp_text import (
     SEARCH_BUDGET,
     STRUCTURED_BUDGET,
@@ -213,7 +214,7 @@ AskSourcesArg = Annotated[
     ),
 ]
 FormatArg = Annotated[
-    Literal["quick", "deep", "progressive", "json"],
+    Format,
     Field(
         description="the text rendering: quick (the answer and its sources), deep (every source with "
         "its factors), progressive (the answer, the top results, what to read next) or json; the "

@@ -12,9 +12,8 @@ from collections.abc import Sequence
 from sourcewise.answer.extractive import strip_controls
 from sourcewise.models import Answer, Hit, RankedHit, SourceReport, SourceResult
 
-__all__ = ["ANSWER_FORMATS", "describe", "render_answer", "render_results"]
+__all__ = ["describe", "render_answer", "render_results"]
 
-ANSWER_FORMATS = ("quick", "deep", "progressive", "json")
 
 
 def _clean(text: str, limit: int = 300) -> str:

@@ -73,7 +73,9 @@ def candidate_words(words: Iterable[str]) -> list[str]:
     out: dict[str, None] = {}
     for word in words:
         low = word.lower().strip(".'").translate(_SLASHED_ZERO)
-        if len(low) < 3 or len(low) > _NAME_MAX or not low.isascii() or low.isdigit() or low in STOPWORDS or low in _GENERIC:
+        if not 3 <= len(low) <= _NAME_MAX or not low.isascii() or low.isdigit():
+            continue
+        if low in STOPWORDS or low in _GENERIC:
             continue
         if not any(c.isalpha() for c in low):
             continue

@@ -24,6 +24,7 @@ from sourcewise.doors.cli.common import (
     setup,
     written_to,
 )
+from sourcewise.doors.formats import FORMATS
 from sourcewise.errors import InvalidOption, RobotsDisallowed
 
 if TYPE_CHECKING:
@@ -49,11 +50,8 @@ class Strategy(StrEnum):
     progressive = "progressive"
 
 
-class Format(StrEnum):
-    quick = "quick"
-    deep = "deep"
-    progressive = "progressive"
-    json = "json"
+Format = StrEnum("Format", {name: name for name in FORMATS})  # type: ignore[misc]  # typer's choices
+_QUICK = Format("quick")
 
 
 @app.command()
@@ -64,7 +62,7 @@ def search(
     strategy: Annotated[
         Strategy, typer.Option("--strategy", "-s", help="Which results, in which order.")
     ] = Strategy.default,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="How to print them.")] = Format.quick,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="How to print them.")] = _QUICK,
     as_json: Annotated[
         bool, typer.Option("--json", help="The whole response as JSON (same as --format json).")
     ] = False,
@@ -92,7 +90,7 @@ def search(
     sourcewise search "rate limit" -S kb --jsonl -o hits.jsonl
     """
     settings = setup(verbose, config)
-    shape = output_format(output, "json" if fmt is Format.json else fmt.value, as_json, as_jsonl)
+    shape = output_format(output, fmt.value, as_json, as_jsonl)
     if source:
         web_only = {"--tier": tier is not None, "--strategy": strategy is not Strategy.default,
                     "--provider": bool(provider)}  # fmt: skip
