@@ -33,11 +33,9 @@ from sourcewise.doors.mcp_text import (
     answer_text,
     cut_to,
     fit,
-    render_page,
-    render_route,
     render_search,
 )
-from sourcewise.doors.present import render_results
+from sourcewise.doors.present import render_page, render_results, render_route
 from sourcewise.doors.service import DOOR_MAX_CHARS, DoorSettings, Progress, Service
 from sourcewise.effort import effort_help
 from sourcewise.errors import SourcewiseError
@@ -174,7 +172,10 @@ async def web_fetch(
         page = await service.web_fetch(
             url, prompt=prompt, start=start, max_chars=max_chars, progress=_progress(ctx)
         )
-        return _result(page, render_page(page))
+        def more(at: int) -> str:
+            return f"call web_fetch with url={page.url!r} and start={at}"
+
+        return _result(page, render_page(page, more))
 
 
 async def route(
