@@ -31,14 +31,18 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, field_validator
 
-from sourcewise.errors import SourceUnavailable
+from sourcewise import access
+from sourcewise.config import Settings
+from sourcewise.errors import SourceError, SourceUnavailable
+from sourcewise.models import SourceInfo
 from sourcewise.sources._fts import FtsIndex
-from sourcewise.sources.base import SourceOptions
+from sourcewise.sources.base import Source, SourceOptions
 from sourcewise.text.analyze import ANALYZER_ID
 
 __all__ = [
     "EXPORT_SCHEMA",
     "ExportCodec",
+    "ExportSource",
     "Loaded",
     "clean",
     "date_span",
@@ -161,6 +165,36 @@ class Loaded(Generic[T]):
         if self.value is not None:
             self.value.index.close()
             self.value = None
+
+
+class ExportSource(Source, Generic[T]):
+    """A message export (mail, Slack) indexed once per instance and again when its files change
+    (``Loaded``). ``info`` adds what ``_summary`` says of the loaded index, except to a door's user
+    (``access.readers()`` set): no counts of messages they may not see."""
+
+    def __init__(self, name: str, options: SourceOptions, settings: Settings) -> None:
+        super().__init__(name, options, settings)
+        self._cache: Loaded[T] = Loaded()
+
+    async def _load(self) -> T:
+        raise NotImplementedError
+
+    def _summary(self, loaded: T) -> dict[str, Any]:
+        """``SourceInfo`` fields (items, updated, detail) for the loaded index."""
+        raise NotImplementedError
+
+    async def info(self) -> SourceInfo:
+        base = await super().info()
+        if not base.ready or access.readers() is not None:
+            return base
+        try:
+            loaded = await self._load()
+        except SourceError as exc:
+            return base.model_copy(update={"ready": False, "detail": exc.detail})
+        return base.model_copy(update=self._summary(loaded))
+
+    async def aclose(self) -> None:
+        self._cache.close()
 
 
 # -- Stored export indexes ----------------------------------------------------------------------

@@ -35,16 +35,13 @@ from zoneinfo import ZoneInfo
 from pydantic import Field, field_validator
 
 from sourcewise import access
-from sourcewise.config import Settings
-from sourcewise.errors import SourceError
-from sourcewise.models import Authority, Hit, SourceInfo, SourceQuery, SourceResult
+from sourcewise.models import Authority, Hit, SourceQuery, SourceResult
 from sourcewise.planning import syntax as _syntax
 from sourcewise.sources._fts import FtsIndex, matching_rows
-from sourcewise.sources.base import Source, SourceOptions
 from sourcewise.sources.filters import ParsedQuery
 from sourcewise.sources.messages.exports import (
     ExportCodec,
-    Loaded,
+    ExportSource,
     MessageOptions,
     date_span,
     day_bounds,
@@ -207,7 +204,7 @@ def _dates(key: str, value: str, flt: _Filter, source: str) -> None:
         flt.end = min(flt.end or hi, hi)
 
 
-class SlackSource(Source):
+class SlackSource(ExportSource[_Loaded]):
     """Messages of a Slack workspace export, indexed once per instance (FTS5, BM25)."""
 
     type = "slack"
@@ -218,10 +215,6 @@ class SlackSource(Source):
         {"from", "in", "after", "before", "on", "during", "is", "has"}
     )
     Options = SlackOptions
-
-    def __init__(self, name: str, options: SourceOptions, settings: Settings) -> None:
-        super().__init__(name, options, settings)
-        self._cache: Loaded[_Loaded] = Loaded()
 
     @property
     def opts(self) -> SlackOptions:
@@ -351,14 +344,7 @@ class SlackSource(Source):
             meta=meta,
         )
 
-    async def info(self) -> SourceInfo:
-        base = await super().info()
-        if not base.ready or access.readers() is not None:  # a door's user: no counts of hidden messages
-            return base
-        try:
-            loaded = await self._load()
-        except SourceError as exc:
-            return base.model_copy(update={"ready": False, "detail": exc.detail})
+    def _summary(self, loaded: _Loaded) -> dict[str, Any]:
         msgs = loaded.export.messages
         export = loaded.export
         channels = len({m.channel for m in msgs})
@@ -371,13 +357,5 @@ class SlackSource(Source):
             detail += f"; {export.skipped} unreadable skipped"
         detail += "".join(f"; {n}" for n in export.notes)
         newest = max((m.time for m in msgs), default=None)
-        return base.model_copy(
-            update={
-                "items": len(msgs),
-                "updated": datetime.fromtimestamp(newest, UTC) if newest is not None else None,
-                "detail": detail,
-            }
-        )
-
-    async def aclose(self) -> None:
-        self._cache.close()
+        updated = datetime.fromtimestamp(newest, UTC) if newest is not None else None
+        return {"items": len(msgs), "updated": updated, "detail": detail}
