@@ -58,6 +58,7 @@ PURE = (
     "sourcewise.web.prose",
     "sourcewise.planning.refine",
     "sourcewise.answer.relevance",
+    "sourcewise.doors.formats",
     "sourcewise.doors.render",
     "sourcewise.web.robots",
     "sourcewise.planning.route",

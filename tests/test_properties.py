@@ -239,7 +239,7 @@ def test_search_over_any_answer(
 
 @given(hostile_text, st.sampled_from(["quick", "deep", "progressive", "json"]))
 def test_render_any_result(title: str, fmt: str) -> None:
-    # Built as enrich() builds results (model_construct): provider text is not re-validated.
+    # Built as merge_results() builds results (model_construct): provider text is not re-validated.
     result = SearchResult.model_construct(
         title=title or "t",
         url="https://example.com/",

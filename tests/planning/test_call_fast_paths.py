@@ -2,7 +2,7 @@
 
 ``plan()`` searches only the signal vocabularies a word of the question can start, skips a pattern
 when a word it needs is absent, computes only the date span that matched, and validates its parts
-with the plan; ``rate()`` keeps ratings per exact URL; ``load_settings()`` answers an unchanged
+with the plan; ``rate()`` keys a URL and rates the key through the memos; ``load_settings()`` answers an unchanged
 environment and config file without hashing. Each is compared with the general path (the code as
 it was before, kept here as the reference) over generated inputs and hostile text.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from datetime import date, timedelta
+from urllib.parse import urlsplit
 
 import pytest
 from hypothesis import given
@@ -20,16 +21,17 @@ from hypothesis import strategies as st
 from sourcewise.errors import SourcewiseError
 from sourcewise.planning import dates
 from sourcewise.planning import planner as plan
-from sourcewise.planning.classify import SIGNALS, _forms_of, classify_all, classify_query
+from sourcewise.planning.classify import ORDER, SIGNALS, _candidates, _forms_of, _signals
 from sourcewise.planning.keywords import _index, find_forms
 from sourcewise.planning.negation import _may_negate, negations
 from sourcewise.planning.planner import DEFAULT_SOURCES, _assemble, _may_be_mine
 from sourcewise.planning.syntax import Syntax
 from sourcewise.registry import discover_sources
-from sourcewise.text.words import strip_particle, words
-from sourcewise.web import rating, tiers
+from sourcewise.text.words import is_hangul, strip_particle, words
+from sourcewise.web import rating, tiers, urls
 from sourcewise.web.domains import builtin_table, default_table
-from sourcewise.web.rating import rate, rate_uncached
+from sourcewise.web.rating import rate
+from sourcewise.web.tierrules import rate_host
 
 BUILTIN = builtin_table()
 
@@ -169,14 +171,26 @@ def _relative_dates_general(text: str, today: date) -> tuple[date | None, date |
 # --- classification and keyword search -------------------------------------------------------
 
 
-@pytest.mark.parametrize("question", GENERATED[:800])
-def test_classification_searches_only_candidates_and_agrees(question: str) -> None:
-    assert classify_query(question) == classify_all(question)
+def _skipped_kinds_have_no_signal(question: str) -> int:
+    """Classification searches only the kinds a word of the question can start; every kind it
+    skips would have found nothing. Returns how many kinds were skipped."""
+    toks = words(question)
+    hangul_words = [w for w in toks if is_hangul(w)]
+    forms = _forms_of(toks)
+    candidates = _candidates(forms[1], hangul_words)
+    skipped = [kind for kind in ORDER if kind not in candidates]
+    for kind in skipped:
+        assert _signals(toks, hangul_words, kind, forms) == [], (question, kind)
+    return len(skipped)
+
+
+def test_classification_skips_only_kinds_without_a_signal() -> None:
+    assert sum(_skipped_kinds_have_no_signal(q) for q in GENERATED[:800]) > 800  # kinds were skipped
 
 
 @given(_HOSTILE)
-def test_classification_agrees_on_hostile_text(text: str) -> None:
-    assert classify_query(text) == classify_all(text)
+def test_classification_skips_only_kinds_without_a_signal_on_hostile_text(text: str) -> None:
+    _skipped_kinds_have_no_signal(text)
 
 
 def test_find_forms_is_the_general_search() -> None:
@@ -319,57 +333,43 @@ def _urls(count: int) -> list[str]:
     return out
 
 
-def test_ratings_per_url_are_the_uncached_ratings() -> None:
+def _rule(url: str, query: str | None, table: tiers.SourceTable) -> object:
+    """The rating by the rules alone, past every memo: the key, then ``rate_host``."""
+    key = urls._key.__wrapped__(url)
+    wanted = tiers.wanted_projects(table, query) if query else {}
+    parts = urlsplit(key)
+    return rate_host(parts.hostname or "", parts.path, wanted, table, None)
+
+
+def test_ratings_are_the_rules_ratings() -> None:
     table = builtin_table()
     for query in (None, "", "React hooks", "python os", "FastAPI"):
         for url in _urls(600):
             try:
-                expected = rate_uncached(url, query, table)
+                expected = _rule(url, query, table)
             except SourcewiseError as exc:
                 with pytest.raises(type(exc)):
                     rate(url, query, table)
                 continue
             assert rate(url, query, table) == expected
-            assert rate(url, query, table) == expected  # the second answer comes from the cache
+            assert rate(url, query, table) == expected  # the second answer comes from the memos
 
 
-def test_ratings_per_url_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    from collections import OrderedDict
-
-    monkeypatch.setattr(rating, "_RATING_CACHE_MAX", 32)
-    monkeypatch.setattr(rating, "_BY_URL", OrderedDict())
-    for n in range(200):
-        rate(f"https://h{n}.example/a", None, BUILTIN)
-    assert len(rating._BY_URL) <= 32
-
-
-def test_long_inputs_are_rated_but_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
-    from collections import OrderedDict
-
-    monkeypatch.setattr(rating, "_BY_URL", OrderedDict())
-    question = "react hooks " + "x" * 100_000  # a pasted log as the question: was kept 8,192 times
-    url = "https://react.dev/reference/react/" + "a" * 3_000
-    assert rate("https://react.dev/learn", question, BUILTIN) == rate_uncached(
-        "https://react.dev/learn", question, BUILTIN
-    )
-    assert rate(url, None, BUILTIN) == rate_uncached(url, None, BUILTIN)
-    assert len(rating._BY_URL) == 0
-    rate("https://react.dev/learn", "react hooks", BUILTIN)
-    assert len(rating._BY_URL) == 1
-
-
-def test_a_bad_url_is_never_kept() -> None:
-    for _ in range(2):
-        with pytest.raises(SourcewiseError):
-            rate("ftp://example.com/x", None, BUILTIN)
-    assert not any(key[0] == "ftp://example.com/x" for key in list(rating._BY_URL))
+def test_a_long_question_is_rated_and_nothing_of_it_is_kept() -> None:
+    question = "react hooks " + "x" * 100_000  # a pasted log as the question
+    before = urls._key.cache_info().currsize
+    assert rate("https://react.dev/learn", question, BUILTIN) == _rule("https://react.dev/learn", question, BUILTIN)
+    long = "https://react.dev/reference/react/" + "a" * 3_000
+    assert rate(long, None, BUILTIN) == _rule(long, None, BUILTIN)
+    assert urls._key.cache_info().currsize <= before + 1  # the short URL only
+    assert not any(len(str(part)) > 1_000 for key in list(rating._RATINGS) for part in key)
 
 
 @given(st.text(max_size=40))
-def test_rate_agrees_with_the_uncached_rating_on_hostile_text(text: str) -> None:
+def test_rate_agrees_with_the_rules_on_hostile_text(text: str) -> None:
     url = "https://example.com/" + text
     try:
-        expected = rate_uncached(url, None, BUILTIN)
+        expected = _rule(url, None, BUILTIN)
     except SourcewiseError:
         with pytest.raises(SourcewiseError):
             rate(url, None, BUILTIN)

@@ -1,10 +1,9 @@
-"""The fast paths give what the general paths give: keys, ratings, merged results and their order.
+"""The memos give what the rules give: URL keys, ratings, merged results and their order.
 
-``canonical_url`` has a fast path for plain ASCII URLs, ``rate_parts`` caches ratings per host and
-per set of projects, and ``merge_results`` fuses enrich, dedup and rank. Each is compared with the
-general path over a few hundred generated URLs and over the shared URL suites (the fuzz corpus):
-each generated URL mixes several of the cases the fast paths special-case, so a few hundred cover them
-(the fast-path share is asserted), and thousands only made the suite slow.
+``canonical_url`` remembers keys per URL, ``rate_key`` keeps ratings per host and per what the rule
+reads of a path, and ``merge_results`` builds each page once. Each memo is checked against the rule
+it stands in front of (called without the memo) over a few hundred generated URLs and the shared URL
+suites (the fuzz corpus), and the merge against what the merge rule says of every page.
 """
 
 from __future__ import annotations
@@ -16,17 +15,19 @@ import re
 import tomllib
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sourcewise.errors import InvalidURL
+from sourcewise.errors import InvalidURL, redact
 from sourcewise.models import RawResult
-from sourcewise.web import rating, tiers, urls
+from sourcewise.web import rating, tiers, urlparse, urls
 from sourcewise.web.domains import builtin_table, default_table
-from sourcewise.web.rank import clean_text, dedup, enrich, merge_results, rank
-from sourcewise.web.rating import rate_canonical, rate_key, rate_parts
+from sourcewise.web.rank import clean_text, cut_snippet, merge_results
+from sourcewise.web.rating import rate_key
+from sourcewise.web.tierrules import rate_host
 from sourcewise.web.tiers import wanted_projects
 
 from conftest import SHARED
@@ -184,31 +185,34 @@ def _outcome(fn: object, url: str) -> tuple[str, str]:
 GENERATED = _generated_urls(600, seed=11)
 
 
-def _assert_same_keys(urls_: list[str]) -> int:
-    fast = 0
+def _assert_memo_is_the_rule(urls_: list[str]) -> int:
+    """Each URL keyed twice (the second time from the memo) and by the rule alone: one answer."""
+    keyed = 0
     for url in urls_:
-        assert _outcome(urls.canonical_url, url) == _outcome(urls._general_key, url), url
-        fast += urls._PLAIN.fullmatch(url) is not None
-    return fast
+        rule = _outcome(urls._key.__wrapped__, url)
+        assert _outcome(urls.canonical_url, url) == rule, url
+        assert _outcome(urls.canonical_url, url) == rule, url
+        if rule[0] == "key":
+            keyed += 1
+            assert urls.canonical_url(rule[1]) == rule[1]  # a key is its own key
+    return keyed
 
 
-def test_canonical_url_fast_path_agrees_on_generated_urls() -> None:
-    fast = _assert_same_keys(GENERATED)
-    assert fast > len(GENERATED) // 8  # the fast path was really taken, often
+def test_url_keys_from_the_memo_are_the_rules_on_generated_urls() -> None:
+    assert _assert_memo_is_the_rule(GENERATED) > len(GENERATED) // 2
 
 
-def test_canonical_url_fast_path_agrees_on_the_fuzz_corpus() -> None:
+def test_url_keys_from_the_memo_are_the_rules_on_the_fuzz_corpus() -> None:
     corpus = _corpus()
     if not corpus:
         pytest.skip(f"{SHARED / 'urls'} is absent")
     assert len(corpus) > 500
-    _assert_same_keys(corpus)
+    assert _assert_memo_is_the_rule(corpus) > 100
 
 
-@given(st.text(alphabet="htps:/wWeEx.a-mpl_oc%?&=#+;!~0123456789 ", max_size=40))
-def test_canonical_url_fast_path_agrees_on_hostile_text(text: str) -> None:
-    for url in (text, "https://" + text, "http://example.com/" + text):
-        assert _outcome(urls.canonical_url, url) == _outcome(urls._general_key, url)
+@given(st.text(alphabet="htps:/wWeEx.a-mpl_oc%?&=#+;!~0123456789 [];@", max_size=40))
+def test_url_keys_from_the_memo_are_the_rules_on_hostile_text(text: str) -> None:
+    _assert_memo_is_the_rule([text, "https://" + text, "http://example.com/" + text])
 
 
 def _keys(urls_: list[str]) -> list[str]:
@@ -238,30 +242,32 @@ def _host_path(key: str) -> tuple[str, str]:
     ],
     ids=["builtin", "config"],
 )
-def test_cached_ratings_agree_with_the_general_rating(table: tiers.SourceTable) -> None:
+def test_ratings_from_the_memo_are_the_rules(table: tiers.SourceTable) -> None:
     keys = _keys(GENERATED + _corpus())
     assert len(keys) > 300
     keys = random.Random(3).sample(keys, min(len(keys), 200))  # a few hundred: each is rated per query
     for query in QUERIES:
         wanted = wanted_projects(table, query)
         for key in keys:
-            assert rate_canonical(key, tuple(wanted.items()), table) == rate_key(key, wanted, table), key
-            host, path = _host_path(key)
-            if host.startswith("[") or ":" in host:
-                continue  # IPv6 and ports take the general reading in merge_results
-            assert rate_parts(host, path, tuple(wanted.items()), table) == rate_key(key, wanted, table), (
-                key,
-                query,
-            )
+            parts = urlsplit(key)
+            rule = rate_host(parts.hostname or "", parts.path, wanted, table, None)
+            assert rate_key(key, tuple(wanted.items()), table) == rule, (key, query)
 
 
-def test_caches_are_bounded() -> None:
-    for cached in (urls._plain_host, rating._profile):
+def test_memos_are_bounded() -> None:
+    for cached in (urls._key, urlparse._host, rating._profile):
         assert cached.cache_info().maxsize is not None
     table = builtin_table()
     for i in range(rating._RATING_CACHE_MAX + 100):
-        rate_parts(f"h{i}.example", "/", (), table)
+        rate_key(f"https://h{i}.example/", (), table)
     assert len(rating._RATINGS) <= rating._RATING_CACHE_MAX
+    before = urls._key.cache_info().currsize
+    long = "https://example.com/" + "a" * urls._KEPT_URL_MAX
+    assert urls.canonical_url(long) == long
+    assert urls._key.cache_info().currsize == before  # a long URL is keyed, not kept
+    with pytest.raises(InvalidURL):
+        urls.canonical_url("ftp://example.com/never-kept")
+    assert urls._key.cache_info().currsize == before  # an error is not kept either
 
 
 _SNIPPETS = [
@@ -305,22 +311,39 @@ def _raw_results(n: int, seed: int) -> list[RawResult]:
 
 
 @pytest.mark.parametrize("query", QUERIES[:6])
-def test_merge_results_is_enrich_dedup_rank(query: str) -> None:
+def test_merge_results_keeps_one_result_per_page_with_what_every_copy_adds(query: str) -> None:
     raw = _raw_results(600, seed=len(query))
     table = builtin_table()
-    general = rank(dedup(enrich(raw, query, table)))
-    fused = merge_results(raw, query, table)
-    assert len(fused) > 50
-    assert fused == general  # same results, same order
-    assert [r.model_dump(mode="json") for r in fused] == [r.model_dump(mode="json") for r in general]
-    assert [repr(r) for r in fused] == [repr(r) for r in general]
-    assert [r.model_fields_set for r in fused] == [r.model_fields_set for r in general]
+    merged, dropped = merge_results(raw, query, table)
+    pages: dict[str, list[RawResult]] = {}
+    bad = 0
+    for item in raw:
+        try:
+            pages.setdefault(urls.canonical_url(item.url), []).append(item)
+        except InvalidURL:
+            bad += 1
+    assert len(merged) > 50
+    assert len(dropped) == bad
+    assert [r.canonical_url for r in merged] == sorted(pages, key=[r.canonical_url for r in merged].index)
+    assert {r.canonical_url for r in merged} == set(pages)
+    wanted = tuple(wanted_projects(table, query).items())
+    for result in merged:
+        copies = pages[result.canonical_url]
+        hits = list(dict.fromkeys((c.provider, c.position) for c in copies))
+        assert [(h.provider, h.position) for h in result.providers] == hits
+        assert result.snippet == max((cut_snippet(c.snippet) for c in copies), key=len)
+        assert result.published == next((c.published for c in copies if c.published), None)
+        assert result.title == (clean_text(copies[0].title) or redact(clean_text(copies[0].url)))  # no user info
+        rating_ = rate_key(result.canonical_url, wanted, table)
+        assert (result.tier, result.reliability_score, result.reason) == tuple(rating_.model_dump().values())
+    order = [(r.tier, -r.reliability_score) for r in merged]
+    assert order == sorted(order)  # tier first, then score (recency breaks ties)
 
 
 def test_merge_results_says_what_it_drops() -> None:
     raw = [RawResult(title="t", url="not a url", provider="brave", position=1)]
-    dropped: list[str] = []
-    assert merge_results(raw, "q", builtin_table(), dropped) == []
+    merged, dropped = merge_results(raw, "q", builtin_table())
+    assert merged == []
     assert len(dropped) == 1
     assert "dropped a brave result" in dropped[0]
 
@@ -393,7 +416,7 @@ def test_caches_hold_under_threads(monkeypatch: pytest.MonkeyPatch) -> None:
         ok = True
         for i, key in enumerate(keys[part::4]):
             host, path = _host_path(key)
-            ok &= rate_parts(host, path, (), table) == rate_key(key, {}, table)
+            ok &= rate_key(key, (), table) == rate_host(host, path, {}, table, None)
             if i % 8 == 0:  # reading settings costs ~10 ms: a few reads interleave with the ratings
                 ok &= load_settings().max_results == 10
         return ok

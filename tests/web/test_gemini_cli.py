@@ -221,13 +221,11 @@ async def test_endless_output_is_cut_at_the_cap_and_the_cli_and_its_children_are
     from sourcewise.web.providers.base import ProviderCall
 
     s = cli_settings(tmp_path, provider_options={"gemini-cli": {"timeout": 120}})
-    start = time.monotonic()
-    async with make_client(s) as client:
+    async with make_client(s) as client:  # the cap's error, not the deadline's: cut at 2 MB
         with pytest.raises(ParseError, match="more than 2000000 bytes"):
             await gemini_cli.run(
-                ProviderCall("react", 5, s, client, 2.0, time.time, options=gemini_cli.GeminiCliOptions())
+                ProviderCall("react", 5, s, client, 30.0, time.time, options=gemini_cli.GeminiCliOptions())
             )
-    assert time.monotonic() - start < 60  # refused at the cap, not after the 120 s timeout
     for pid in map(int, pids.read_text().split()):
         assert await asyncio.to_thread(wait_until_gone, pid), f"process {pid} still runs"
 

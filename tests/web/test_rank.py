@@ -1,4 +1,4 @@
-"""Pure pipeline pieces: snippets, enrichment, dedup merging, ranking, strategy selection."""
+"""Pure pipeline pieces: snippets, the merge of provider results, dedup merging, ranking, strategy selection."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import datetime
 
 from sourcewise.models import ProviderHit, RawResult, SearchResult
 from sourcewise.web.domains import builtin_table
-from sourcewise.web.rank import cut_snippet, dedup, enrich, pick_per_tier, rank, widen_by_tier
+from sourcewise.web.rank import cut_snippet, dedup, merge_results, pick_per_tier, rank, widen_by_tier
 
 BUILTIN = builtin_table()
 
@@ -50,9 +50,8 @@ def test_snippet_cleaned_of_tags_and_entities() -> None:
     assert cut_snippet("short") == "short"
 
 
-def test_enrich_drops_invalid_urls_and_says_so() -> None:
-    dropped: list[str] = []
-    out = enrich(
+def test_merge_drops_invalid_urls_and_says_so() -> None:
+    out, dropped = merge_results(
         [
             raw("javascript:alert(1)"),
             raw("https://react.dev/"),
@@ -60,7 +59,6 @@ def test_enrich_drops_invalid_urls_and_says_so() -> None:
         ],
         "react",
         BUILTIN,
-        dropped,
     )
     assert [r.url for r in out] == ["https://react.dev/", "https://x.example/"]
     assert len(dropped) == 1
@@ -68,17 +66,20 @@ def test_enrich_drops_invalid_urls_and_says_so() -> None:
     assert out[1].title == "https://x.example/"  # no title: titled by its URL
 
 
-def test_enrich_titles_a_result_without_a_title_by_its_url() -> None:
+def test_merge_titles_a_result_without_a_title_by_its_url() -> None:
     # Issue 7: a result with a URL but no title was dropped; it is kept, titled by its URL.
-    out = enrich([raw("https://x.example/page", title="  ", snippet="Body text")], "q", BUILTIN)
+    out, _ = merge_results([raw("https://x.example/page", title="  ", snippet="Body text")], "q", BUILTIN)
     assert [r.title for r in out] == ["https://x.example/page"]
-    secret = enrich([raw("https://u:hunter2@x.example/", title="", snippet="")], "q", BUILTIN)
+    secret, _ = merge_results([raw("https://u:hunter2@x.example/", title="", snippet="")], "q", BUILTIN)
     assert "hunter2" not in secret[0].title
 
 
 def test_dedup_keeps_first_and_merges() -> None:
-    first, second = enrich(
-        [
+    # Two pages (www. and a tracking parameter are one page to merge_results): dedup merges them
+    # once they are results of two searches, keyed alike.
+    built = [
+        merge_results([r], "q", BUILTIN)[0][0]
+        for r in [
             raw(
                 "https://www.example.com/a/?utm_source=x",
                 title="First",
@@ -94,11 +95,9 @@ def test_dedup_keeps_first_and_merges() -> None:
                 position=1,
                 published=datetime(2025, 1, 1),
             ),
-        ],
-        "q",
-        BUILTIN,
-    )
-    merged = dedup([first, second])
+        ]
+    ]
+    merged = dedup(built)
     assert len(merged) == 1
     kept = merged[0]
     assert kept.title == "First"
@@ -112,10 +111,9 @@ def test_dedup_keeps_first_and_merges() -> None:
 
 
 def test_dedup_keeps_pages_that_differ_by_meaningful_parameters() -> None:
-    out = dedup(
-        enrich([raw("https://e.example/item?id=1"), raw("https://e.example/item?id=2")], "q", BUILTIN)
-    )
-    assert len(out) == 2
+    one, _ = merge_results([raw("https://e.example/item?id=1")], "q", BUILTIN)
+    two, _ = merge_results([raw("https://e.example/item?id=2")], "q", BUILTIN)
+    assert len(dedup([*one, *two])) == 2
 
 
 def test_rank_tier_then_score_then_recency_then_stable() -> None:

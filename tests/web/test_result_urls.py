@@ -24,8 +24,7 @@ def test_a_scheme_relative_result_is_dropped_and_said() -> None:
         RawResult(title="A", url="//react.dev/learn", provider="p", position=1),
         RawResult(title="B", url="https://react.dev/reference/react", provider="p", position=2),
     ]
-    dropped: list[str] = []
-    results = merge_results(raw, "react", builtin_table(), dropped)
+    results, dropped = merge_results(raw, "react", builtin_table())
     assert [r.url for r in results] == ["https://react.dev/reference/react"]
     assert any("dropped a p result with an invalid URL" in note for note in dropped)
 

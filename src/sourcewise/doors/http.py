@@ -30,6 +30,7 @@ from sourcewise.access import grants
 from sourcewise.config import Settings, load_settings
 from sourcewise.doors import page as webpage
 from sourcewise.doors.errors import classify, describe_problems
+from sourcewise.doors.formats import Format
 from sourcewise.doors.guards import guarded
 from sourcewise.doors.present import render_answer
 from sourcewise.doors.service import DOOR_MAX_CHARS, DoorSettings, Health, Service
@@ -94,7 +95,7 @@ class AskRequest(_Request):
         description="configured source names; leave it out for every configured source (plus the web "
         "when the question needs it)",
     )
-    format: Literal["quick", "deep", "progressive", "json"] = Field(
+    format: Format = Field(
         default="json",
         description="json: the answer alone; quick, deep or progressive: also `rendered`, the answer as "
         "text in that form (as `sourcewise ask --format`)",

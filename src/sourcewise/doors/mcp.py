@@ -26,17 +26,16 @@ from sourcewise import access
 from sourcewise._version import __version__
 from sourcewise.config import Settings, load_settings
 from sourcewise.doors.errors import classify, describe_problems
+from sourcewise.doors.formats import Format
 from sourcewise.doors.mcp_text import (
     SEARCH_BUDGET,
     STRUCTURED_BUDGET,
     answer_text,
     cut_to,
     fit,
-    render_page,
-    render_route,
     render_search,
 )
-from sourcewise.doors.present import render_results
+from sourcewise.doors.present import render_page, render_results, render_route
 from sourcewise.doors.service import DOOR_MAX_CHARS, DoorSettings, Progress, Service
 from sourcewise.effort import effort_help
 from sourcewise.errors import SourcewiseError
@@ -173,7 +172,10 @@ async def web_fetch(
         page = await service.web_fetch(
             url, prompt=prompt, start=start, max_chars=max_chars, progress=_progress(ctx)
         )
-        return _result(page, render_page(page))
+        def more(at: int) -> str:
+            return f"call web_fetch with url={page.url!r} and start={at}"
+
+        return _result(page, render_page(page, more))
 
 
 async def route(
@@ -213,7 +215,7 @@ AskSourcesArg = Annotated[
     ),
 ]
 FormatArg = Annotated[
-    Literal["quick", "deep", "progressive", "json"],
+    Format,
     Field(
         description="the text rendering: quick (the answer and its sources), deep (every source with "
         "its factors), progressive (the answer, the top results, what to read next) or json; the "

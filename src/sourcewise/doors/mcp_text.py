@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from sourcewise.doors.present import render_answer
-from sourcewise.models import Answer, Page, Route, SearchResponse
+from sourcewise.models import Answer, SearchResponse
 from sourcewise.text.words import printable
 
 __all__ = [
@@ -20,8 +20,6 @@ __all__ = [
     "answer_text",
     "cut_to",
     "fit",
-    "render_page",
-    "render_route",
     "render_search",
 ]
 
@@ -97,37 +95,6 @@ def render_search(response: SearchResponse, budget: int = SEARCH_BUDGET, *, comp
             break
         lines.append(block)
         used += len(block)
-    return "\n".join(lines)
-
-
-def render_page(page: Page) -> str:
-    """The slice with a header, the passages for the prompt, and the handle for the next slice."""
-    end = page.start + len(page.content)
-    cached = ", from cache" if page.from_cache else ""
-    lines = [
-        f"# {page.title or page.url}",
-        f"{page.url} (tier {page.tier}, {page.reliability_score}/100{cached})",
-        f"characters {page.start}-{end} of {page.total_chars}",
-    ]
-    if page.passages:
-        lines.append("\n## Passages that answer the prompt")
-        lines += [f"[{p.start}-{p.end}] {p.text}" for p in page.passages]
-        lines.append("\n## Content")
-    lines.append(page.content)
-    if page.next_start is not None:
-        left = page.total_chars - page.next_start
-        lines.append(
-            f"\n[{left} more characters: call web_fetch with url={page.url!r} and start={page.next_start}]"
-        )
-    if page.truncated:
-        lines.append("[the page was larger than the size limit and was cut]")
-    return "\n".join(lines)
-
-
-def render_route(decision: Route) -> str:
-    lines = [f"{decision.action}: {decision.reason}"]
-    lines += [f"query: {decision.query}"] if decision.query else []
-    lines += [f"url: {u}" for u in decision.urls]
     return "\n".join(lines)
 
 

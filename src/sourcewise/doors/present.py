@@ -7,14 +7,13 @@ before a terminal sees it; ``json`` output is the model itself, faithful to what
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sourcewise.answer.extractive import strip_controls
-from sourcewise.models import Answer, Hit, RankedHit, SourceReport, SourceResult
+from sourcewise.models import Answer, Hit, Page, RankedHit, Route, SourceReport, SourceResult
 
-__all__ = ["ANSWER_FORMATS", "describe", "render_answer", "render_results"]
+__all__ = ["describe", "render_answer", "render_page", "render_results", "render_route"]
 
-ANSWER_FORMATS = ("quick", "deep", "progressive", "json")
 
 
 def _clean(text: str, limit: int = 300) -> str:
@@ -151,3 +150,34 @@ def render_results(results: Sequence[SourceResult], fmt: str = "quick") -> str:
         lines += [f"! {_clean(w, 200)}" for w in result.warnings]
         lines.append("")
     return "\n".join(lines).rstrip()
+
+
+def render_page(page: Page, next_slice: Callable[[int], str]) -> str:
+    """A fetched page as every door prints it: a header, the passages for the prompt, the slice,
+    and how to ask for the next slice (``next_slice(start)``: the door's own words for it)."""
+    end = page.start + len(page.content)
+    cached = ", from cache" if page.from_cache else ""
+    lines = [
+        f"# {page.title or page.url}",
+        f"{page.url} (tier {page.tier}, {page.reliability_score}/100{cached})",
+        f"characters {page.start}-{end} of {page.total_chars}",
+    ]
+    if page.passages:
+        lines.append("\n## Passages that answer the prompt")
+        lines += [f"[{p.start}-{p.end}, score {p.score}] {p.text}" for p in page.passages]
+        lines.append("\n## Content")
+    lines.append(page.content)
+    if page.next_start is not None:
+        left = page.total_chars - page.next_start
+        lines.append(f"\n[{left} more characters: {next_slice(page.next_start)}]")
+    if page.truncated:
+        lines.append("[the page was larger than the size limit and was cut]")
+    return "\n".join(lines)
+
+
+def render_route(decision: Route) -> str:
+    """The route decision as every door prints it: the action and why, the query, the URLs."""
+    lines = [f"{decision.action}: {decision.reason}"]
+    lines += [f"query: {decision.query}"] if decision.query else []
+    lines += [f"url: {u}" for u in decision.urls]
+    return "\n".join(lines)

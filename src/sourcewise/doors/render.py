@@ -13,15 +13,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sourcewise.answer.extractive import sentences
+from sourcewise.doors.formats import FORMATS
 from sourcewise.errors import InvalidOption
 from sourcewise.models import SearchResponse, SearchResult
 from sourcewise.text.analyze import analyze, query_terms
 from sourcewise.text.passages import bm25_scores
 from sourcewise.text.words import is_hangul, json_safe, printable
 
-__all__ = ["ENGLISH", "FORMATS", "KOREAN", "Words", "key_points", "render", "words_for"]
+__all__ = ["ENGLISH", "KOREAN", "Words", "key_points", "render", "words_for"]
 
-FORMATS = ("quick", "deep", "progressive", "json")
+
 _SENTENCE = re.compile(r"(?<=[.!?。])\s+")
 KEY_POINTS = 3  # sentences of a source listed under its key points in the deep dive
 

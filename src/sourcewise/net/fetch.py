@@ -25,6 +25,7 @@ from sourcewise.errors import (
 )
 from sourcewise.net.cache import CachedDocument, PageCache
 from sourcewise.net.deadline import Deadline
+from sourcewise.net.flight import SingleFlight
 from sourcewise.net.guard import AddressGuard, GuardedTransport, Resolver
 from sourcewise.net.http import retry_after_seconds
 from sourcewise.net.robots import RobotsGate
@@ -84,7 +85,7 @@ class Fetcher:
         self._clients: dict[bool, httpx.AsyncClient] = {}
         self._guards: dict[bool, AddressGuard] = {}
         self.robots = RobotsGate(self.cache, clock, settings.user_agent)
-        self._inflight: dict[tuple[str, bool, bool], asyncio.Future[CachedDocument]] = {}
+        self._flights: SingleFlight[tuple[str, bool, bool], CachedDocument] = SingleFlight()
         self._hosts: dict[str, asyncio.Semaphore] = {}
         self._last: dict[str, float] = {}
 
@@ -134,23 +135,13 @@ class Fetcher:
             cached = self.cache.get(key, self.clock())
             if cached is not None and self._permitted(cached, allow_private):
                 return cached, True
-        flight = (key, allow_private, obey_robots)
-        if flight in self._inflight:  # single flight: join the fetch already under way
-            return await asyncio.shield(self._inflight[flight]), False
-        future: asyncio.Future[CachedDocument] = asyncio.get_running_loop().create_future()
-        self._inflight[flight] = future
-        try:
+        async def fetch() -> CachedDocument:
             doc = await self._download(url, allow_private, obey_robots, deadline)
             if doc.hops:
                 self.cache.put([key, canonical_url(doc.url)], doc, self.clock())
-            future.set_result(doc)
-            return doc, False
-        except BaseException as exc:
-            future.set_exception(exc)
-            future.exception()  # mark retrieved: joiners re-raise it, nobody else must
-            raise
-        finally:
-            del self._inflight[flight]
+            return doc
+
+        return await self._flights.run((key, allow_private, obey_robots), fetch), False
 
     def _permitted(self, doc: CachedDocument, allow_private: bool) -> bool:
         """A cached page reaches only a caller whose own guard would have let every hop through."""

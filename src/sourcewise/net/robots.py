@@ -15,13 +15,13 @@ An address the caller's guard refuses is likewise that error, not a robots verdi
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 from urllib.parse import urljoin
 
 from sourcewise.errors import InvalidURL, RobotsDisallowed
 from sourcewise.net.cache import CachedRobots, PageCache
+from sourcewise.net.flight import SingleFlight
 from sourcewise.web.robots import MAX_BYTES, robots_allowed
 from sourcewise.web.urlparse import parse_web_url
 
@@ -46,7 +46,7 @@ class RobotsGate:
         self.cache = cache
         self.clock = clock
         self.user_agent = user_agent
-        self._inflight: dict[str, asyncio.Future[CachedRobots]] = {}
+        self._flights: SingleFlight[str, CachedRobots] = SingleFlight()
 
     async def check(self, url: str, get: Get, *, private: bool) -> None:
         """Return when robots.txt lets us request ``url``; ``RobotsDisallowed`` when not."""
@@ -69,21 +69,13 @@ class RobotsGate:
         cached = self.cache.get_robots(key, self.clock())
         if cached is not None:
             return cached
-        if key in self._inflight:  # one request per origin: join the one under way
-            return await asyncio.shield(self._inflight[key])
-        future: asyncio.Future[CachedRobots] = asyncio.get_running_loop().create_future()
-        self._inflight[key] = future
-        try:
+
+        async def fetch() -> CachedRobots:
             robots = await _fetch(origin + "/robots.txt", get)
             self.cache.put_robots(key, robots, self.clock())
-            future.set_result(robots)
             return robots
-        except BaseException as exc:
-            future.set_exception(exc)
-            future.exception()  # mark retrieved: joiners re-raise it, nobody else must
-            raise
-        finally:
-            del self._inflight[key]
+
+        return await self._flights.run(key, fetch)  # one request per origin at a time
 
 
 async def _fetch(url: str, get: Get) -> CachedRobots:

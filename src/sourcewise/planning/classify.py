@@ -240,15 +240,6 @@ def classify_fields(toks: list[str]) -> _Fields:
     return _decide({kind: _signals(toks, hangul_words, kind, forms) for kind in candidates})
 
 
-def classify_all(question: str) -> QueryType:
-    """``classify_query`` by the general rule, every vocabulary searched (for the tests: the fast
-    path searches only those a word of the question can start)."""
-    toks = words(question)
-    hangul_words = [w for w in toks if is_hangul(w)]
-    forms = _forms_of(toks)
-    return QueryType(**_decide({kind: _signals(toks, hangul_words, kind, forms) for kind in ORDER}))
-
-
 class _Fields(TypedDict):
     kind: QueryKind
     signals: list[str]

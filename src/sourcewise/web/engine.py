@@ -351,8 +351,7 @@ class Engine:
         )
 
     def _merge(self, raw: Sequence[RawResult], query: str) -> list[SearchResult]:
-        dropped: list[str] = []
-        merged = merge_results(raw, query, self.table, dropped)
+        merged, dropped = merge_results(raw, query, self.table)
         for note in dropped:
             log.warning(note)
         return merged

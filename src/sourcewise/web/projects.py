@@ -65,12 +65,17 @@ def spellings(word: str) -> frozenset[str]:
     return frozenset(out)
 
 
+_NAME_MAX = 63  # characters: a project named after a domain label is at most a label long
+
+
 def candidate_words(words: Iterable[str]) -> list[str]:
     """Query words that may be the name of a project (in order, without repeats)."""
     out: dict[str, None] = {}
     for word in words:
         low = word.lower().strip(".'").translate(_SLASHED_ZERO)
-        if len(low) < 3 or not low.isascii() or low.isdigit() or low in STOPWORDS or low in _GENERIC:
+        if not 3 <= len(low) <= _NAME_MAX or not low.isascii() or low.isdigit():
+            continue
+        if low in STOPWORDS or low in _GENERIC:
             continue
         if not any(c.isalpha() for c in low):
             continue

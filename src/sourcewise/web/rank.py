@@ -13,13 +13,14 @@ from pydantic import BaseModel
 
 from sourcewise.errors import InvalidURL, redact
 from sourcewise.models import SNIPPET_MAX, ProviderHit, RawResult, SearchResult
-from sourcewise.web.rating import rate_canonical, rate_key
+from sourcewise.web.rating import rate_key
 from sourcewise.web.tiers import SourceTable, wanted_projects
 from sourcewise.web.urls import canonical_url
 
-__all__ = ["cut_snippet", "dedup", "enrich", "merge_results", "pick_per_tier", "rank", "widen_by_tier"]
+__all__ = ["cut_snippet", "dedup", "merge_results", "pick_per_tier", "rank", "widen_by_tier"]
 
 _M = TypeVar("_M", bound=BaseModel)
+_H = TypeVar("_H")
 _SPACE = re.compile(r"\s+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _FRACTION = re.compile(r"(\.\d{6})\d+")
@@ -28,11 +29,6 @@ _LETTER = re.compile(r"[^\W\d_]")
 _DATE_MAX = 100  # characters; a longer "date" is not one
 _TAG = re.compile(r"<[^<>]+>")  # not [^>]: "<<<<..." would rescan to the end from every "<"
 ELLIPSIS = "…"
-
-
-def _drop(dropped: list[str] | None, item: RawResult, exc: InvalidURL) -> None:
-    if dropped is not None:
-        dropped.append(f"dropped a {item.provider} result with an invalid URL: {exc}")
 
 
 def clean_text(text: str) -> str:
@@ -56,47 +52,16 @@ def cut_snippet(text: str, limit: int = SNIPPET_MAX) -> str:
     return cut.rstrip(" ,;:-–—") + ELLIPSIS
 
 
-def enrich(
-    raw: Iterable[RawResult], query: str, table: SourceTable, dropped: list[str] | None = None
-) -> list[SearchResult]:
-    """Turn provider results into rated results; drop those with a bad URL, saying why in
-    ``dropped`` (the caller logs it: no I/O here). A result without a title is titled by its URL."""
-    wanted = wanted_projects(table, query)
-    out: list[SearchResult] = []
-    for item in raw:
-        try:
-            key = canonical_url(item.url)
-        except InvalidURL as exc:
-            _drop(dropped, item, exc)
-            continue
-        title = clean_text(item.title) or redact(clean_text(item.url))  # no title: titled by its URL
-        rating = rate_key(key, wanted, table)
-        # Every field was checked just above (URL, title, snippet length, score band).
-        out.append(
-            SearchResult.model_construct(
-                title=title,
-                url=redact(item.url.strip()),
-                canonical_url=key,
-                snippet=cut_snippet(item.snippet),
-                tier=rating.tier,
-                reliability_score=rating.reliability_score,
-                reason=rating.reason,
-                providers=(ProviderHit(provider=item.provider, position=item.position),),
-                published=item.published,
-            )
-        )
-    return out
-
-
 def merge_results(
-    raw: Iterable[RawResult], query: str, table: SourceTable, dropped: list[str] | None = None
-) -> list[SearchResult]:
-    """``rank(dedup(enrich(raw, query, table)))`` in one pass, with the same results in the same order.
+    raw: Iterable[RawResult], query: str, table: SourceTable
+) -> tuple[list[SearchResult], list[str]]:
+    """Provider results as rated, de-duplicated, ranked results, and what was dropped (a bad URL),
+    said as notes for the caller to log (no I/O here).
 
-    Only the first result per canonical URL is titled, rated and built; later ones add their
-    provider, a longer snippet and a missing date as plain values, and each model is built
-    once at the end. What is dropped (a bad URL) is said in ``dropped``, as ``enrich`` does.
+    One result per canonical URL: the first is titled (by its URL when it has no title), rated and
+    built; later ones add what ``_absorb`` keeps. Ranked by ``rank``.
     """
+    dropped: list[str] = []
     wanted = tuple(wanted_projects(table, query).items())
     # Plain values on the way: the first result per key, and the later ones with the same key.
     first: dict[str, RawResult] = {}
@@ -105,7 +70,7 @@ def merge_results(
         try:
             key = canonical_url(item.url)
         except InvalidURL as exc:
-            _drop(dropped, item, exc)
+            dropped.append(f"dropped a {item.provider} result with an invalid URL: {exc}")
             continue
         if key in first:
             if key in later:
@@ -121,17 +86,12 @@ def merge_results(
         hits = [(item.provider, item.position)]
         published = item.published
         for other in later.get(key, ()):
-            hit = (other.provider, other.position)
-            if hit not in hits:
-                hits.append(hit)
             # Cleaning never lengthens a text: a snippet no longer than the kept one cannot replace it.
-            if len(other.snippet) > len(snippet):
-                longer = cut_snippet(other.snippet)
-                if len(longer) > len(snippet):
-                    snippet = longer
-            if published is None:
-                published = other.published
-        rating = rate_canonical(key, wanted, table)
+            other_snippet = cut_snippet(other.snippet) if len(other.snippet) > len(snippet) else ""
+            snippet, published = _absorb(
+                hits, snippet, published, [(other.provider, other.position)], other_snippet, other.published
+            )
+        rating = rate_key(key, wanted, table)
         out.append(
             build(
                 title=clean_text(item.title) or redact(clean_text(item.url)),
@@ -145,7 +105,7 @@ def merge_results(
                 published=published,
             )
         )
-    return rank(out)
+    return rank(out), dropped
 
 
 @lru_cache(maxsize=4096)
@@ -181,25 +141,30 @@ def _builder(cls: type[_M]) -> Callable[..., _M]:
     return build
 
 
-def dedup(results: Iterable[SearchResult]) -> list[SearchResult]:
-    """Keep the first result per canonical URL; merge what later ones add.
+def _absorb(
+    hits: list[_H], snippet: str, published: datetime | None,
+    more_hits: Iterable[_H], more_snippet: str, more_published: datetime | None,
+) -> tuple[str, datetime | None]:
+    """What a later result of the same page adds (the one rule of ``merge_results`` and ``dedup``):
+    its providers to ``hits`` (in place), a longer snippet, a date where there was none."""
+    hits.extend(h for h in more_hits if h not in hits)
+    return (more_snippet if len(more_snippet) > len(snippet) else snippet), published or more_published
 
-    Merged: the providers and their positions, a longer snippet, a published date if missing.
-    """
+
+def dedup(results: Iterable[SearchResult]) -> list[SearchResult]:
+    """Keep the first result per canonical URL, with what later ones add (``_absorb``)."""
     kept: dict[str, SearchResult] = {}
     for result in results:
         first = kept.get(result.canonical_url)
         if first is None:
             kept[result.canonical_url] = result
             continue
-        hits = first.providers + tuple(h for h in result.providers if h not in first.providers)
-        snippet = result.snippet if len(result.snippet) > len(first.snippet) else first.snippet
+        hits = list(first.providers)
+        snippet, published = _absorb(
+            hits, first.snippet, first.published, result.providers, result.snippet, result.published
+        )
         kept[result.canonical_url] = first.model_copy(
-            update={
-                "providers": hits,
-                "snippet": snippet,
-                "published": first.published or result.published,
-            }
+            update={"providers": tuple(hits), "snippet": snippet, "published": published}
         )
     return list(kept.values())
 

@@ -1,15 +1,12 @@
-"""Rating a URL: the entry points callers use, and the one memo in front of the rules.
-
-``rate`` takes a URL as written; ``rate_canonical``, ``rate_key`` and ``rate_parts`` take what the
-merge pipeline already has (a canonical key, its host and path, the query's projects) so that it
-does not parse a key twice. The rules themselves are ``web.tierrules.rate_host``.
+"""Rating a URL: ``rate`` for a URL as written, ``rate_key`` for a canonical key the merge pipeline
+already has. One rule (``web.tierrules.rate_host``) behind one memo: a rating reads little of the
+path, so ratings are kept per host and per what the rule reads of the path (see ``_rated``).
 """
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
-from collections.abc import Mapping
-from contextlib import suppress
 from functools import lru_cache
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
@@ -19,66 +16,32 @@ from sourcewise.web.tierrules import COMMUNITY_PATHS, DOC_PATHS, LOCALE, in_path
 from sourcewise.web.tiers import SourceTable, wanted_projects
 from sourcewise.web.urls import canonical_url
 
-__all__ = ["rate", "rate_canonical", "rate_key", "rate_parts", "rate_uncached"]
+__all__ = ["rate", "rate_key"]
 
 
 def rate(url: str, query: str | None, table: SourceTable) -> SourceRating:
-    """Rate ``url`` (see the module docstring). Raises ``InvalidURL`` for a non-http(s) URL.
-
-    A rating is a function of the URL as written, the query and the table, so it is kept per
-    exact (url, query, table) (bounded, least recently used goes): a URL rated again skips its
-    canonicalisation. Errors are not kept; ``rate_uncached`` is the same without the cache.
-    """
-    if type(url) is not str or (query is not None and type(query) is not str):
-        return rate_uncached(url, query, table)  # the general path says what is wrong
-    if len(url) + (len(query) if query else 0) > _CACHED_INPUT_MAX:
-        return rate_uncached(url, query, table)  # long inputs are not kept: the cache stays small
-    key = (url, query, table)
-    cache = _BY_URL
-    rating = cache.get(key)
-    if rating is None:
-        rating = rate_uncached(url, query, table)
-        _remember(cache, key, rating)
-    elif len(cache) > _RATING_CACHE_MAX // 2:
-        _touch(cache, key)
-    return rating
+    """Rate ``url`` for ``query`` (a page of a project the query names rates higher). Raises
+    ``InvalidURL`` for a non-http(s) URL."""
+    wanted = tuple(wanted_projects(table, query).items()) if query else ()
+    return rate_key(canonical_url(url), wanted, table)
 
 
-def rate_uncached(url: str, query: str | None, table: SourceTable) -> SourceRating:
-    """``rate`` without the per-URL cache: canonicalise, find the query's projects, rate the key."""
-    wanted = wanted_projects(table, query) if query else {}
-    return rate_canonical(canonical_url(url), tuple(wanted.items()), table)
+def rate_key(key: str, wanted: tuple[tuple[str, str], ...], table: SourceTable) -> SourceRating:
+    """The rating of a key ``canonical_url`` made (``wanted``: the query's projects as
+    ``tuple(wanted_projects(table, query).items())``)."""
+    parts = _KEY.match(key)
+    host, path = parts.groups() if parts else ("", "")
+    if host.startswith("[") or ":" in host:  # an IPv6 address or a port: urlsplit reads them
+        host = urlsplit(key).hostname or ""
+    return _rated(host, path, wanted, table)
 
 
-def rate_canonical(key: str, wanted: tuple[tuple[str, str], ...], table: SourceTable) -> SourceRating:
-    """``rate_key`` for a key that ``canonical_url`` made, through the cache of ``rate_parts``
-    (``wanted``: the query's projects as ``tuple(wanted_projects(...).items())``)."""
-    slash = key.find("/", 8)  # "https://host/path...": no user info; a port or IPv6 shows a ":"
-    host_end = slash if slash >= 0 else len(key)
-    path_end = len(key)
-    for mark in "?#":
-        at = key.find(mark, host_end)
-        if 0 <= at < path_end:
-            path_end = at
-    host = key[8:host_end]
-    if not key.startswith("https://") or host.startswith("[") or ":" in host:
-        return rate_key(key, dict(wanted), table)  # the general reading
-    return rate_parts(host, key[host_end:path_end], wanted, table)
-
-
-def rate_key(key: str, wanted: Mapping[str, str], table: SourceTable) -> SourceRating:
-    """``rate`` for a URL already canonicalised, with the query's projects already found."""
-    parts = urlsplit(key)
-    return rate_host(parts.hostname or "", parts.path, wanted, table, None)
-
-
+_KEY = re.compile(r"https://([^/?#]*)([^?#]*)")  # a canonical key's host and path (no user info)
 _RATING_CACHE_MAX = 8192
-_CACHED_INPUT_MAX = 2048  # characters of URL + query: longer pairs are rated without the cache
 
 
-def rate_parts(host: str, path: str, wanted: tuple[tuple[str, str], ...], table: SourceTable) -> SourceRating:
-    """``rate_key`` for the host and path of a canonical key (``wanted``: the query's projects as
-    ``tuple(wanted_projects(...).items())``), cached per host and per set of projects.
+def _rated(host: str, path: str, wanted: tuple[tuple[str, str], ...], table: SourceTable) -> SourceRating:
+    """``rate_host`` through the one memo, kept per host and per set of projects.
 
     A rating reads little of the path: which of this host's path entries and user-content paths
     it falls under (the table is indexed by first path segment), whether it starts like a
@@ -110,7 +73,7 @@ def rate_parts(host: str, path: str, wanted: tuple[tuple[str, str], ...], table:
                 named = True
                 break
     # On GitHub the first segment is the organisation (github.com/ORG, ORG.github.io/REPO)
-    owner = low.split("/", 2)[1] if len(low) > 1 and on_github(host) else None
+    owner = low.split("/", 2)[1] if profile.github and len(low) > 1 else None
     key = (table, wanted, host, entries, hosted, low.startswith(DOC_PATHS), forum, named, owner)
     cache = _RATINGS
     rating = cache.get(key)
@@ -126,18 +89,21 @@ def _remember(cache: OrderedDict[Any, SourceRating], key: Any, rating: SourceRat
     """Keep ``rating`` in a bounded LRU cache (the least recently used goes past the bound)."""
     cache[key] = rating
     if len(cache) > _RATING_CACHE_MAX:
-        with suppress(KeyError):  # another thread may have emptied it meanwhile
+        try:  # noqa: SIM105 (suppress() builds an object per call)
             cache.popitem(last=False)
+        except KeyError:  # another thread may have emptied it meanwhile
+            pass
 
 
 def _touch(cache: OrderedDict[Any, SourceRating], key: Any) -> None:
     """Mark ``key`` as just used; called only once the cache may fill up (order matters then)."""
-    with suppress(KeyError):  # another thread may have evicted it meanwhile
+    try:  # noqa: SIM105 (suppress() builds an object per call; this runs on every hit once half full)
         cache.move_to_end(key)
+    except KeyError:  # another thread may have evicted it meanwhile
+        pass
 
 
 _RATINGS: OrderedDict[tuple[object, ...], SourceRating] = OrderedDict()
-_BY_URL: OrderedDict[tuple[str, str | None, SourceTable], SourceRating] = OrderedDict()
 
 
 class _Profile(NamedTuple):
@@ -146,6 +112,7 @@ class _Profile(NamedTuple):
     by_segment: dict[str, tuple[str, ...]]  # first segment -> the path entries under it
     hosted_paths: tuple[str, ...]  # user-content and redirect path prefixes for this host ("/spaces")
     official: bool  # a tier-1 entry may apply: its forum paths are community
+    github: bool  # github.com or a GitHub Pages host: the first path segment is the owner
 
 
 @lru_cache(maxsize=_RATING_CACHE_MAX)
@@ -164,4 +131,4 @@ def _profile(table: SourceTable, host: str) -> _Profile:
         spec_host, _, spec_path = spec.partition("/")
         if spec_path and spec_host in suffixes:
             hosted.append("/" + spec_path)
-    return _Profile({k: tuple(v) for k, v in by_segment.items()}, tuple(hosted), official)
+    return _Profile({k: tuple(v) for k, v in by_segment.items()}, tuple(hosted), official, on_github(host))

@@ -121,7 +121,9 @@ def rate_host(
         score += 2
         notes.append("a documentation page")
     score = max(low, min(high, score))
-    return SourceRating(tier=tier, reliability_score=score, reason=f"{_LABEL[tier]}: " + "; ".join(notes))
+    # Built from the rules' own values (a tier, a score within its band, a reason): nothing to validate.
+    reason = f"{_LABEL[tier]}: " + "; ".join(notes)
+    return SourceRating.model_construct(tier=tier, reliability_score=score, reason=reason)
 
 
 def in_path(name: str, path: str) -> bool:

@@ -49,6 +49,19 @@ def _specs(section: Mapping[str, str]) -> dict[str, tuple[tuple[str, str], ...]]
     return {host: tuple(entries) for host, entries in out.items()}
 
 
+def _by_segment(entries: Iterable[Entry]) -> tuple[list[Entry], dict[str, list[Entry]]]:
+    """One host suffix's entries without a path, and those with one by first path segment
+    (github.com has hundreds): ``SourceTable.lookup`` reads only the entries a path can fall under."""
+    bare: list[Entry] = []
+    under: dict[str, list[Entry]] = {}
+    for entry in entries:
+        if entry.path:
+            under.setdefault(entry.path.split("/")[1], []).append(entry)
+        else:
+            bare.append(entry)
+    return bare, under
+
+
 class SourceTable:
     """The curated table, indexed by host, plus project names and aliases."""
 
@@ -90,6 +103,7 @@ class SourceTable:
             mid = sum(BANDS[level]) // 2
             self._add(Entry(host, path, tier=level, score=mid, source="config"))  # type: ignore[arg-type]
         self.projects = frozenset(self.names.values())
+        self._by_segment = {suffix: _by_segment(entries) for suffix, entries in self._by_host.items()}
         # "org" or "org/repo" on github.com -> the project it is an official repository of
         self.github: dict[str, str] = {}
         for entry in self._by_host.get("github.com", ()):
@@ -127,12 +141,17 @@ class SourceTable:
     def lookup(self, host: str, path: str) -> Entry | None:
         """The most specific entry for host + path: config first, then longest path, then host."""
         path = path.lower().rstrip("/")
+        first = path.split("/", 2)[1] if path.startswith("/") else None
         best: tuple[int, int, int] | None = None
         found: Entry | None = None
         labels = host.split(".")
         for i in range(len(labels)):
             suffix = ".".join(labels[i:])
-            for entry in self._by_host.get(suffix, ()):
+            index = self._by_segment.get(suffix)
+            if index is None:
+                continue
+            bare, under = index
+            for entry in (*bare, *under.get(first, ())) if first is not None else bare:
                 if entry.path and not (path == entry.path or path.startswith(entry.path + "/")):
                     continue
                 rank = (entry.source == "config", len(entry.path), len(suffix))

@@ -38,10 +38,8 @@ from urllib.parse import quote_from_bytes, unquote_to_bytes, urlsplit
 from sourcewise.errors import InvalidURL
 from sourcewise.web.urlparse import (
     DEFAULT_PORTS,
-    MAX_URL,
     QUERY_SAFE,
     normalise_escapes,
-    normalise_host,
     parse_web_url,
 )
 
@@ -110,6 +108,9 @@ TRACKING_PARAMS: frozenset[str] = frozenset(
 _SELECTORS_ON_APIS = frozenset({"ref", "source"})
 
 _SLASHES = re.compile(r"/{2,}")
+_KEYS_KEPT = 8192  # URLs whose keys are remembered
+_KEPT_URL_MAX = 2048  # characters: a longer URL is keyed each time, so the memo stays small
+_PLAIN_COMPONENT = re.compile(r"[A-Za-z0-9!$'()*,;:@/?._~-]*")
 
 
 def is_http_url(url: str) -> bool:
@@ -127,75 +128,19 @@ def host_of(url: str) -> str:
     return urlsplit(key).hostname or ""
 
 
-# A plain URL: lower-case scheme, a host of letters, digits, dots, hyphens and underscores, no
-# port or user info, a path and query of characters that every rule leaves as they are (no "%",
-# no fragment). Such a URL takes the fast path; every other one the general one, same key.
-_PLAIN = re.compile(
-    r"https?://([A-Za-z0-9._-]+)(/[A-Za-z0-9/._~!$'()*+,;=:@-]*)?(?:\?([A-Za-z0-9._~!$'()*+,;:@/?&=-]*))?"
-)
-_HOST_CACHE_MAX = 4096
-
-
-@lru_cache(maxsize=_HOST_CACHE_MAX)
-def _plain_host(host: str) -> str | None:
-    """The key's host for a plain host as written, or None when only the general path can say
-    (an invalid host, whose error message names the whole URL)."""
-    try:
-        host = normalise_host(host.lower(), host)
-    except InvalidURL:
-        return None
-    if host.startswith("www.") and "." in host[4:]:
-        host = host[4:]
-    return None if ":" in host else host
-
-
 def canonical_url(url: str) -> str:
-    """Return the dedup key of ``url``; raise ``InvalidURL`` if it is not an http(s) URL."""
-    if type(url) is str and len(url) <= MAX_URL:
-        match = _PLAIN.fullmatch(url)
-        if match is not None:
-            key = _plain_key(match)
-            if key is not None:
-                return key
-    return _general_key(url)
+    """Return the dedup key of ``url``; raise ``InvalidURL`` if it is not an http(s) URL.
+
+    Keys are remembered per URL as written (bounded, least recently used goes; errors and URLs
+    longer than ``_KEPT_URL_MAX`` are not): a result page names the same pages again and again,
+    across providers and rounds."""
+    if type(url) is str and len(url) <= _KEPT_URL_MAX:
+        return _key(url)
+    return _key.__wrapped__(url)  # parse_web_url says what is wrong with a non-string
 
 
-def _plain_key(match: re.Match[str]) -> str | None:
-    """``canonical_url`` for a URL that ``_PLAIN`` matched; None when a rule needs the general path."""
-    host_text, path, query = match.groups()
-    host = _plain_host(host_text)
-    if host is None:
-        return None
-    if path:
-        if "/." in path:  # dot segments (and names starting with a dot): the general path decides
-            return None
-        if "//" in path:
-            path = _SLASHES.sub("/", path)
-        path = path.rstrip("/") or "/"
-    else:
-        path = "/"
-    if not query:
-        return f"https://{host}{path}"
-    pairs: list[tuple[str, str]] = []
-    for chunk in query.split("&"):
-        if not chunk:
-            continue
-        name, _, value = chunk.partition("=")
-        if not name:
-            continue
-        if "=" in value or "?" in chunk or "/" in chunk:  # escaped by the general path
-            return None
-        if _tracking(name.replace("+", " ").lower(), host, path):
-            continue
-        pairs.append((name, value))
-    if not pairs:
-        return f"https://{host}{path}"
-    pairs.sort()
-    return f"https://{host}{path}?" + "&".join(f"{k}={v}" for k, v in pairs)
-
-
-def _general_key(url: str) -> str:
-    """``canonical_url`` by the general rules (``parse_web_url`` and the normalisations)."""
+@lru_cache(maxsize=_KEYS_KEPT)
+def _key(url: str) -> str:
     parts = parse_web_url(url)
     host = parts.host
     if host.startswith("www.") and "." in host[4:]:
@@ -204,9 +149,12 @@ def _general_key(url: str) -> str:
     # The key says https whatever the scheme, so both default ports are the default port.
     if parts.port is not None and parts.port not in DEFAULT_PORTS.values():
         netloc += f":{parts.port}"
-    path = _SLASHES.sub("/", parts.path).rstrip("/") or "/"
+    path = parts.path
+    if "//" in path:
+        path = _SLASHES.sub("/", path)
+    path = path.rstrip("/") or "/"
     key = f"https://{netloc}{path}"
-    query = _normalise_query(parts.query, host, path)
+    query = _normalise_query(parts.query, host, path) if parts.query else ""
     if query:
         key += f"?{query}"
     fragment = parts.fragment
@@ -228,20 +176,25 @@ def _normalise_query(query: str, host: str, path: str) -> str:
         if not chunk:
             continue
         name, _, value = chunk.partition("=")
+        if _PLAIN_COMPONENT.fullmatch(name):  # nothing to decode or escape
+            if name and not _tracking(name.lower(), host, path):
+                pairs.append((name, _encode_component(value)))
+            continue
         name_text = _decode_component(name)
-        if not name_text:
-            continue
-        if _tracking(name_text.lower(), host, path):
-            continue
-        pairs.append((_encode_component(name), _encode_component(value)))
+        if name_text and not _tracking(name_text.lower(), host, path):
+            pairs.append((_encode_component(name), _encode_component(value)))
     pairs.sort()
     return "&".join(f"{k}={v}" for k, v in pairs)
 
 
 def _decode_component(text: str) -> str:
+    if "%" not in text and "+" not in text:
+        return text
     return unquote_to_bytes(text.replace("+", " ")).decode("utf-8", "replace")
 
 
 def _encode_component(text: str) -> str:
+    if _PLAIN_COMPONENT.fullmatch(text):  # nothing to decode or escape: the same text
+        return text
     raw = unquote_to_bytes(text.replace("+", " "))
     return quote_from_bytes(raw, safe=QUERY_SAFE).replace("%20", "+")

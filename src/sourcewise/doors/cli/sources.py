@@ -24,6 +24,7 @@ from sourcewise.doors.cli.common import (
     still_indexing,
     written_to,
 )
+from sourcewise.doors.formats import FORMATS
 from sourcewise.effort import effort_help
 from sourcewise.errors import InvalidOption, SourceStillIndexing
 from sourcewise.text.words import printable
@@ -61,8 +62,8 @@ ICON = {"ok": "✓", "empty": "·", "timeout": "⏱", "rate_limited": "⏸", "un
 def search_sources_cmd(query: str, sources: list[str], fmt: str, limit: int, settings: Settings) -> None:
     """``sourcewise search QUERY --source ...``: the query in each source's own syntax; ``jsonl``
     prints one hit per line (each names its source)."""
-    if fmt not in (*present.ANSWER_FORMATS, "jsonl"):
-        fail(InvalidOption(f"format must be one of {', '.join(present.ANSWER_FORMATS)}; got {fmt!r}"), 2)
+    if fmt not in (*FORMATS, "jsonl"):
+        fail(InvalidOption(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}"), 2)
     with reported():
         results = sources_api.search_sources(query, sources, limit=limit, settings=settings)
     if fmt == "json":
@@ -183,8 +184,8 @@ def ask_cmd(
 
     settings = setup(verbose, config)
     fmt = output_format(output, fmt, as_json)
-    if fmt not in present.ANSWER_FORMATS:
-        fail(InvalidOption(f"format must be one of {', '.join(present.ANSWER_FORMATS)}; got {fmt!r}"), 2)
+    if fmt not in FORMATS:
+        fail(InvalidOption(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}"), 2)
     live = sys.stderr.isatty() and fmt != "json"
     pick = sys.stdin.isatty() and fmt != "json"
     with reported():

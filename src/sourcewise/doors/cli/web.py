@@ -24,15 +24,18 @@ from sourcewise.doors.cli.common import (
     setup,
     written_to,
 )
+from sourcewise.doors.formats import FORMATS
 from sourcewise.errors import InvalidOption, RobotsDisallowed
 
 if TYPE_CHECKING:
+    from sourcewise.doors import present
     from sourcewise.models import SearchResponse
     from sourcewise.planning import routing, widen
     from sourcewise.web import api, pages
 else:  # imported when a command first needs them: ``--help`` starts without them
     api = lazy_module("sourcewise.web.api")
     pages = lazy_module("sourcewise.web.pages")
+    present = lazy_module("sourcewise.doors.present")
     routing = lazy_module("sourcewise.planning.routing")
     widen = lazy_module("sourcewise.planning.widen")
 
@@ -49,11 +52,8 @@ class Strategy(StrEnum):
     progressive = "progressive"
 
 
-class Format(StrEnum):
-    quick = "quick"
-    deep = "deep"
-    progressive = "progressive"
-    json = "json"
+Format = StrEnum("Format", {name: name for name in FORMATS})  # type: ignore[misc]  # typer's choices
+_QUICK = Format("quick")
 
 
 @app.command()
@@ -64,7 +64,7 @@ def search(
     strategy: Annotated[
         Strategy, typer.Option("--strategy", "-s", help="Which results, in which order.")
     ] = Strategy.default,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="How to print them.")] = Format.quick,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="How to print them.")] = _QUICK,
     as_json: Annotated[
         bool, typer.Option("--json", help="The whole response as JSON (same as --format json).")
     ] = False,
@@ -92,7 +92,7 @@ def search(
     sourcewise search "rate limit" -S kb --jsonl -o hits.jsonl
     """
     settings = setup(verbose, config)
-    shape = output_format(output, "json" if fmt is Format.json else fmt.value, as_json, as_jsonl)
+    shape = output_format(output, fmt.value, as_json, as_jsonl)
     if source:
         web_only = {"--tier": tier is not None, "--strategy": strategy is not Strategy.default,
                     "--provider": bool(provider)}  # fmt: skip
@@ -207,12 +207,7 @@ def route_cmd(
     if as_json:
         echo_json(decision)
         return
-    verb = {"search": "search", "fetch": "fetch", "skip": "skip"}[decision.action]
-    echo(f"{verb}: {decision.reason}")
-    if decision.query:
-        echo(f"query: {decision.query}")
-    for url in decision.urls:
-        echo(f"url: {url}")
+    echo(present.render_route(decision))
 
 
 @app.command("plan")
@@ -325,18 +320,4 @@ def fetch_cmd(
     if as_json:
         echo_json(page)
         return
-    cached = " (from cache)" if page.from_cache else ""
-    echo(f"# {page.title or page.url}\n")
-    echo(f"{page.url} - tier {page.tier}, reliability {page.reliability_score}/100{cached}")
-    if page.passages:
-        echo("\n## Passages\n")
-        for p in page.passages:
-            echo(f"[chars {p.start}-{p.end}, score {p.score}]\n{p.text}\n")
-        echo("## Content\n")
-    else:
-        echo("")
-    echo(page.content)
-    if page.next_start is not None:
-        echo(f"\n[{page.total_chars - page.next_start} more characters: --start {page.next_start}]")
-    if page.truncated:
-        echo("[the page was larger than the size limit and was cut]", err=True)
+    echo(present.render_page(page, lambda start: f"--start {start}"))

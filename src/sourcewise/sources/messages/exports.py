@@ -31,13 +31,18 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, field_validator
 
+from sourcewise import access
+from sourcewise.config import Settings
+from sourcewise.errors import SourceError, SourceUnavailable
+from sourcewise.models import SourceInfo
 from sourcewise.sources._fts import FtsIndex
-from sourcewise.sources.base import SourceOptions
+from sourcewise.sources.base import Source, SourceOptions
 from sourcewise.text.analyze import ANALYZER_ID
 
 __all__ = [
     "EXPORT_SCHEMA",
     "ExportCodec",
+    "ExportSource",
     "Loaded",
     "clean",
     "date_span",
@@ -128,16 +133,28 @@ class Loaded(Generic[T]):
         self.value: T | None = None
         self._lock: asyncio.Lock | None = None
 
-    async def get(self, signature: Callable[[], tuple[int, ...]], build: Callable[[], T], run: Runner) -> T:
-        """The index, rebuilt when ``signature`` changed; both run through ``run`` (the source's
-        own threads, ``Source.run``): even a ``stat`` of a hung file system never blocks the loop."""
-        current = await run(signature)  # first: it says what is missing or unreadable
+    async def get(
+        self, source: str, path: Path, signature: Callable[[Path], tuple[int, ...]], build: Callable[[], T],
+        run: Runner,
+    ) -> T:
+        """The index of the export at ``path``, rebuilt when ``signature(path)`` changed; both run
+        through ``run`` (the source's own threads, ``Source.run``): even a ``stat`` of a hung file
+        system never blocks the loop. A missing or unreadable export is ``SourceUnavailable``."""
+        def current_signature() -> tuple[int, ...]:
+            if not path.exists():
+                raise SourceUnavailable(source, f"{path} does not exist")
+            try:
+                return signature(path)
+            except OSError as exc:
+                raise SourceUnavailable(source, f"{path} cannot be read ({exc.strerror or exc})") from exc
+
+        current = await run(current_signature)  # first: it says what is missing or unreadable
         if self.value is not None and self.value.signature == current:
             return self.value
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
-            if self.value is None or self.value.signature != await run(signature):
+            if self.value is None or self.value.signature != await run(current_signature):
                 fresh = await run(build)
                 old, self.value = self.value, fresh
                 if old is not None:
@@ -148,6 +165,36 @@ class Loaded(Generic[T]):
         if self.value is not None:
             self.value.index.close()
             self.value = None
+
+
+class ExportSource(Source, Generic[T]):
+    """A message export (mail, Slack) indexed once per instance and again when its files change
+    (``Loaded``). ``info`` adds what ``_summary`` says of the loaded index, except to a door's user
+    (``access.readers()`` set): no counts of messages they may not see."""
+
+    def __init__(self, name: str, options: SourceOptions, settings: Settings) -> None:
+        super().__init__(name, options, settings)
+        self._cache: Loaded[T] = Loaded()
+
+    async def _load(self) -> T:
+        raise NotImplementedError
+
+    def _summary(self, loaded: T) -> dict[str, Any]:
+        """``SourceInfo`` fields (items, updated, detail) for the loaded index."""
+        raise NotImplementedError
+
+    async def info(self) -> SourceInfo:
+        base = await super().info()
+        if not base.ready or access.readers() is not None:
+            return base
+        try:
+            loaded = await self._load()
+        except SourceError as exc:
+            return base.model_copy(update={"ready": False, "detail": exc.detail})
+        return base.model_copy(update=self._summary(loaded))
+
+    async def aclose(self) -> None:
+        self._cache.close()
 
 
 # -- Stored export indexes ----------------------------------------------------------------------

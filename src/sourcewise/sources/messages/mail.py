@@ -33,16 +33,14 @@ from zoneinfo import ZoneInfo
 from pydantic import Field
 
 from sourcewise import access
-from sourcewise.config import Settings
-from sourcewise.errors import SourceError, SourceUnavailable
-from sourcewise.models import Hit, SourceInfo, SourceQuery, SourceResult
+from sourcewise.models import Hit, SourceQuery, SourceResult
 from sourcewise.planning import syntax as _syntax
 from sourcewise.sources._fts import FtsIndex, matching_rows
-from sourcewise.sources.base import Names, Source, SourceOptions
+from sourcewise.sources.base import Names
 from sourcewise.sources.filters import ParsedQuery
 from sourcewise.sources.messages.exports import (
     ExportCodec,
-    Loaded,
+    ExportSource,
     MessageOptions,
     date_span,
     day_bounds,
@@ -189,7 +187,7 @@ def _gmail_day(value: str) -> date | None:
     return span[0] if span else None
 
 
-class MailSource(Source):
+class MailSource(ExportSource[_Loaded]):
     """Messages of an mbox or a Maildir, indexed once per instance (FTS5, BM25)."""
 
     type = "mail"
@@ -201,26 +199,16 @@ class MailSource(Source):
     )
     Options = MailOptions
 
-    def __init__(self, name: str, options: SourceOptions, settings: Settings) -> None:
-        super().__init__(name, options, settings)
-        self._cache: Loaded[_Loaded] = Loaded()
-
     async def _load(self) -> _Loaded:
         path = self.options.require_path(self.name)
 
         assert isinstance(self.options, MailOptions)
         owner = self.options.owner
-
-        def sig() -> tuple[int, ...]:
-            if not path.exists():
-                raise SourceUnavailable(self.name, f"{path} does not exist")
-            try:
-                return (*signature(path), _owner_mark(owner))
-            except OSError as exc:
-                raise SourceUnavailable(self.name, f"{path} cannot be read ({exc.strerror or exc})") from exc
-
         state = self.settings.state_dir if self.options.cache else None
-        return await self._cache.get(sig, lambda: _build(self.name, path, state, owner), self.run)
+        return await self._cache.get(
+            self.name, path, lambda p: (*signature(p), _owner_mark(owner)),
+            lambda: _build(self.name, path, state, owner), self.run,
+        )
 
     def _filter(self, parsed: ParsedQuery, data: MailboxData) -> _Filter:
         flt = _Filter()
@@ -339,14 +327,7 @@ class MailSource(Source):
             meta=meta,
         )
 
-    async def info(self) -> SourceInfo:
-        base = await super().info()
-        if not base.ready or access.readers() is not None:  # a door's user: no counts of hidden mail
-            return base
-        try:
-            loaded = await self._load()
-        except SourceError as exc:
-            return base.model_copy(update={"ready": False, "detail": exc.detail})
+    def _summary(self, loaded: _Loaded) -> dict[str, Any]:
         data = loaded.data
         times = [r.time for r in data.records if r.time is not None]
         detail = (
@@ -355,9 +336,4 @@ class MailSource(Source):
         )
         if data.skipped:
             detail += f"; {data.skipped} unreadable skipped"
-        return base.model_copy(
-            update={"items": len(data.records), "updated": max(times, default=None), "detail": detail}
-        )
-
-    async def aclose(self) -> None:
-        self._cache.close()
+        return {"items": len(data.records), "updated": max(times, default=None), "detail": detail}

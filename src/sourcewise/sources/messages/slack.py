@@ -35,16 +35,13 @@ from zoneinfo import ZoneInfo
 from pydantic import Field, field_validator
 
 from sourcewise import access
-from sourcewise.config import Settings
-from sourcewise.errors import SourceError, SourceUnavailable
-from sourcewise.models import Authority, Hit, SourceInfo, SourceQuery, SourceResult
+from sourcewise.models import Authority, Hit, SourceQuery, SourceResult
 from sourcewise.planning import syntax as _syntax
 from sourcewise.sources._fts import FtsIndex, matching_rows
-from sourcewise.sources.base import Source, SourceOptions
 from sourcewise.sources.filters import ParsedQuery
 from sourcewise.sources.messages.exports import (
     ExportCodec,
-    Loaded,
+    ExportSource,
     MessageOptions,
     date_span,
     day_bounds,
@@ -99,18 +96,15 @@ class _Filter:
     warnings: list[str] = field(default_factory=list)
 
 
-def _signature(source: str, path: Path) -> tuple[int, ...]:
+def _signature(path: Path) -> tuple[int, ...]:
     """What changes when the export does: the zip, or the folder, its channels.json and each
     conversation folder (a new day file changes its folder)."""
-    try:
-        stats = [path.stat()]
-        if path.is_dir():
-            if (path / "channels.json").exists():
-                stats.append((path / "channels.json").stat())
-            with os.scandir(path) as entries:
-                stats.extend(e.stat() for e in sorted(entries, key=lambda e: e.name) if e.is_dir())
-    except OSError as exc:
-        raise SourceUnavailable(source, f"{path} cannot be read ({exc.strerror or exc})") from exc
+    stats = [path.stat()]
+    if path.is_dir():
+        if (path / "channels.json").exists():
+            stats.append((path / "channels.json").stat())
+        with os.scandir(path) as entries:
+            stats.extend(e.stat() for e in sorted(entries, key=lambda e: e.name) if e.is_dir())
     return tuple(x for s in stats for x in (s.st_mtime_ns, s.st_size))
 
 
@@ -173,7 +167,7 @@ CODEC = ExportCodec("slack", ("body", "context"), (1.0, 0.3), _dump, _load, _rea
 
 
 def _build(source: str, path: Path, state_dir: Path | None) -> _Loaded:
-    signature = _signature(source, path)
+    signature = _signature(path)
     export, index = open_export(CODEC, path, signature, state_dir, lambda: read_export(source, path), _rows)
     msgs = export.messages
     thread_of, threads = _threads(msgs)
@@ -210,7 +204,7 @@ def _dates(key: str, value: str, flt: _Filter, source: str) -> None:
         flt.end = min(flt.end or hi, hi)
 
 
-class SlackSource(Source):
+class SlackSource(ExportSource[_Loaded]):
     """Messages of a Slack workspace export, indexed once per instance (FTS5, BM25)."""
 
     type = "slack"
@@ -222,10 +216,6 @@ class SlackSource(Source):
     )
     Options = SlackOptions
 
-    def __init__(self, name: str, options: SourceOptions, settings: Settings) -> None:
-        super().__init__(name, options, settings)
-        self._cache: Loaded[_Loaded] = Loaded()
-
     @property
     def opts(self) -> SlackOptions:
         assert isinstance(self.options, SlackOptions)
@@ -234,13 +224,8 @@ class SlackSource(Source):
     async def _load(self) -> _Loaded:
         path = self.options.require_path(self.name)
         state = self.settings.state_dir if self.opts.cache else None
-
-        def sig() -> tuple[int, ...]:
-            if not path.exists():
-                raise SourceUnavailable(self.name, f"{path} does not exist")
-            return _signature(self.name, path)
-
-        return await self._cache.get(sig, lambda: _build(self.name, path, state), self.run)
+        build = lambda: _build(self.name, path, state)  # noqa: E731
+        return await self._cache.get(self.name, path, _signature, build, self.run)
 
     def _filter(self, parsed: ParsedQuery, export: SlackExport) -> _Filter:
         flt = _Filter()
@@ -359,14 +344,7 @@ class SlackSource(Source):
             meta=meta,
         )
 
-    async def info(self) -> SourceInfo:
-        base = await super().info()
-        if not base.ready or access.readers() is not None:  # a door's user: no counts of hidden messages
-            return base
-        try:
-            loaded = await self._load()
-        except SourceError as exc:
-            return base.model_copy(update={"ready": False, "detail": exc.detail})
+    def _summary(self, loaded: _Loaded) -> dict[str, Any]:
         msgs = loaded.export.messages
         export = loaded.export
         channels = len({m.channel for m in msgs})
@@ -379,13 +357,5 @@ class SlackSource(Source):
             detail += f"; {export.skipped} unreadable skipped"
         detail += "".join(f"; {n}" for n in export.notes)
         newest = max((m.time for m in msgs), default=None)
-        return base.model_copy(
-            update={
-                "items": len(msgs),
-                "updated": datetime.fromtimestamp(newest, UTC) if newest is not None else None,
-                "detail": detail,
-            }
-        )
-
-    async def aclose(self) -> None:
-        self._cache.close()
+        updated = datetime.fromtimestamp(newest, UTC) if newest is not None else None
+        return {"items": len(msgs), "updated": updated, "detail": detail}
