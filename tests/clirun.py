@@ -7,12 +7,22 @@ itself (signals, start-up, stdio MCP, two processes sharing state) still start o
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from click.testing import CliRunner
 
 from sourcewise.doors.cli.main import command
+
+
+@functools.cache
+def cli_command() -> Any:
+    """The command tree, built once per test process: typer builds it by reading every command's
+    signature (~0.1 s of CPU, more than most commands take to run), as a process does once at start.
+    A Click command keeps no state between invocations: each one gets its own context."""
+    return command()
 
 
 @dataclass(frozen=True)
@@ -32,7 +42,7 @@ def run_cli(args: list[str], env: Mapping[str, str | None] | None = None, stdin:
     """
     # The command points the library's logger at its own stderr: conftest's `_library_logger` gives
     # it back after the test.
-    result = CliRunner().invoke(command(), args, env=dict(env or {}), input=stdin, prog_name="sourcewise")
+    result = CliRunner().invoke(cli_command(), args, env=dict(env or {}), input=stdin, prog_name="sourcewise")
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return Ran(result.exit_code, result.stdout, result.stderr)

@@ -71,11 +71,16 @@ def shared(*parts: str) -> Path:
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No test sees the developer's keys, config file or state."""
+    """No test sees the developer's keys, config file or state, nor trusts any certificate
+    authority: every server a test reaches is plain HTTP on 127.0.0.1 (CI allows only loopback).
+    An empty SSL_CERT_DIR also spares each HTTP client made here or in a child process the reading
+    of the CA bundle (~50 ms of CPU each, and the tests make many)."""
     for key in _KEYS:
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.setenv("SSL_CERT_DIR", str(tmp_path / "no-certificate-authorities"))
 
 
 @pytest.fixture(autouse=True)

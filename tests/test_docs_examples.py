@@ -23,16 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import typer.main
 from fastapi.testclient import TestClient
 
 import sourcewise
 from sourcewise.config import load_settings
-from sourcewise.doors.cli.main import app
 from sourcewise.doors.http import create_app
 from sourcewise.doors.service import DoorSettings
 
-from clirun import run_cli
+from clirun import cli_command, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -79,7 +77,7 @@ def _commands(script: str) -> Iterator[list[str]]:
 
 def _parse(args: list[str]) -> str:
     """Parse ``sourcewise ARGS`` with the real command, not running it; the subcommand's name."""
-    command = typer.main.get_command(app)
+    command = cli_command()
     rest = list(args)
     while rest and rest[0] in getattr(command, "commands", {}):
         command = command.commands[rest.pop(0)]  # type: ignore[attr-defined]

@@ -14,14 +14,12 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_cli import run, run_process
-from typer.testing import CliRunner
 
-from sourcewise.doors.cli.main import app
-
-from clirun import run_cli
+from clirun import cli_command, run_cli
 from doorkit import free_port, spawn
 
 
@@ -91,7 +89,7 @@ HOSTILE = st.text(st.characters(codec="utf-8"), max_size=60)
 @example(name="-0", value="")  # a name that reads as an option: the parser refuses it, exit 2
 def test_keys_set_hostile_input_is_a_typed_error_or_stored(name: str, value: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        result = CliRunner().invoke(app, ["keys", "set", name], input=value, env=_env(Path(tmp)))
+        result = CliRunner().invoke(cli_command(), ["keys", "set", name], input=value, env=_env(Path(tmp)))
         assert result.exit_code in (0, 2), result.output
         assert result.exception is None or isinstance(result.exception, SystemExit)
         assert "Traceback" not in result.output
@@ -109,7 +107,9 @@ def test_config_check_of_a_hostile_file_is_ok_or_exit_2(body: bytes) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         conf = Path(tmp) / "c.toml"
         conf.write_bytes(body)
-        result = CliRunner().invoke(app, ["config", "check", "--config", str(conf)], env=_env(Path(tmp)))
+        result = CliRunner().invoke(
+            cli_command(), ["config", "check", "--config", str(conf)], env=_env(Path(tmp))
+        )
         assert result.exit_code in (0, 2)
         assert result.exception is None or isinstance(result.exception, SystemExit)
         assert result.output.startswith("ok: " if result.exit_code == 0 else "error: ")
@@ -122,7 +122,7 @@ def test_a_hostile_keys_file_is_a_config_error(stored: bytes) -> None:
         path = Path(tmp) / "cfg" / "sourcewise" / "keys.json"
         path.parent.mkdir(parents=True)
         path.write_bytes(stored)
-        result = CliRunner().invoke(app, ["keys", "list"], env=_env(Path(tmp)))
+        result = CliRunner().invoke(cli_command(), ["keys", "list"], env=_env(Path(tmp)))
         assert result.exit_code in (0, 2)
         assert result.exception is None or isinstance(result.exception, SystemExit)
         if result.exit_code == 2:

@@ -54,6 +54,13 @@ def chat(tmp_path: Path, tool: str = "search", **extra: Any) -> dict[str, Any]:
     }
 
 
+def over_http(section: dict[str, Any], url: str) -> dict[str, Any]:
+    """``section`` reaching the module's server over Streamable HTTP (``chat_url``), for tests of what
+    the server answers or is sent rather than of starting it: each stdio start is seconds of imports.
+    That server runs in this process and logs to the ``CHAT_LOG`` of the test's environment."""
+    return {k: v for k, v in section.items() if k not in ("command", "env")} | {"url": url}
+
+
 def calls(tmp_path: Path) -> list[dict[str, Any]]:
     log = tmp_path / "chat.log"
     return [json.loads(line) for line in log.read_text("utf-8").splitlines()] if log.exists() else []
@@ -64,9 +71,12 @@ def setup(tmp_path: Path, **sources: dict[str, Any]) -> Settings:
     return load_settings(state_dir=tmp_path / "state", source_timeout=60, providers=[], sources=sources)
 
 
-async def test_the_question_reaches_the_chat_server_in_slack_syntax(tmp_path: Path) -> None:
+async def test_the_question_reaches_the_chat_server_in_slack_syntax(
+    tmp_path: Path, chat_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CHAT_LOG", str(tmp_path / "chat.log"))
     question = "what did we decide about the API migration in #engineering last week"
-    async with Session(setup(tmp_path, team=chat(tmp_path))) as session:
+    async with Session(setup(tmp_path, team=over_http(chat(tmp_path), chat_url))) as session:
         answer = await aask(question, sources=["team"], session=session, today=TODAY)
         source = session.source("team")
     sent = calls(tmp_path)[0]["query"]
@@ -88,19 +98,25 @@ async def test_the_question_reaches_the_chat_server_in_slack_syntax(tmp_path: Pa
     assert hit.authority == "chat"
 
 
-async def test_author_and_thread_filters_are_written_as_slack_writes_them(tmp_path: Path) -> None:
+async def test_author_and_thread_filters_are_written_as_slack_writes_them(
+    tmp_path: Path, chat_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CHAT_LOG", str(tmp_path / "chat.log"))
     question = "API migration from:sarah in:#engineering type:thread after:2025-01-10"
-    async with Session(setup(tmp_path, team=chat(tmp_path))) as session:
+    async with Session(setup(tmp_path, team=over_http(chat(tmp_path), chat_url))) as session:
         await aask(question, sources=["team"], session=session, today=TODAY)
     sent = calls(tmp_path)[0]["query"]
     # a typed after: is Slack's already (the day named left out): it reaches the server as typed
     assert {"from:sarah", "in:#engineering", "is:thread", "after:2025-01-10"} <= set(sent.split())
 
 
-async def test_filters_the_tool_takes_as_fields_leave_the_query(tmp_path: Path) -> None:
+async def test_filters_the_tool_takes_as_fields_leave_the_query(
+    tmp_path: Path, chat_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CHAT_LOG", str(tmp_path / "chat.log"))
     fields = {"query": "{query}", "channel": "{in}", "user": "{from}", "after": "{after}",
               "before": "{before}", "limit": "{limit}"}  # fmt: skip
-    section = chat(tmp_path, "search_fields", arguments=fields)
+    section = over_http(chat(tmp_path, "search_fields", arguments=fields), chat_url)
     async with Session(setup(tmp_path, team=section)) as session:
         answer = await aask(
             "API migration from:sarah in:#engineering last week",
@@ -150,12 +166,16 @@ async def test_a_hanging_server_costs_only_its_own_results(tmp_path: Path) -> No
     assert answer.citations
 
 
-async def test_misconfigured_and_misbehaving_servers_are_reports_with_the_reason(tmp_path: Path) -> None:
+async def test_misconfigured_and_misbehaving_servers_are_reports_with_the_reason(
+    tmp_path: Path, chat_url: str
+) -> None:
+    # What the server answers is under test, not how it starts: the four bad sections reach the
+    # module's server over HTTP; the good one starts its own over stdio.
     sources = {
-        "wrongarg": chat(tmp_path, arguments={"q": "{query}"}),
-        "notool": chat(tmp_path, "nope"),
-        "typo": chat(tmp_path, arguments={"query": "{query}", "limit": "n={limit}"}),
-        "junk": chat(tmp_path, "garbage"),
+        "wrongarg": over_http(chat(tmp_path, arguments={"q": "{query}"}), chat_url),
+        "notool": over_http(chat(tmp_path, "nope"), chat_url),
+        "typo": over_http(chat(tmp_path, arguments={"query": "{query}", "limit": "n={limit}"}), chat_url),
+        "junk": over_http(chat(tmp_path, "garbage"), chat_url),
         "absent": {"type": "mcp", "command": [str(tmp_path / "no-such-server")], "tool": "search"},
         "good": chat(tmp_path),
     }

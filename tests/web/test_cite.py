@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_gemini import cassette
 
 import sourcewise
 from sourcewise import InvalidInput, insert_citations
@@ -45,7 +45,7 @@ def recorded() -> list[tuple[str, str, dict[str, Any]]]:
     folder = shared("providers", "gemini", "pydantic-ai")
     out = []
     for path in sorted(folder.glob("*.yaml")):
-        for interaction in yaml.safe_load(path.read_text("utf-8"))["interactions"]:
+        for interaction in cassette(path)["interactions"]:
             body = interaction["response"].get("parsed_body")
             if not isinstance(body, dict):
                 continue
@@ -103,7 +103,7 @@ def test_web_fetch_recording_is_cited_like_web_search() -> None:
     if not path.is_file():
         pytest.skip(f"{path} is absent")
     found = 0
-    for interaction in yaml.safe_load(path.read_text("utf-8"))["interactions"]:
+    for interaction in cassette(path)["interactions"]:
         body = json.loads(interaction["response"]["body"]["string"])
         for candidate in body.get("candidates", []):
             meta = candidate.get("groundingMetadata")

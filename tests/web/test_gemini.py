@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import functools
 import json
 import time
 from pathlib import Path
@@ -38,10 +39,22 @@ JSON = "application/json"
 MODEL = "gemini-test"
 
 
+@functools.cache
+def _cassette(path: Path) -> Any:
+    """A recording parsed once per test process, with libyaml where PyYAML has it (the pure-Python
+    parser takes ~0.1 s a file, and most tests here replay the same one); callers get a deep copy,
+    free to change it."""
+    return yaml.load(path.read_text("utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def cassette(path: Path) -> Any:
+    return copy.deepcopy(_cassette(path))
+
+
 def recorded_bodies() -> list[tuple[str, dict[str, Any]]]:
     out = []
     for path in sorted(shared("providers", "gemini", "pydantic-ai").glob("*.yaml")):
-        for interaction in yaml.safe_load(path.read_text("utf-8"))["interactions"]:
+        for interaction in cassette(path)["interactions"]:
             body = interaction["response"].get("parsed_body")
             uri = interaction["request"]["uri"]
             if ("generativelanguage" in uri or "aiplatform" in uri) and isinstance(body, dict):
@@ -51,7 +64,7 @@ def recorded_bodies() -> list[tuple[str, dict[str, Any]]]:
 
 def weather_body() -> dict[str, Any]:
     path = shared("providers", "gemini", "pydantic-ai", "test_google_model_web_search_tool.yaml")
-    body = yaml.safe_load(path.read_text("utf-8"))["interactions"][0]["response"]["parsed_body"]
+    body = cassette(path)["interactions"][0]["response"]["parsed_body"]
     assert isinstance(body, dict)
     return body
 

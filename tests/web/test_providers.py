@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+from test_gemini import cassette
 
 from sourcewise import (
     AuthError,
@@ -196,8 +196,7 @@ def _cassettes() -> list[Path]:
 
 def test_tavily_recorded_responses() -> None:
     for path in _cassettes():
-        cassette = yaml.safe_load(path.read_text("utf-8"))
-        for interaction in cassette["interactions"]:
+        for interaction in cassette(path)["interactions"]:
             body = interaction["response"]["parsed_body"]
             results = tavily.parse(ok(json.dumps(body)))
             assert len(results) == len(body["results"]) > 0

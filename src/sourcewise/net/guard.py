@@ -23,6 +23,7 @@ import httpcore
 import httpx
 
 from sourcewise.errors import AddressNotAllowed, FetchConnectionError, InvalidURL
+from sourcewise.net.tls import tls_context
 from sourcewise.web.urlparse import parse_ipv4
 
 __all__ = ["METADATA_ADDRESSES", "METADATA_NAMES", "AddressGuard", "GuardedTransport", "refusal"]
@@ -193,9 +194,9 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
     """An httpx transport whose every connection goes through ``GuardedBackend``."""
 
     def __init__(self, guard: AddressGuard, *, max_connections: int = 20) -> None:
-        super().__init__(trust_env=False)
+        super().__init__(verify=tls_context(), trust_env=False)
         self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
+            ssl_context=tls_context(),
             max_connections=max_connections,
             network_backend=GuardedBackend(guard),
         )

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
-import functools
 import ipaddress
-import ssl
 from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
 
@@ -15,22 +13,16 @@ import httpx
 from sourcewise.config import Settings
 from sourcewise.errors import NoNetwork, ParseError, TransientError
 from sourcewise.net.online import no_route
+from sourcewise.net.tls import tls_context
 from sourcewise.web.providers.base import HttpRequest, HttpResponse
 
 __all__ = ["make_client", "retry_after_seconds", "send"]
 
 
-@functools.cache
-def _tls() -> ssl.SSLContext:
-    # One context for every client: building one reads the CA bundle, about 50 ms of CPU, which
-    # was three quarters of a search's time under load (benchmarks/bench_doors.py).
-    return httpx.create_ssl_context()
-
-
 def make_client(settings: Settings, transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
     """An ``httpx.AsyncClient`` with the configured timeout and an honest User-Agent."""
     return httpx.AsyncClient(
-        verify=_tls(),
+        verify=tls_context(),
         timeout=httpx.Timeout(settings.timeout),
         headers={"User-Agent": settings.user_agent},
         follow_redirects=True,
