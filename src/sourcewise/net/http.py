@@ -6,17 +6,44 @@ import asyncio
 import codecs
 import ipaddress
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from sourcewise.config import Settings
 from sourcewise.errors import NoNetwork, ParseError, TransientError
 from sourcewise.net.online import no_route
 from sourcewise.net.tls import tls_context
-from sourcewise.web.providers.base import HttpRequest, HttpResponse
 
-__all__ = ["make_client", "retry_after_seconds", "send"]
+if TYPE_CHECKING:  # a type only: config imports the providers, which import this
+    from sourcewise.config import Settings
+
+__all__ = ["HttpRequest", "HttpResponse", "make_client", "retry_after_seconds", "send"]
+
+
+@dataclass(frozen=True)
+class HttpRequest:
+    """A provider's request, built by its ``build`` and sent by ``send`` (no I/O in providers)."""
+
+    method: str
+    url: str
+    params: Mapping[str, str | int] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict)
+    json: Any = None
+    data: Mapping[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class HttpResponse:
+    """What ``send`` read of the answer, handed to a provider's ``parse``."""
+
+    status: int
+    text: str
+    headers: Mapping[str, str] = field(default_factory=dict)  # lower-case names
+    url: str = ""
+    retry_after: float | None = None  # seconds, from a Retry-After header
+    received_at: float | None = None  # POSIX time the answer came; relative dates count from it
 
 
 def make_client(settings: Settings, transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
@@ -26,7 +53,7 @@ def make_client(settings: Settings, transport: httpx.AsyncBaseTransport | None =
         timeout=httpx.Timeout(settings.timeout),
         headers={"User-Agent": settings.user_agent},
         follow_redirects=True,
-        max_redirects=5,
+        max_redirects=settings.max_redirects,
         transport=transport,
     )
 

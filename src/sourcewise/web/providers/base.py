@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -28,6 +28,7 @@ from sourcewise.errors import (
     TransientError,
 )
 from sourcewise.models import RawResult
+from sourcewise.net.http import HttpRequest, HttpResponse
 from sourcewise.text.extract import is_challenge
 
 if TYPE_CHECKING:  # types only: loading the settings loads the registry, which loads this
@@ -49,26 +50,6 @@ __all__ = [
     "received",
     "results_from",
 ]
-
-
-@dataclass(frozen=True)
-class HttpRequest:
-    method: str
-    url: str
-    params: Mapping[str, str | int] = field(default_factory=dict)
-    headers: Mapping[str, str] = field(default_factory=dict)
-    json: Any = None
-    data: Mapping[str, str] | None = None
-
-
-@dataclass(frozen=True)
-class HttpResponse:
-    status: int
-    text: str
-    headers: Mapping[str, str] = field(default_factory=dict)  # lower-case names
-    url: str = ""
-    retry_after: float | None = None  # seconds, from a Retry-After header
-    received_at: float | None = None  # POSIX time the answer came; relative dates count from it
 
 
 @dataclass(frozen=True)
