@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
 import httpcore
@@ -190,13 +190,94 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         await self.inner.sleep(seconds)
 
 
-class GuardedTransport(httpx.AsyncHTTPTransport):
-    """An httpx transport whose every connection goes through ``GuardedBackend``."""
+# httpcore's errors as httpx's (the names are public in both): what the callers catch.
+_ERRORS: tuple[tuple[type[Exception], type[Exception]], ...] = (
+    (httpcore.ConnectTimeout, httpx.ConnectTimeout),
+    (httpcore.ReadTimeout, httpx.ReadTimeout),
+    (httpcore.WriteTimeout, httpx.WriteTimeout),
+    (httpcore.PoolTimeout, httpx.PoolTimeout),
+    (httpcore.TimeoutException, httpx.TimeoutException),
+    (httpcore.ConnectError, httpx.ConnectError),
+    (httpcore.ReadError, httpx.ReadError),
+    (httpcore.WriteError, httpx.WriteError),
+    (httpcore.NetworkError, httpx.NetworkError),
+    (httpcore.ProxyError, httpx.ProxyError),
+    (httpcore.UnsupportedProtocol, httpx.UnsupportedProtocol),
+    (httpcore.RemoteProtocolError, httpx.RemoteProtocolError),
+    (httpcore.LocalProtocolError, httpx.LocalProtocolError),
+    (httpcore.ProtocolError, httpx.ProtocolError),
+)
+
+
+def _as_httpx(exc: Exception) -> Exception:
+    """The httpx error for an httpcore one (the most specific first); any other error as it is."""
+    for inner, outer in _ERRORS:
+        if isinstance(exc, inner):
+            return outer(str(exc))
+    return exc
+
+
+class _Body(httpx.AsyncByteStream):
+    """A response body read from the pool, its errors as httpx's."""
+
+    def __init__(self, stream: AsyncIterable[bytes]) -> None:
+        self._stream = stream
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        try:
+            async for part in self._stream:
+                yield part
+        except Exception as exc:
+            mapped = _as_httpx(exc)
+            if mapped is exc:
+                raise
+            raise mapped from exc
+
+    async def aclose(self) -> None:
+        close = getattr(self._stream, "aclose", None)
+        if close is not None:
+            await close()
+
+
+class GuardedTransport(httpx.AsyncBaseTransport):
+    """An httpx transport over an httpcore pool whose every connection goes through
+    ``GuardedBackend`` (public parts of both libraries only: no private attribute replaced)."""
 
     def __init__(self, guard: AddressGuard, *, max_connections: int = 20) -> None:
-        super().__init__(verify=tls_context(), trust_env=False)
-        self._pool = httpcore.AsyncConnectionPool(
+        self.pool = httpcore.AsyncConnectionPool(
             ssl_context=tls_context(),
             max_connections=max_connections,
             network_backend=GuardedBackend(guard),
         )
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        assert isinstance(request.stream, httpx.AsyncByteStream)
+        outgoing = httpcore.Request(
+            method=request.method,
+            url=httpcore.URL(
+                scheme=request.url.raw_scheme,
+                host=request.url.raw_host,
+                port=request.url.port,
+                target=request.url.raw_path,
+            ),
+            headers=request.headers.raw,
+            content=request.stream,
+            extensions=request.extensions,
+        )
+        try:
+            answer = await self.pool.handle_async_request(outgoing)
+        except Exception as exc:
+            mapped = _as_httpx(exc)
+            if mapped is exc:
+                raise
+            raise mapped from exc
+        assert isinstance(answer.stream, AsyncIterable)
+        return httpx.Response(
+            status_code=answer.status,
+            headers=answer.headers,
+            stream=_Body(answer.stream),
+            extensions=answer.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self.pool.aclose()
