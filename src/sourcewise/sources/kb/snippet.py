@@ -12,9 +12,9 @@ SNIPPET = 200
 
 
 def has_term(line: str, terms: set[str]) -> bool:
-    """Whether the analyzer finds one of ``terms`` in ``line``: the line analyzed whole, as the index
-    analyzed its text (the engine's analyzer in one call, plus the extra terms of its odd words)."""
-    return not terms.isdisjoint(kbterms.terms(line))
+    """Whether the analyzer finds one of ``terms`` in ``line``, as the index analyzed its text: the
+    terms of its pieces between whitespace (``kbterms.word_terms``, the same terms, cached)."""
+    return kbterms.has_any(line, terms)
 
 
 def snippet(text: str, terms: set[str], size: int = SNIPPET) -> str:
