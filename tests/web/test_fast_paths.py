@@ -420,8 +420,7 @@ def test_markup_clean_skips_a_pattern_only_where_it_cannot_match(text: str) -> N
         (markup._LINK, "](" in text, r"\1"),
         (markup._SPACES, "  " in text or "\t" in text, " "),
         (markup._EMPHASIS, "**" in text or "__" in text, r"\1\3\5"),
-        (markup._ITALIC, text.startswith(("*", "_")) or any(o in text for o in markup._ITALIC_OPENERS),
-         r"\1\2\3"),
+        (markup._ITALIC, markup._may_open_italic(text), r"\1\2\3"),
         (markup._ESCAPE, markup._ESCAPES.search(text) is not None, r"\1"),
     )
     for pattern, called, repl in checks:
