@@ -146,6 +146,13 @@ class View:
     def __init__(self, searcher: tantivy.Searcher, schema: tantivy.Schema) -> None:
         self.searcher = searcher
         self.schema = schema
+        # The addresses the engine returned, by key: the hits' columns and documents are read with
+        # them (making an address again cost more than reading a column).
+        self._addresses: dict[tuple[int, int], tantivy.DocAddress] = {}
+
+    def _address(self, key: tuple[int, int]) -> tantivy.DocAddress:
+        got = self._addresses.get(key)
+        return tantivy.DocAddress(key[0], key[1]) if got is None else got
 
     def _field_terms(self, terms: Iterable[str]) -> list[tantivy.Query]:
         return [
@@ -178,7 +185,12 @@ class View:
         else:
             query = tantivy.Query.boolean_query(clauses)
         hits = self.searcher.search(query, limit, count=False).hits
-        return [((a.segment_ord, a.doc), float(s)) for s, a in hits]
+        out = []
+        for score, address in hits:
+            key = (address.segment_ord, address.doc)
+            self._addresses[key] = address
+            out.append((key, float(score)))
+        return out
 
     def by_hashes(
         self, hashes: Sequence[str], where: StoreFilter, limit: int
@@ -211,11 +223,10 @@ class View:
 
     def files(self, keys: Sequence[tuple[int, int]]) -> list[Hashable]:
         """A value per key, the same for the chunks of one file (from a column: no document read)."""
-        addresses = [tantivy.DocAddress(segment, doc) for segment, doc in keys]
-        return list(self.searcher.fast_field_values("file", addresses))
+        return list(self.searcher.fast_field_values("file", [self._address(k) for k in keys]))
 
     def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]:
-        return {k: self._row(tantivy.DocAddress(k[0], k[1])) for k in dict.fromkeys(keys)}
+        return {k: self._row(self._address(k)) for k in dict.fromkeys(keys)}
 
     def texts(self, hashes: Sequence[str]) -> list[tuple[str, str]]:
         """(embed hash, the text its embedding reads: title, headings, body) for each hash found."""
