@@ -175,6 +175,16 @@ def test_a_texts_terms_are_its_pieces_terms(text: str) -> None:
     assert _pieces_terms(text) == set(kbterms.terms(text))
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=200), st.integers(0, 4))
+def test_has_any_tells_whether_a_text_holds_one_of_the_terms(text: str, k: int) -> None:
+    """Cold (pieces not seen) and again after (pieces learned), ``has_any`` is the analyzer's answer."""
+    found = kbterms.terms(text)
+    wanted = {*found[:k], "qzxq"}
+    for _ in range(3):
+        assert kbterms.has_any(text, wanted) == (not wanted.isdisjoint(found))
+
+
 def test_an_index_of_schema_2_is_rebuilt_with_its_file_column(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
