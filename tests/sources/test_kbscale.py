@@ -10,6 +10,7 @@ import subprocess
 import sys
 import sysconfig
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -107,6 +108,7 @@ def test_split_gives_the_same_terms_as_the_engine_reading_the_same_value(text: s
     assert all(t and " " not in t for t in kbterms.query_terms(text))
 
 
+@cache  # read once for the tests that share it
 def _real_paragraphs() -> list[str]:
     """Paragraphs of documentation nobody here wrote: the standard library's docstrings and, when
     installed, Vim's help and the text files under /usr/share/doc (Greek, Cyrillic, CJK among them)."""
@@ -149,6 +151,38 @@ def test_odd_words_holds_every_word_the_plain_check_refuses(text: str) -> None:
     assert [w for w in got if not kbterms._plain(w)] == refused
     if text.isascii():
         assert got == refused
+
+
+def _pieces_terms(text: str) -> set[str]:
+    return set().union(*(kbterms.word_terms(piece) for piece in text.split()))
+
+
+def test_a_texts_terms_are_its_pieces_terms_over_real_text() -> None:
+    """``word_terms`` (what snippets look up) over the pieces of real lines between whitespace gives
+    the terms the analyzer gives the line whole, twice (the second time from the cache); every 20th
+    line of the real paragraphs (all of them took half a minute)."""
+    lines = [ln for p in _real_paragraphs() for ln in p.splitlines() if ln.strip()][::20]
+    for _ in range(2):
+        for line in lines:
+            assert _pieces_terms(line) == set(kbterms.terms(line)), line[:200]
+    assert len(lines) > 5000
+    assert sum(not ln.isascii() for ln in lines) > 200
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=200))
+def test_a_texts_terms_are_its_pieces_terms(text: str) -> None:
+    assert _pieces_terms(text) == set(kbterms.terms(text))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=200), st.integers(0, 4))
+def test_has_any_tells_whether_a_text_holds_one_of_the_terms(text: str, k: int) -> None:
+    """Cold (pieces not seen) and again after (pieces learned), ``has_any`` is the analyzer's answer."""
+    found = kbterms.terms(text)
+    wanted = {*found[:k], "qzxq"}
+    for _ in range(3):
+        assert kbterms.has_any(text, wanted) == (not wanted.isdisjoint(found))
 
 
 def test_an_index_of_schema_2_is_rebuilt_with_its_file_column(

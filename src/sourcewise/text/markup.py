@@ -17,8 +17,9 @@ extraction leave in a sentence.
 ``dehyphenate`` joins hyphenated line breaks of extracted PDF text before it is split.
 Inline code (```{:?}```, ```a\\_b```) is code: nothing in it is touched. Every text a user reads
 (answers, titles, heading paths, snippets) passes here. Every pattern runs on RE2 (linear time in
-the text), each only where the characters it needs are (two of those checks are patterns of single
-characters on Python's engine, linear too).
+the text), each only where the characters it needs are (the checks are substrings, byte classes or
+patterns of single characters on Python's engine, linear too); italic marks are taken out by one
+pass over the text's "*", "_" and newlines, as the RE2 pattern the tests compare it with would.
 """
 
 from __future__ import annotations
@@ -52,18 +53,34 @@ _TAGS = re2.compile(
 # What a <style> or <script> element holds is no text for a reader.
 _ELEMENTS = re2.compile(r"(?is)<(style|script)(?:\s[^<>]*)?>[^<]*(?:</(?:style|script)\s*>?)?")
 _EMPHASIS = re2.compile(r"(^|[^\w*])(\*\*|__)(\S[^*\n]{0,500}?)(\*\*|__)($|[^\w*])")
-_ITALIC = re2.compile(r"(^|[\s(\"'])[*_]([^*_\s][^*_\n]{0,300}?)[*_]($|[^\w*])")
+# Italic marks (``_word_``, ``*a few words*``) are what RE2's
+# ``(^|[\s(\"'])[*_]([^*_\s][^*_\n]{0,300}?)[*_]($|[^\w*])`` -> ``\1\2\3`` takes out, made by
+# ``_italic_sub`` in one pass over the marks (the test holds that pattern and compares): through
+# RE2's Python binding each match cost 20-30 us (a call ~100 us on a line of Vim help's ``*tags*``).
+_ITALIC_STOPS = re.compile(r"[*_\n]")  # one class: a linear scan
+_ITALIC_OPEN = frozenset("\t\n\f\r (\"'")  # what may stand before a mark (RE2's \s, "(", quotes)
+_ITALIC_NOT_FIRST = frozenset("*_\t\n\f\r ")  # what italic text cannot start with
+_ITALIC_NOT_AFTER = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_*")
+_ITALIC_MAX = 300  # characters after the first one
 _DIRECTIVE = re2.compile(
     r"^\s*(?:!!!|\?\?\?\+?|\.\. [\w:-]+::|:::+\s*\{?[\w-]*\}?|```+\s*\{[\w-]+\}|////?)(.*)$"
 )
-# What ``_ITALIC`` and ``_ESCAPE`` need in a text to match (RE2's ``\s`` is ``[\t\n\f\r ]``), as
-# patterns of single characters and anchors that Python's engine runs in one pass (no repetition:
-# linear, nothing to backtrack), without the cost of a call into RE2.
-_ITALIC_OPENS = re.compile(r"(?:^|[\t\n\f\r (\"'])[*_]")
+# What ``_ITALIC`` and ``_ESCAPE`` need in a text to match, looked for without a call into RE2.
+# ``_ITALIC``: "*" or "_" at the start or after one of RE2's ``\s`` (``[\t\n\f\r ]``), "(", '"' or
+# "'": the text's UTF-8 bytes as classes ("o" opens, "m" marks, "x" the rest; a byte of a longer
+# character is never an ASCII one) and one search, C loops both (3 us on a snippet's 800
+# characters, where a pattern with an alternation at every position took 30). ``_ESCAPE``: a
+# pattern of single characters that Python's engine runs in one pass (linear, nothing to backtrack).
+_ITALIC_CLASSES = bytes(
+    ord("o") if chr(c) in "\t\n\f\r (\"'" else ord("m") if chr(c) in "*_" else ord("x") for c in range(256)
+)
 _ESCAPES = re.compile(r"\\[\\`*_{}\[\]()#+.!<>|~-]")
 _DIRECTIVE_STARTS = ("!!!", "???", ".. ", ":::", "```", "///")
 _HYPHEN = re2.compile("([a-z])[-\u2010]\n[ \t]*([a-z])")
-_SPACES = re2.compile(r"[ \t]{2,}")
+# Runs of spaces on Python's engine: one class repeated, nothing after it to backtrack into (linear),
+# and its ``sub`` runs in C, where RE2's binding spent 20-30 us of Python per match (a line of a
+# Vim help table holds dozens).
+_SPACES = re.compile(r"[ \t]{2,}")
 _COMMENT = re2.compile(r"<!--[^>]{0,500}-->")
 _ENTITY = re2.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 
@@ -108,6 +125,42 @@ def clean(text: str) -> str:
     return "".join(p if i % 2 else _prose(p) for i, p in enumerate(pieces)).strip()
 
 
+def _may_open_italic(text: str) -> bool:
+    classes = text.encode("utf-8", "replace").translate(_ITALIC_CLASSES)
+    return classes.startswith(b"m") or b"om" in classes
+
+
+def _italic_sub(text: str) -> str:
+    """The italic marks out (see ``_ITALIC_STOPS``): matches found left to right, each after the
+    last, as the pattern's are. Italic text holds no "*", "_" or newline, so a mark's match can
+    only close at the next stop."""
+    stops = [m.start() for m in _ITALIC_STOPS.finditer(text)]
+    out: list[str] = []
+    pos, n = 0, len(text)
+    for i, m in enumerate(stops[:-1]):
+        if text[m] == "\n":
+            continue
+        if m == 0:
+            opener, start = "", 0
+        elif m - 1 >= pos and text[m - 1] in _ITALIC_OPEN:
+            opener, start = text[m - 1], m - 1
+        else:
+            continue
+        close = stops[i + 1]
+        if text[m + 1] in _ITALIC_NOT_FIRST or text[close] == "\n" or close - m - 2 > _ITALIC_MAX:
+            continue
+        if close + 1 == n:
+            after, end = "", n
+        elif text[close + 1] not in _ITALIC_NOT_AFTER:
+            after, end = text[close + 1], close + 2
+        else:
+            continue
+        out += (text[pos:start], opener, text[m + 1 : close], after)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def _prose(text: str) -> str:
     """Markup out of text outside inline code."""
     if "<" in text:
@@ -119,13 +172,13 @@ def _prose(text: str) -> str:
         for _ in range(2):
             if "**" in text or "__" in text:
                 text = _EMPHASIS.sub(r"\1\3\5", text)
-            if _ITALIC_OPENS.search(text):
-                text = _ITALIC.sub(r"\1\2\3", text)
+            if _may_open_italic(text):
+                text = _italic_sub(text)
     if "\\" in text and _ESCAPES.search(text):
         text = _ESCAPE.sub(r"\1", text)
     if "&" in text:
         text = _ENTITY.sub(_entity, text)
-    return str(_SPACES.sub(" ", text)) if "  " in text or "\t" in text else text
+    return _SPACES.sub(" ", text) if "  " in text or "\t" in text else text
 
 
 def _entity(match: Any) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, Protocol
+from functools import lru_cache
+from typing import Any, NamedTuple, Protocol
 
 import tantivy
 
@@ -117,8 +118,11 @@ def day_number(iso: str) -> int:
     return int(iso.replace("-", ""))
 
 
-def _heading_path(values: list[str]) -> tuple[str, ...]:
-    return tuple(values[0].split(HEADINGS_SEP)) if values and values[0] else ()
+@lru_cache(maxsize=4096)
+def _iso_day(day: int) -> str:
+    """The ``day`` field (20250115) as an ISO date; a hit's files share few days."""
+    text = str(day)
+    return f"{text[:4]}-{text[4:6]}-{text[6:]}"
 
 
 class Viewer(Protocol):
@@ -143,6 +147,13 @@ class View:
     def __init__(self, searcher: tantivy.Searcher, schema: tantivy.Schema) -> None:
         self.searcher = searcher
         self.schema = schema
+        # The addresses the engine returned, by key: the hits' columns and documents are read with
+        # them (making an address again cost more than reading a column).
+        self._addresses: dict[tuple[int, int], tantivy.DocAddress] = {}
+
+    def _address(self, key: tuple[int, int]) -> tantivy.DocAddress:
+        got = self._addresses.get(key)
+        return tantivy.DocAddress(key[0], key[1]) if got is None else got
 
     def _field_terms(self, terms: Iterable[str]) -> list[tantivy.Query]:
         return [
@@ -175,7 +186,12 @@ class View:
         else:
             query = tantivy.Query.boolean_query(clauses)
         hits = self.searcher.search(query, limit, count=False).hits
-        return [((a.segment_ord, a.doc), float(s)) for s, a in hits]
+        out = []
+        for score, address in hits:
+            key = (address.segment_ord, address.doc)
+            self._addresses[key] = address
+            out.append((key, float(score)))
+        return out
 
     def by_hashes(
         self, hashes: Sequence[str], where: StoreFilter, limit: int
@@ -191,14 +207,15 @@ class View:
         return out
 
     def _row(self, address: tantivy.DocAddress) -> Row:
-        d = self.searcher.doc(address).to_dict()
-        day = str(d["day"][0])
-        start, end = d["lines"]
-        key = (address.segment_ord, address.doc)
+        # Field by field: ``to_dict`` made a list for every field of every hit, twice the time.
+        d = self.searcher.doc(address)
+        first: Any = d.get_first  # every field is there, of its schema's type: written by ``Writer``
+        start, end = d.get_all("lines")
+        headings, dated = first("headings"), first("dated")
         return Row(
-            key, d["path"][0], d["title"][0], f"{day[:4]}-{day[4:6]}-{day[6:]}",
-            _heading_path(d.get("headings", [])), d["body"][0], start, end, d["hash"][0],
-            bool(d.get("dated", [1])[0]),
+            (address.segment_ord, address.doc), first("path"), first("title"), _iso_day(first("day")),
+            tuple(headings.split(HEADINGS_SEP)) if headings else (), first("body"), start, end,
+            first("hash"), dated is None or bool(dated),
         )  # fmt: skip
 
     def nearest(self, vector: bytes, where: StoreFilter, limit: int) -> None:
@@ -207,11 +224,10 @@ class View:
 
     def files(self, keys: Sequence[tuple[int, int]]) -> list[Hashable]:
         """A value per key, the same for the chunks of one file (from a column: no document read)."""
-        addresses = [tantivy.DocAddress(segment, doc) for segment, doc in keys]
-        return list(self.searcher.fast_field_values("file", addresses))
+        return list(self.searcher.fast_field_values("file", [self._address(k) for k in keys]))
 
     def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]:
-        return {k: self._row(tantivy.DocAddress(k[0], k[1])) for k in dict.fromkeys(keys)}
+        return {k: self._row(self._address(k)) for k in dict.fromkeys(keys)}
 
     def after(self, path: str, line: int, limit: int) -> Row | None:
         """The chunk of ``path`` that starts first after ``line`` (of the file's first ``limit``

@@ -6,22 +6,16 @@ from __future__ import annotations
 from sourcewise.sources.kb import terms as kbterms
 from sourcewise.text.markup import clean, directive
 
-__all__ = ["SNIPPET", "has_term", "snippet"]
+__all__ = ["SNIPPET", "snippet"]
 
 SNIPPET = 200
-
-
-def has_term(line: str, terms: set[str]) -> bool:
-    """Whether the analyzer finds one of ``terms`` in ``line``: the line analyzed whole, as the index
-    analyzed its text (the engine's analyzer in one call, plus the extra terms of its odd words)."""
-    return not terms.isdisjoint(kbterms.terms(line))
 
 
 def snippet(text: str, terms: set[str], size: int = SNIPPET) -> str:
     lines = [s for ln in text.splitlines() if (s := ln.strip()) and directive(s) is None]
     # The snippet starts at the first line holding a query term (the first line when none does,
     # as when only the title or a heading matched): with one line there is nothing to look for.
-    start = next((i for i, ln in enumerate(lines) if has_term(ln, terms)), 0) if len(lines) > 1 else 0
+    start = next((i for i, ln in enumerate(lines) if kbterms.has_any(ln, terms)), 0) if len(lines) > 1 else 0
     return _cut(lines[start:], size)
 
 
