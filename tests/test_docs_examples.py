@@ -78,12 +78,19 @@ def _commands(script: str) -> Iterator[list[str]]:
 def _parse(args: list[str]) -> str:
     """Parse ``sourcewise ARGS`` with the real command, not running it; the subcommand's name."""
     command = cli_command()
-    rest = list(args)
+    # Each level's context is made under its parent's, as a run makes them: the tree is shared by the
+    # test process, and Click keeps a command's help option as the first context made for it says
+    # (a context made alone knows only --help, not the -h the root's settings add).
+    ctx = command.context_class(command, info_name="sourcewise", **command.context_settings)
+    rest, name = list(args), "sourcewise"
     while rest and rest[0] in getattr(command, "commands", {}):
-        command = command.commands[rest.pop(0)]  # type: ignore[attr-defined]
+        name = rest.pop(0)
+        command = command.commands[name]  # type: ignore[attr-defined]
+        if rest and rest[0] in getattr(command, "commands", {}):
+            ctx = command.context_class(command, info_name=name, parent=ctx, **command.context_settings)
     runs_alone = getattr(command, "invoke_without_command", False)  # `sources` lists; `sources add-mcp` adds
     assert runs_alone or not hasattr(command, "commands"), f"no such command: {args}"
-    command.make_context("sourcewise", rest)
+    command.make_context(name, rest, parent=ctx)
     return args[0]
 
 
