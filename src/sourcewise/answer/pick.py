@@ -96,6 +96,9 @@ def _partial(groups: Sequence[frozenset[str]], own: set[int], text: str) -> set[
     return {i for i in own if not groups[i] & whole}
 
 
+_OPTION = re.compile(r"--?[A-Za-z0-9]")  # "-n", "--numeric-sort"; not "-#", "--" alone or a dash
+
+
 def _option_words(text: str) -> list[str]:
     """The words of the option names a reference entry's line opens with ("-n, --numeric-sort
     compare ..." gives "n", "numeric", "sort"); none for a line that is not an entry."""
@@ -104,7 +107,7 @@ def _option_words(text: str) -> list[str]:
         return words
     for token in text.split()[:6]:
         bare = token.rstrip(",")
-        if bare[:1] == "-":
+        if _OPTION.match(bare):
             words += [w.lower() for w in bare.lstrip("-").split("=", 1)[0].split("-") if w]
         elif not (bare.isupper() or bare[:1] in "[<"):  # an argument ("NUM", "[=WHEN]") goes on
             break
@@ -114,7 +117,8 @@ def _option_words(text: str) -> list[str]:
 def _says(group: frozenset[str], word: str) -> bool:
     """The option word says the group: as its analyzed form, or inside a name run together
     ("depth" in ``-maxdepth``, "case" in ``--nocase``; terms of four letters or more)."""
-    return bool(group & set(analyze(word, stem=True))) or any(len(t) >= 4 and t in word for t in group)
+    said = len(group & set(analyze(word, stem=True))) >= needed(group)  # as ``covered`` counts
+    return said or any(len(t) >= 4 and t in word for t in group)
 
 
 def _in_name(asked: Asked, text: str) -> set[int]:
