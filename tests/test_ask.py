@@ -594,3 +594,20 @@ async def test_an_unavailable_source_beside_a_good_one(st: Settings) -> None:
     shown = render_answer(answer, "quick")
     assert "! tracker: unavailable, skipped (the export file is missing)" in shown.split("\n")
     assert "wiki" not in "\n".join(line for line in shown.split("\n") if line.startswith("!"))
+
+
+async def test_the_terminal_answer_keeps_the_indentation_of_its_code(st: Settings) -> None:
+    # `sourcewise ask "How do I index my notes?"` printed a Python loop's body flush left: every
+    # line of the answer was stripped on both sides for the terminal.
+    from sourcewise.doors.present import render_answer
+
+    code = "```python\nfor hit in kb.search(\"notes\"):\n    print(hit.location)\n```"
+    answer = await aask(
+        "How do I search the knowledge base for notes?",
+        sources=[MemorySource("wiki", [Doc("Searching", "To search the knowledge base for notes:\n\n" + code)])],
+        session=Session(st),
+    )
+    assert "    print(hit.location)" in answer.text
+    shown = render_answer(answer, "quick").split("\n")
+    assert "    print(hit.location)" in shown
+    assert all(line == line.rstrip() for line in shown)

@@ -16,8 +16,11 @@ __all__ = ["describe", "render_answer", "render_page", "render_results", "render
 
 
 
-def _clean(text: str, limit: int = 300) -> str:
-    text = strip_controls(text).strip()
+def _clean(text: str, limit: int = 300, *, indent: bool = False) -> str:
+    """One line, safe for a terminal, at most ``limit`` characters; ``indent``: its leading
+    spaces kept (a line of the answer's code)."""
+    text = strip_controls(text)
+    text = text.rstrip() if indent else text.strip()
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
@@ -85,7 +88,7 @@ def render_answer(
     sources the question was asked of (``-S`` values), kept in progressive's "Dig further" command."""
     if fmt == "json":
         return answer.model_dump_json(indent=2)
-    lines = [_clean(line, 10_000) for line in answer.text.split("\n")]
+    lines = [_clean(line, 10_000, indent=True) for line in answer.text.split("\n")]
     if not answer.answered and answer.hits:  # no [n]: these are not sources of an answer
         lines += ["", "Closest results (may not answer):"]
         for ranked in answer.hits[:3]:

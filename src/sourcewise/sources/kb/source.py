@@ -92,7 +92,9 @@ class KnowledgeBase:
         self.store: Store = store or open_store(self.location_for(path, settings))
         self.vectors = Vectors(self.store)
         if self.store.get_meta("analyzer") not in (None, kbterms.ANALYZER_ID):
-            _warn_once(f"{self.store.location} was built by another analyzer; run `sourcewise index` again")
+            # said on every open, `index` included: the words fit a search and an index run alike
+            why = "was built by another analyzer: `sourcewise index` analyzes its files again"
+            _warn_once(f"{self.store.location} {why}")
         legacy = self.store.legacy_paths
         if legacy is not None:  # an index of the SQLite FTS5 version: written again from its files
             report = self.index([p for p in legacy if Path(p).is_file()]) if legacy else None
