@@ -43,6 +43,7 @@ __all__ = ["PROVIDER", "CliTimeout", "command", "parse_output", "prompt"]
 
 NAME = "gemini-cli"
 MAX_OUTPUT = 2_000_000
+REAP_WAIT = 5.0  # seconds a killed CLI is given to be reaped before the search goes on
 MAX_STDERR = 64_000  # kept for the error message; the rest is read and dropped
 CHUNK = 65_536
 log = logging.getLogger("sourcewise")
@@ -177,14 +178,17 @@ async def _drained(stream: asyncio.StreamReader | None, keep: int) -> bytes:
 
 
 async def _stop(proc: asyncio.subprocess.Process) -> None:
-    """Kill the CLI and everything it started (its own process group), and reap it."""
+    """Kill the CLI and everything it started (its own process group), and reap it: within
+    ``REAP_WAIT`` seconds, so that a slow child watcher never holds the search (killed is killed)."""
     if proc.returncode is None:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except (OSError, AttributeError):  # gone already, or no process groups (Windows)
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
-        await proc.wait()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(REAP_WAIT):
+                await proc.wait()
 
 
 async def _execute(argv: list[str], seconds: float) -> tuple[int, bytes, bytes]:
@@ -216,7 +220,7 @@ async def _execute(argv: list[str], seconds: float) -> tuple[int, bytes, bytes]:
     finally:
         if not errors.done():
             errors.cancel()
-            await asyncio.wait({errors})
+            await asyncio.wait({errors}, timeout=REAP_WAIT)
     return proc.returncode or 0, out, err
 
 
