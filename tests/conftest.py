@@ -5,8 +5,10 @@ import os
 import shutil
 import sys
 import tempfile
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck
@@ -19,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 sys.path.extend(str(p) for p in sorted(Path(__file__).parent.iterdir()) if any(p.glob("test_*.py")))
 
 from sourcewise.config import Settings, load_settings
+from sourcewise.sources.base import Source
 
 from pgserver import pg_server, pg_url, pgvector_server, pgvector_url  # noqa: F401  (fixtures: a throwaway PostgreSQL)
 from servers import LocalServer, local_server
@@ -92,6 +95,29 @@ def _library_logger() -> Iterator[None]:
     saved = (logger.handlers[:], logger.propagate, logger.level)
     yield
     logger.handlers[:], logger.propagate, logger.level = saved
+
+
+_SOURCES: weakref.WeakSet[Source] = weakref.WeakSet()
+_source_init = Source.__init__
+
+
+def _remembered_init(self: Source, *args: Any, **kwargs: Any) -> None:
+    _source_init(self, *args, **kwargs)
+    _SOURCES.add(self)
+
+
+Source.__init__ = _remembered_init  # type: ignore[method-assign]
+
+
+@pytest.fixture(autouse=True)
+def _sources_end_their_threads() -> Iterator[None]:
+    """Every source a test made ends its idle worker threads after it, as a ``Session`` does when
+    it closes: tests that build a source per Hypothesis example left ~300 daemon threads per worker
+    process. A source used again (a module's fixture) starts new threads on its next call."""
+    yield
+    for source in list(_SOURCES):
+        source.close_workers()
+    _SOURCES.clear()
 
 
 @pytest.fixture
