@@ -122,10 +122,11 @@ def _profile(table: SourceTable, host: str) -> _Profile:
     by_segment: dict[str, list[str]] = {}
     official = False
     for suffix in suffixes:
-        for entry in table.entries(suffix):
-            official = official or entry.tier == 1
-            if entry.path:
-                by_segment.setdefault(entry.path.split("/")[1], []).append(entry.path)
+        bare, under = table.by_segment(suffix)
+        official = official or any(e.tier == 1 for e in bare)
+        for first, entries in under.items():
+            official = official or any(e.tier == 1 for e in entries)
+            by_segment.setdefault(first, []).extend(e.path for e in entries)
     hosted = []
     for spec in (*table.user_content, *table.redirects):
         spec_host, _, spec_path = spec.partition("/")

@@ -134,9 +134,9 @@ class SourceTable:
                     return suffix, what, bool(prefix)
         return None
 
-    def entries(self, suffix: str) -> Sequence[Entry]:
-        """The entries for exactly this host suffix (``react.dev``, ``github.com``), in table order."""
-        return self._by_host.get(suffix, ())
+    def by_segment(self, suffix: str) -> tuple[Sequence[Entry], Mapping[str, Sequence[Entry]]]:
+        """This host suffix's entries without a path, and those with one by first path segment."""
+        return self._by_segment.get(suffix, ((), {}))
 
     def lookup(self, host: str, path: str) -> Entry | None:
         """The most specific entry for host + path: config first, then longest path, then host."""
@@ -147,10 +147,7 @@ class SourceTable:
         labels = host.split(".")
         for i in range(len(labels)):
             suffix = ".".join(labels[i:])
-            index = self._by_segment.get(suffix)
-            if index is None:
-                continue
-            bare, under = index
+            bare, under = self.by_segment(suffix)
             for entry in (*bare, *under.get(first, ())) if first is not None else bare:
                 if entry.path and not (path == entry.path or path.startswith(entry.path + "/")):
                     continue

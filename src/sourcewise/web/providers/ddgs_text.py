@@ -85,7 +85,7 @@ def parse_items(items: Any) -> list[RawResult]:
             raise ParseError(NAME, "a result's title, href or body is not text")
         title, url, snippet = fields
         # DuckDuckGo's HTML backend hands back its own redirect links; keep the page they point at.
-        with contextlib.suppress(ValueError):  # an unparseable link is judged later, by enrich
+        with contextlib.suppress(ValueError):  # an unparseable link is judged later, by merge_results
             url = unwrap(url)
         out.append(RawResult(title=title, url=url, snippet=snippet, provider=NAME, position=len(out) + 1))
     return out
