@@ -418,3 +418,15 @@ def test_a_chain_of_this_sentences_brings_what_it_refers_to() -> None:
     answer = _answer("Why use a Client instead of the top-level API?", page)
     assert "connection pooling" in answer, answer
     assert answer.index("connection pooling") < answer.index("This means"), "in the page's order"
+
+
+def test_only_a_real_option_says_the_questions_words() -> None:
+    # The CI profile found "-#국" read as an option whose name says "국", one bigram of the
+    # question's "국국d국cb": a unit was picked for it. An option starts "-" or "--" and a letter
+    # or digit, and its name says a group as ``covered`` counts one.
+    odd = read("국국d국cb")
+    assert _in_name(odd, "-#국 `") == set()
+    asked = read("How do I limit the search depth?")
+    depth = next(i for i, g in enumerate(asked.groups) if "depth" in g)
+    assert depth in _in_name(asked, "-maxdepth levels  Descend at most levels of directories.")
+    assert _in_name(asked, "- depth is a plain list item") == set()
