@@ -123,3 +123,33 @@ def test_key_points_of_a_korean_source_for_a_korean_question() -> None:
         "리액트 서버 컴포넌트는 서버에서 렌더링됩니다.",
         "서버 컴포넌트는 번들 크기를 줄입니다.",
     ]  # the weather names none of the question's words
+
+
+def test_a_page_is_rendered_alike_in_every_door_with_the_doors_own_next_slice_hint() -> None:
+    from datetime import UTC, datetime
+
+    from sourcewise.doors.present import render_page
+    from sourcewise.models import Page, Passage
+
+    page = Page(
+        url="https://docs.python.org/3/library/os.html",
+        requested_url="https://docs.python.org/3/library/os.html",
+        title="os — Miscellaneous",
+        content_type="text/html",
+        content="x" * 100,
+        start=0,
+        next_start=100,
+        total_chars=250,
+        tier=1,
+        reliability_score=95,
+        reason="official",
+        fetched_at=datetime(2026, 11, 28, tzinfo=UTC),
+        passages=[Passage(index=0, start=10, end=20, score=1.5, text="the passage")],
+    )
+    cli = render_page(page, lambda at: f"--start {at}")
+    mcp = render_page(page, lambda at: f"call web_fetch with url={page.url!r} and start={at}")
+    assert cli.split("\n")[:-1] == mcp.split("\n")[:-1]  # one rendering; only the hint differs
+    assert cli.endswith("[150 more characters: --start 100]")
+    assert mcp.endswith(f"[150 more characters: call web_fetch with url={page.url!r} and start=100]")
+    assert "[10-20, score 1.5] the passage" in cli
+    assert "characters 0-100 of 250" in cli
