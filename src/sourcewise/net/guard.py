@@ -16,7 +16,8 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpcore
@@ -209,12 +210,16 @@ _ERRORS: tuple[tuple[type[Exception], type[Exception]], ...] = (
 )
 
 
-def _as_httpx(exc: Exception) -> Exception:
-    """The httpx error for an httpcore one (the most specific first); any other error as it is."""
-    for inner, outer in _ERRORS:
-        if isinstance(exc, inner):
-            return outer(str(exc))
-    return exc
+@contextmanager
+def _httpx_errors() -> Iterator[None]:
+    """httpcore's errors raised as httpx's (the most specific first); any other error as it is."""
+    try:
+        yield
+    except Exception as exc:
+        for inner, outer in _ERRORS:
+            if isinstance(exc, inner):
+                raise outer(str(exc)) from exc
+        raise
 
 
 class _Body(httpx.AsyncByteStream):
@@ -224,14 +229,9 @@ class _Body(httpx.AsyncByteStream):
         self._stream = stream
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        try:
+        with _httpx_errors():
             async for part in self._stream:
                 yield part
-        except Exception as exc:
-            mapped = _as_httpx(exc)
-            if mapped is exc:
-                raise
-            raise mapped from exc
 
     async def aclose(self) -> None:
         close = getattr(self._stream, "aclose", None)
@@ -264,13 +264,8 @@ class GuardedTransport(httpx.AsyncBaseTransport):
             content=request.stream,
             extensions=request.extensions,
         )
-        try:
+        with _httpx_errors():
             answer = await self.pool.handle_async_request(outgoing)
-        except Exception as exc:
-            mapped = _as_httpx(exc)
-            if mapped is exc:
-                raise
-            raise mapped from exc
         assert isinstance(answer.stream, AsyncIterable)
         return httpx.Response(
             status_code=answer.status,
