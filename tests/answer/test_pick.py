@@ -430,3 +430,18 @@ def test_only_a_real_option_says_the_questions_words() -> None:
     depth = next(i for i, g in enumerate(asked.groups) if "depth" in g)
     assert depth in _in_name(asked, "-maxdepth levels  Descend at most levels of directories.")
     assert _in_name(asked, "- depth is a plain list item") == set()
+
+
+def test_the_same_paragraph_in_two_files_is_said_once() -> None:
+    """A folder indexed twice (a second clone of the same docs): both copies rank near the top, and
+    the answer said the same command block twice, cited [1] and [2]."""
+    page = (
+        "The knowledge base",
+        "Index a folder of notes with one command:\n\n```bash\nsourcewise index ~/notes\n```\n\n"
+        "Run it again after the notes change: unchanged files are skipped.",
+    )
+    chosen = pick("How do I index my notes?", _ranked(page, page))
+    texts = [text for text, _ in chosen]
+    assert any("sourcewise index ~/notes" in text for text in texts)
+    assert len(texts) == len(set(texts)), texts
+    assert {hit for _, hit in chosen} == {0}, "cited where it ranked first"

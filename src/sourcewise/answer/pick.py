@@ -329,9 +329,10 @@ def pick(
         if chosen and not reading and cand.score < NEAR * top:
             continue
         for c in window:
-            pair = (c.unit.text, c.hit)
-            if pair not in chosen and len(chosen) < limit:
-                chosen.append(pair)
+            # Once per text: the same paragraph in two files (a folder indexed twice, a page copied
+            # into another) is said once, cited where it ranked first.
+            if len(chosen) < limit and all(c.unit.text != text for text, _ in chosen):
+                chosen.append((c.unit.text, c.hit))
     return chosen
 
 
