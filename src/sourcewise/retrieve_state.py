@@ -213,7 +213,7 @@ class Step:
     found: int
     new: int
     dropped: tuple[str, ...]
-    before: tuple[str, ...]  # the top 5 before this cycle (a second look may re-rank it)
+    before: tuple[str, ...]  # the top 5 before this cycle's finds (after its second look's re-rank)
 
 
 def _kept(state: State, scored: list[Scored], number: int) -> tuple[State, list[str]]:
@@ -280,7 +280,7 @@ def _choose(setup: Setup, state: State, step: Step, gaps: list[str], relevant: i
             f"enough: {relevant} candidates at {RELEVANT} or more and every key term covered"
         )
     if step.number > 1 and state.located and tuple(order(state)[:TOP]) == step.before:
-        return state, Choice(f"stop: cycle {step.number} changed nothing in the top {TOP}")
+        return state, Choice(f"stop: what cycle {step.number} found changed nothing in the top {TOP}")
     if step.number >= setup.max_cycles:
         return state, Choice(f"stop: {step.number} of {setup.max_cycles} cycles run")
     known = [*state.searched, *(item.term for item in state.vocab.learned)]
