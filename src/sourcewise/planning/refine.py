@@ -61,6 +61,7 @@ RELEVANT = 0.7
 ENOUGH = 3
 EXCLUDE_BELOW = 0.2
 MAX_LEARN = 3
+MEMO_LINE = 400  # characters of a line whose stems are remembered
 LEARNED_WEIGHT = 0.75  # a learned term is a guess at a synonym, not the word itself
 VARIANT_WEIGHT = 0.9
 LINKED_WEIGHT = 0.6
@@ -249,9 +250,14 @@ def uncovered(vocab: Vocabulary, scored: Sequence[Scored], at_least: float = 0.5
     return [t for t in vocab.key if not any(s.covered.get(t) for s in good)]
 
 
-@lru_cache(maxsize=65_536)
 def _line_stems(line: str) -> frozenset[str]:
-    """A line's stems; remembered, as a later cycle reads the same candidates' lines again."""
+    """A line's stems; a line of code's length remembered, as a later cycle reads the same
+    candidates' lines again (a long line, minified code, is not kept: the memory stays small)."""
+    return _short_line_stems(line) if len(line) <= MEMO_LINE else _stems(analyze(line))
+
+
+@lru_cache(maxsize=16_384)
+def _short_line_stems(line: str) -> frozenset[str]:
     return _stems(analyze(line))
 
 
