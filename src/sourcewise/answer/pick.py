@@ -329,8 +329,7 @@ def pick(
         if chosen and not reading and cand.score < NEAR * top:
             continue
         for c in window:
-            # Once per text: the same paragraph in two files (a folder indexed twice, a page copied
-            # into another) is said once, cited where it ranked first.
+            # Once per text: a paragraph in two files (a folder indexed twice) is said once.
             if len(chosen) < limit and all(c.unit.text != text for text, _ in chosen):
                 chosen.append((c.unit.text, c.hit))
     return chosen
