@@ -18,9 +18,9 @@ from typing import ClassVar
 
 import pytest
 
-from sourcewise.ask import aask
 from sourcewise.config import Settings, load_settings
 from sourcewise.errors import InvalidOption, InvalidQuery, SourceRateLimited
+from sourcewise.loops.ask import aask
 from sourcewise.models import Authority, Hit, SourceKind, SourceQuery, SourceResult
 from sourcewise.session import Session
 from sourcewise.sources import Source, SourceOptions

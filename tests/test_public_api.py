@@ -45,8 +45,8 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 
 
 def test_ask_and_retrieve_stay_functions_after_their_modules_are_imported() -> None:
-    importlib.import_module("sourcewise.ask")
-    importlib.import_module("sourcewise.retrieve")
+    importlib.import_module("sourcewise.loops.ask")
+    importlib.import_module("sourcewise.loops.retrieve")
     for name in ("ask", "retrieve"):
         assert not isinstance(getattr(sourcewise, name), types.ModuleType), name
         assert callable(getattr(sourcewise, name)), name

@@ -13,11 +13,11 @@ import pytest
 
 from retrieve_repo import REPO, TASK, write_repo
 from sourcewise.config import Settings
-from sourcewise.gather import Gathered
+from sourcewise.loops.gather import Gathered
+from sourcewise.loops.retrieve_code import located_hit, read_file, take_located, with_located
+from sourcewise.loops.retrieve_state import Setup, State, Step, admit, decide, order, rule_scores
 from sourcewise.models import SourceReport
 from sourcewise.planning.refine import vocabulary
-from sourcewise.retrieve_code import located_hit, read_file, take_located, with_located
-from sourcewise.retrieve_state import Setup, State, Step, admit, decide, order, rule_scores
 from sourcewise.sources.code.source import CodeOptions, CodeSource
 from sourcewise.sources.code.taskread import read_task
 

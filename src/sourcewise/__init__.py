@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from sourcewise._version import __version__ as __version__
 
 if TYPE_CHECKING:  # the public names, and where each is defined (the one list: see above)
-    from sourcewise.ask import aask as aask
+    from sourcewise.loops.ask import aask as aask
     from sourcewise.config import Settings as Settings, load_settings as load_settings
     from sourcewise.doors.render import render as render
     from sourcewise.errors import (
@@ -97,7 +97,7 @@ if TYPE_CHECKING:  # the public names, and where each is defined (the one list: 
         plan as plan,
         route as route,
     )
-    from sourcewise.retrieve import aretrieve as aretrieve
+    from sourcewise.loops.retrieve import aretrieve as aretrieve
     from sourcewise.session import Session as Session
     from sourcewise.sources import Source as Source, SourceOptions as SourceOptions
     from sourcewise.sources.api import (

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from sourcewise.answer.asked import covered, read
 from sourcewise.answer.extractive import units
 from sourcewise.answer.pick import _in_name, pick
-from sourcewise.ask import aask
 from sourcewise.config import Settings
+from sourcewise.loops.ask import aask
 from sourcewise.models import Hit, RankedHit
 from sourcewise.session import Session
 from sourcewise.text.analyze import analyze

@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from itertools import chain, islice
 
+from sourcewise.loops.retrieve_state import Setup, State
 from sourcewise.models import Hit
 from sourcewise.planning.refine import Scored, allowed, band
-from sourcewise.retrieve_state import Setup, State
 from sourcewise.sources import Source
 from sourcewise.sources.code.locate import Located, kind_of
 from sourcewise.text.sanitize import strip_controls

@@ -33,12 +33,12 @@ from datetime import date
 
 from sourcewise.config import Settings
 from sourcewise.errors import InvalidOption, InvalidQuery
-from sourcewise.gather import Gathered
+from sourcewise.loops.gather import Gathered
+from sourcewise.loops.retrieve_loop import run
+from sourcewise.loops.retrieve_state import Setup, State, order
 from sourcewise.models import Candidate, Cycle, Hit, Plan, Retrieval, SourceKind
 from sourcewise.planning import routing
 from sourcewise.planning.refine import ENOUGH, RELEVANT, Scored, uncovered, vocabulary
-from sourcewise.retrieve_loop import run
-from sourcewise.retrieve_state import Setup, State, order
 from sourcewise.session import Session
 from sourcewise.sources import Source
 from sourcewise.sources.code.locate import kind_of

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 import httpx
 
 from sourcewise.config import Settings
-from sourcewise.gather import Gathered
+from sourcewise.loops.gather import Gathered
 from sourcewise.models import Cycle, Hit, Learned, Plan
 from sourcewise.planning.feedback import FB_DOCS, FB_QUERY, bag, expand, key_stems
 from sourcewise.planning.planner import replan

@@ -11,10 +11,8 @@ from collections.abc import Sequence
 
 from sourcewise.answer.judge import model_scores
 from sourcewise.errors import ModelError, SourcewiseError
-from sourcewise.gather import Gathered, gather
-from sourcewise.models import Hit, Plan, SourceReport
-from sourcewise.planning.refine import Scored
-from sourcewise.retrieve_code import (
+from sourcewise.loops.gather import Gathered, gather
+from sourcewise.loops.retrieve_code import (
     located_hit,
     look_targets,
     looked_again,
@@ -22,7 +20,7 @@ from sourcewise.retrieve_code import (
     take_located,
     with_located,
 )
-from sourcewise.retrieve_state import (
+from sourcewise.loops.retrieve_state import (
     TOP,
     Setup,
     State,
@@ -35,6 +33,8 @@ from sourcewise.retrieve_state import (
     searched,
     with_model,
 )
+from sourcewise.models import Hit, Plan, SourceReport
+from sourcewise.planning.refine import Scored
 from sourcewise.sources import Source
 from sourcewise.sources.code.locate import Located
 
