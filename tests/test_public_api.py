@@ -1,5 +1,6 @@
 import ast
 import importlib
+import pkgutil
 import types
 from pathlib import Path
 
@@ -42,6 +43,14 @@ def test_the_public_list_is_what_the_package_exports() -> None:
 def test_an_unknown_name_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
         _ = sourcewise.nothing_here  # type: ignore[attr-defined]
+
+
+def test_no_public_name_is_also_a_module_of_the_package() -> None:
+    """Importing ``sourcewise.X`` sets the package's attribute ``X`` to the module: a module named
+    like a public function (``ask.py`` beside ``sourcewise.ask``) would replace the function."""
+    modules = {info.name for info in pkgutil.iter_modules(sourcewise.__path__)}
+    assert "loops" in modules
+    assert modules.isdisjoint(sourcewise.__all__), modules & set(sourcewise.__all__)
 
 
 def test_ask_and_retrieve_stay_functions_after_their_modules_are_imported() -> None:

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 from sourcewise._version import __version__ as __version__
@@ -156,18 +154,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_table()})
-
-
-# Public functions named like a submodule of this package: importing the submodule must not
-# replace the function (as ``from .sources_api import ask`` after ``from .ask import ...`` did).
-_FUNCTIONS_NOT_MODULES = frozenset({"ask", "retrieve"})
-
-
-class _Package(types.ModuleType):
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _FUNCTIONS_NOT_MODULES and isinstance(value, types.ModuleType):
-            return  # still in sys.modules; the package attribute stays the public function
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
