@@ -169,6 +169,25 @@ def test_a_texts_terms_are_its_pieces_terms_over_real_text() -> None:
     assert sum(not ln.isascii() for ln in lines) > 200
 
 
+def test_has_any_is_the_analyzers_answer_over_real_text() -> None:
+    """``has_any`` over real lines, each asked for one of its own terms (the last: found after its
+    plain words) and for a term it lacks (every piece analyzed), first with nothing cached (the
+    plain words of a line analyzed in one call), then again from the cache: the analyzer's answer
+    each time."""
+    lines = [ln for p in _real_paragraphs() for ln in p.splitlines() if ln.strip()][::20]
+    kbterms._WORD_TERMS.clear()
+    asked = 0
+    for _ in range(2):
+        for line in lines:
+            found = kbterms.terms(line)
+            if found:
+                assert kbterms.has_any(line, {found[-1], "qzxq"}), line[:200]
+                asked += 1
+            assert not kbterms.has_any(line, {"qzxq"}), line[:200]
+    assert asked > 5000
+    assert sum(1 for ln in lines if not ln.isascii()) > 200
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.text(max_size=200))
 def test_a_texts_terms_are_its_pieces_terms(text: str) -> None:
