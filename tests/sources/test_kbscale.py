@@ -204,6 +204,35 @@ def test_has_any_tells_whether_a_text_holds_one_of_the_terms(text: str, k: int) 
         assert kbterms.has_any(text, wanted) == (not wanted.isdisjoint(found))
 
 
+def _snippet_as_defined(text: str, terms: set[str], size: int = 200) -> str:
+    """The snippet's definition read whole: every shown line (not blank, no directive), from the
+    first holding a term, joined, four times the size cleaned, cut at a word."""
+    from sourcewise.text.markup import clean, directive
+
+    lines = [s for ln in text.splitlines() if (s := ln.strip()) and directive(s) is None]
+    start = next((i for i, ln in enumerate(lines) if not terms.isdisjoint(kbterms.terms(ln))), 0)
+    joined = clean(" ".join(lines[start:])[: 4 * size])
+    return joined if len(joined) <= size else joined[: size - 1].rsplit(" ", 1)[0] + "…"
+
+
+_LINE = st.text(alphabet=st.sampled_from(list("ab rollbck_*`!.:-\\")), max_size=90)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.one_of(_LINE, st.sampled_from(["", "   ", '!!! note "x"', ".. code-block:: python", "/// tip"])),
+             max_size=12),
+    st.integers(20, 200),
+)  # fmt: skip
+def test_a_snippet_reads_only_its_lines_and_is_what_its_definition_says(lines: list[str], size: int) -> None:
+    """The snippet reads lines only up to its start and its window: the same as the definition."""
+    from sourcewise.sources.kb.snippet import snippet
+
+    text = "\n".join(lines)
+    for wanted in ({"rollback"}, {"b"}, {"qzxq"}):
+        assert snippet(text, wanted, size) == _snippet_as_defined(text, wanted, size)
+
+
 def test_an_index_of_schema_2_is_rebuilt_with_its_file_column(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
