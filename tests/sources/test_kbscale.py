@@ -169,6 +169,25 @@ def test_a_texts_terms_are_its_pieces_terms_over_real_text() -> None:
     assert sum(not ln.isascii() for ln in lines) > 200
 
 
+def test_has_any_is_the_analyzers_answer_over_real_text() -> None:
+    """``has_any`` over real lines, each asked for one of its own terms (the last: found after its
+    plain words) and for a term it lacks (every piece analyzed), first with nothing cached (the
+    plain words of a line analyzed in one call), then again from the cache: the analyzer's answer
+    each time."""
+    lines = [ln for p in _real_paragraphs() for ln in p.splitlines() if ln.strip()][::20]
+    kbterms._WORD_TERMS.clear()
+    asked = 0
+    for _ in range(2):
+        for line in lines:
+            found = kbterms.terms(line)
+            if found:
+                assert kbterms.has_any(line, {found[-1], "qzxq"}), line[:200]
+                asked += 1
+            assert not kbterms.has_any(line, {"qzxq"}), line[:200]
+    assert asked > 5000
+    assert sum(1 for ln in lines if not ln.isascii()) > 200
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.text(max_size=200))
 def test_a_texts_terms_are_its_pieces_terms(text: str) -> None:
@@ -183,6 +202,35 @@ def test_has_any_tells_whether_a_text_holds_one_of_the_terms(text: str, k: int) 
     wanted = {*found[:k], "qzxq"}
     for _ in range(3):
         assert kbterms.has_any(text, wanted) == (not wanted.isdisjoint(found))
+
+
+def _snippet_as_defined(text: str, terms: set[str], size: int = 200) -> str:
+    """The snippet's definition read whole: every shown line (not blank, no directive), from the
+    first holding a term, joined, four times the size cleaned, cut at a word."""
+    from sourcewise.text.markup import clean, directive
+
+    lines = [s for ln in text.splitlines() if (s := ln.strip()) and directive(s) is None]
+    start = next((i for i, ln in enumerate(lines) if not terms.isdisjoint(kbterms.terms(ln))), 0)
+    joined = clean(" ".join(lines[start:])[: 4 * size])
+    return joined if len(joined) <= size else joined[: size - 1].rsplit(" ", 1)[0] + "…"
+
+
+_LINE = st.text(alphabet=st.sampled_from(list("ab rollbck_*`!.:-\\")), max_size=90)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.one_of(_LINE, st.sampled_from(["", "   ", '!!! note "x"', ".. code-block:: python", "/// tip"])),
+             max_size=12),
+    st.integers(20, 200),
+)  # fmt: skip
+def test_a_snippet_reads_only_its_lines_and_is_what_its_definition_says(lines: list[str], size: int) -> None:
+    """The snippet reads lines only up to its start and its window: the same as the definition."""
+    from sourcewise.sources.kb.snippet import snippet
+
+    text = "\n".join(lines)
+    for wanted in ({"rollback"}, {"b"}, {"qzxq"}):
+        assert snippet(text, wanted, size) == _snippet_as_defined(text, wanted, size)
 
 
 def test_an_index_of_schema_2_is_rebuilt_with_its_file_column(

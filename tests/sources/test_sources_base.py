@@ -45,6 +45,17 @@ def test_parse_query_takes_any_text(text: str) -> None:
     assert len(" ".join(q.terms)) <= MAX_QUERY_CHARS
 
 
+@given(st.text(alphabet=st.characters(exclude_characters='"'), max_size=300))
+def test_a_query_without_quotes_splits_as_the_quote_reading_loop_splits_it(text: str) -> None:
+    """A query with no quote is split in C; the loop that reads quotes gives the same tokens for it
+    (asked through a quoted word after it, which only that loop reads)."""
+    plain = parse_query(text)
+    looped = parse_query(text + ' "x"')
+    assert looped.phrases[-1:] == ["x"]
+    assert (plain.terms, plain.negations, plain.filters) == (looped.terms, looped.negations, looped.filters)
+    assert plain.phrases == looped.phrases[:-1]
+
+
 def test_parse_query_reads_only_the_first_max_query_chars_of_a_huge_token() -> None:
     # Only the first MAX_QUERY_CHARS characters are read (what keeps it linear): here all quotes.
     q = parse_query('"' * 200_000 + "a:" * 200_000)

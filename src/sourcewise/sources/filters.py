@@ -55,6 +55,8 @@ class ParsedQuery:
 
 def _tokens(query: str) -> list[tuple[str, bool]]:
     """Whitespace-separated tokens; a double-quoted run is one token. ``(token, was_quoted)``."""
+    if '"' not in query:  # what the loop below makes of it, split in C (every query is parsed)
+        return [(token, False) for token in query.split()]
     out: list[tuple[str, bool]] = []
     buf: list[str] = []
     quoted = False

@@ -35,7 +35,6 @@ from sourcewise.text.sanitize import utf8
 
 __all__ = ["CODE_SPAN", "clean", "dehyphenate", "directive"]
 
-_ESCAPE = re2.compile(r"\\([\\`*_{}\[\]()#+.!<>|~-])")
 _IMAGE = re2.compile(r"!\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)|(?i)<img\s[^<>]*>")
 _LINK = re2.compile(r"\[([^\]\n]{1,300})\]\([^)\n]{0,500}\)")
 # reST and MyST roles: ":class:" or "{ref}" right before a code span, whose "<target>" goes too.
@@ -65,16 +64,18 @@ _ITALIC_MAX = 300  # characters after the first one
 _DIRECTIVE = re2.compile(
     r"^\s*(?:!!!|\?\?\?\+?|\.\. [\w:-]+::|:::+\s*\{?[\w-]*\}?|```+\s*\{[\w-]+\}|////?)(.*)$"
 )
-# What ``_ITALIC`` and ``_ESCAPE`` need in a text to match, looked for without a call into RE2.
-# ``_ITALIC``: "*" or "_" at the start or after one of RE2's ``\s`` (``[\t\n\f\r ]``), "(", '"' or
-# "'": the text's UTF-8 bytes as classes ("o" opens, "m" marks, "x" the rest; a byte of a longer
-# character is never an ASCII one) and one search, C loops both (3 us on a snippet's 800
-# characters, where a pattern with an alternation at every position took 30). ``_ESCAPE``: a
-# pattern of single characters that Python's engine runs in one pass (linear, nothing to backtrack).
+# What ``_ITALIC`` needs in a text to match, looked for without a call into RE2: "*" or "_" at the
+# start or after one of RE2's ``\s`` (``[\t\n\f\r ]``), "(", '"' or "'": the text's UTF-8 bytes as
+# classes ("o" opens, "m" marks, "x" the rest; a byte of a longer character is never an ASCII one)
+# and one search, C loops both (3 us on a snippet's 800 characters, where a pattern with an
+# alternation at every position took 30).
 _ITALIC_CLASSES = bytes(
     ord("o") if chr(c) in "\t\n\f\r (\"'" else ord("m") if chr(c) in "*_" else ord("x") for c in range(256)
 )
-_ESCAPES = re.compile(r"\\[\\`*_{}\[\]()#+.!<>|~-]")
+# Markdown escapes: a backslash and one character, a pattern of single characters that Python's
+# engine runs in one pass (linear, nothing to backtrack), its ``sub`` in C (RE2's binding spent
+# 20-30 us of Python per match, and a line of a man page holds dozens).
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+.!<>|~-])")
 _DIRECTIVE_STARTS = ("!!!", "???", ".. ", ":::", "```", "///")
 _HYPHEN = re2.compile("([a-z])[-\u2010]\n[ \t]*([a-z])")
 # Runs of spaces on Python's engine: one class repeated, nothing after it to backtrack into (linear),
@@ -168,13 +169,17 @@ def _prose(text: str) -> str:
     if "{" in text:
         text = _ATTRS.sub("", text)
     if "*" in text or "_" in text:
-        # Twice: a match takes the character after it, which the next one may need before it.
+        # Twice: a match takes the character after it, which the next one may need before it (a
+        # pass that changed nothing leaves nothing for the second).
         for _ in range(2):
+            before = text
             if "**" in text or "__" in text:
                 text = _EMPHASIS.sub(r"\1\3\5", text)
             if _may_open_italic(text):
                 text = _italic_sub(text)
-    if "\\" in text and _ESCAPES.search(text):
+            if text == before:
+                break
+    if "\\" in text:
         text = _ESCAPE.sub(r"\1", text)
     if "&" in text:
         text = _ENTITY.sub(_entity, text)

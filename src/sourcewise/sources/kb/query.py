@@ -55,6 +55,8 @@ class StoreFilter:
     def clauses(self, schema: tantivy.Schema) -> list[tuple[tantivy.Occur, tantivy.Query]]:
         """The filter as required and excluded clauses of a boolean query (none: no filter)."""
         out: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        if self.empty():  # most queries: nothing to build
+            return out
 
         def any_of(name: str, queries: list[tantivy.Query], negate: bool) -> None:
             if queries:

@@ -3,22 +3,37 @@ as a reader should see them (admonition and directive lines out, markup cleaned:
 
 from __future__ import annotations
 
+from itertools import islice
+
 from sourcewise.sources.kb import terms as kbterms
 from sourcewise.text.markup import clean, directive
 
 __all__ = ["SNIPPET", "snippet"]
 
 SNIPPET = 200
+_WINDOW = 4  # x size: markup takes room, so more than is shown is cleaned
 
 
 def snippet(text: str, terms: set[str], size: int = SNIPPET) -> str:
-    lines = [s for ln in text.splitlines() if (s := ln.strip()) and directive(s) is None]
-    # The snippet starts at the first line holding a query term (the first line when none does,
-    # as when only the title or a heading matched): with one line there is nothing to look for.
-    start = next((i for i, ln in enumerate(lines) if kbterms.has_any(ln, terms)), 0) if len(lines) > 1 else 0
-    return _cut(lines[start:], size)
-
-
-def _cut(lines: list[str], size: int) -> str:
-    joined = clean(" ".join(lines)[: 4 * size])  # markup takes room: clean more than is shown
+    # Every hit of every query makes one: only the lines up to the start and the ones the window
+    # holds are read. The snippet starts at the first shown line holding a query term (the first
+    # line when none does, as when only the title or a heading matched); a shown line is one that
+    # is not blank and no admonition or directive.
+    lines = text.splitlines()
+    start = 0
+    if len(lines) > 1:
+        start = next((i for i, ln in enumerate(lines) if kbterms.has_any(ln, terms) and _shown(ln)), 0)
+    window: list[str] = []
+    used, room = 0, _WINDOW * size
+    for line in islice(lines, start, None):
+        if (s := line.strip()) and directive(s) is None:
+            window.append(s)
+            used += len(s) + 1
+            if used > room:  # the joined window is at least ``room`` long
+                break
+    joined = clean(" ".join(window)[:room])
     return joined if len(joined) <= size else joined[: size - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _shown(line: str) -> bool:
+    return directive(line.strip()) is None

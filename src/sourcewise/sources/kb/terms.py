@@ -22,6 +22,7 @@ analyzer is not stored with an index: ``register`` adds it to every index this p
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from itertools import chain
 
@@ -168,6 +169,9 @@ def terms(text: str) -> list[str]:
 _WORD_TERMS: dict[str, tuple[str, ...]] = {}
 _PIECES_MAX = 50_000
 _PIECE_MAX = 64
+# What may stand around a word in a piece ("(word", "word,", "end."): ASCII punctuation but "_",
+# which is a word character to ``_WORD``. The engine and ``_WORD`` both split there.
+_EDGES = "".join(c for c in map(chr, range(33, 127)) if not c.isalnum() and c != "_")
 
 
 def word_terms(piece: str) -> tuple[str, ...]:
@@ -177,25 +181,46 @@ def word_terms(piece: str) -> tuple[str, ...]:
     (tested): pieces repeat from text to text, and a snippet looks each one up instead of calling
     the analyzer again on every line of every hit."""
     got = _WORD_TERMS.get(piece)
-    if got is None:
-        got = tuple(dict.fromkeys(terms(piece)))
-        if len(piece) <= _PIECE_MAX:
-            if len(_WORD_TERMS) >= _PIECES_MAX:
-                _WORD_TERMS.clear()
-            _WORD_TERMS[piece] = got
-    return got
+    return tuple(dict.fromkeys(chain.from_iterable(_learn([piece])))) if got is None else got
+
+
+def _learn(missing: list[str]) -> Iterator[tuple[str, ...]]:
+    """The terms of ``missing`` (distinct pieces not in the cache), kept in the cache, step by step
+    (a caller that finds what it wants stops there): first those of the pieces that are one plain
+    word of ASCII letters between punctuation ("value", "(see", "end."), which give exactly one term
+    each, their word's, made for all of them in one call of the engine's analyzer (a call per piece
+    cost three times as much); then each other piece's (identifiers, digits, other scripts)."""
+    if len(_WORD_TERMS) >= _PIECES_MAX:
+        _WORD_TERMS.clear()
+    words = {p: w for p in missing if len(w := p.strip(_EDGES)) <= MAX_TERM and w.isalpha() and w.isascii()
+             and (w.islower() or w.isupper() or w[1:].islower())}  # fmt: skip  (``_plain``'s ASCII words)
+    batch = engine_terms(" ".join(words.values())) if words else []
+    if len(batch) != len(words):  # never (one word, one term): each is then analyzed alone
+        words, batch = {}, []
+    if batch:
+        _WORD_TERMS.update((p, (t,)) for p, t in zip(words, batch, strict=True) if len(p) <= _PIECE_MAX)
+        yield tuple(batch)
+    for piece in missing:
+        if piece not in words:
+            got = tuple(dict.fromkeys(terms(piece)))
+            if len(piece) <= _PIECE_MAX:
+                _WORD_TERMS[piece] = got
+            yield got
 
 
 def has_any(text: str, wanted: set[str]) -> bool:
     """Whether one of ``wanted`` is among the terms of ``text``: its pieces looked up in the cache
-    (``word_terms``) in one C loop, only the ones it misses analyzed. In a new process that costs
-    about twice one call for the whole text; a process that keeps answering (a door, a session)
-    soon finds most pieces there."""
+    in one C loop, and only when none of those holds one, the pieces it misses analyzed (``_learn``),
+    stopping at the first that does: a new process's snippets spent most of their time analyzing
+    the pieces of lines that a few plain words had already decided."""
     pieces = text.split()
     found = list(map(_WORD_TERMS.get, pieces))
-    if None in found:
-        found = [word_terms(p) if f is None else f for p, f in zip(pieces, found, strict=True)]
-    return not wanted.isdisjoint(chain.from_iterable(found))  # type: ignore[arg-type]
+    if not wanted.isdisjoint(chain.from_iterable(filter(None, found))):
+        return True
+    if None not in found:
+        return False
+    missing = list(dict.fromkeys(p for p, f in zip(pieces, found, strict=True) if f is None))
+    return any(not wanted.isdisjoint(got) for got in _learn(missing))
 
 
 _STOP_TERMS = frozenset(engine_terms(" ".join(STOPWORDS))) | STOPWORDS
