@@ -37,8 +37,8 @@ from pathlib import Path
 import answer_docs
 
 from sourcewise.answer.extractive import units
-from sourcewise.ask import aask
 from sourcewise.config import Settings
+from sourcewise.loops.ask import aask
 from sourcewise.session import Session
 from sourcewise.sources.kb.source import KnowledgeBase
 

@@ -11,8 +11,8 @@ import statistics
 import time
 from typing import ClassVar
 
-from sourcewise.ask import aask
 from sourcewise.config import Settings
+from sourcewise.loops.ask import aask
 from sourcewise.models import Hit, SourceQuery, SourceResult
 from sourcewise.session import Session
 from sourcewise.sources import Source, SourceOptions

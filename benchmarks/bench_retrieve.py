@@ -22,7 +22,12 @@ gave 4. sphinx (171 files): its fixes are branch commits titled ``Fix #N: ...`` 
 (2018 on, newest first, the oldest commit per issue), same file rule: the first 27 gave 17 (the others'
 issue was not found, or only a pull request or a comment was). xarray (141 files): first-parent
 commits of 2021 on, same rules: the first 4 gave 3. black (49 files): first-parent commits of
-2022-2024, same rules: the first 8 gave 2 (one of the 6 others, #4288, was not looked up). A row "trees of 50+ source files" gathers those tasks.
+2022-2024, same rules: the first 8 gave 2 (one of the 6 others, #4288, was not looked up). Large trees:
+sympy and astropy (held out, never tuned on), about 900 and 500 non-test source files: newest first,
+every commit since 2022 (not a merge) whose message says it fixes or closes exactly one issue (sympy's PR
+template's "Fixes #1234" placeholder not counted) and whose diff touches 1-3 non-test ``.py`` files, kept when the search tool's copy of the issue holds its reporter's
+description (cut where that copy ends): sympy's first 13 gave 7, astropy's first 8 gave 7. Rows by
+size band (a tree's non-test source files: under 50, 50-499, 500+) gather the tasks across projects.
 
 **Worked examples**: seed 004's two examples as generated repositories (``tests/retrieve_repo.py``):
 where the files the seed names land, for one cycle and for the loop.
@@ -108,8 +113,11 @@ def _acc(ranks: list[int | None], k: int) -> float:
     return sum(1 for r in ranks if r is not None and r <= k) / len(ranks)
 
 
-LARGER = 50  # a tree of this many source files or more: where a top 5 is no longer a third of it
-HELD_OUT = frozenset({"marshmallow-code/marshmallow", "pylint-dev/pylint"})  # never tuned on; reported apart
+# size bands by a tree's source files: under 50 a top 5 is about a third of the tree; 500+ is a large project
+BANDS = ((0, 50, "trees under 50 source files"), (50, 500, "trees of 50-499"), (500, 10**9, "trees of 500+"))
+HELD_OUT = frozenset(
+    {"marshmallow-code/marshmallow", "pylint-dev/pylint", "astropy/astropy"}
+)  # never tuned on; reported apart
 
 
 def _row(label: str, got: dict[str, list[int | None]], files: list[int]) -> str:
@@ -138,8 +146,8 @@ def real(st: Settings) -> tuple[str, dict[str, list[float]]]:
     sizes: dict[str, list[int]] = defaultdict(list)  # each task's tree: its source files
     skipped: set[str] = set()
     cycles_run: list[int] = []
-    larger: dict[str, list[int | None]] = defaultdict(list)  # tasks whose tree has LARGER+ source files
-    larger_files: list[int] = []
+    band_got: dict[str, dict[str, list[int | None]]] = {b: defaultdict(list) for _, _, b in BANDS}
+    band_files: dict[str, list[int]] = defaultdict(list)
     for t in tasks():
         repo, text, gold = str(t["repo"]), str(t["text"]), set(t["gold"])
         root = tree(repo, str(t["parent"]))
@@ -151,11 +159,11 @@ def real(st: Settings) -> tuple[str, dict[str, list[float]]]:
         loop, n = ranked(root, text, 3, st)
         cycles_run.append(n)
         runs = {"BM25 (bm25s)": bm25(root, text), "one cycle": ranked(root, text, 1, st)[0], METHODS[2]: loop}
+        band = next(b for lo, hi, b in BANDS if lo <= size < hi)
+        band_files[band].append(size)
         for name, files in runs.items():
             by_project[repo][name].append(first_hit(files, gold))
-            if size >= LARGER:
-                larger[name].append(first_hit(files, gold))
-        larger_files += [size] if size >= LARGER else []
+            band_got[band][name].append(first_hit(files, gold))
     assert by_project, f"no task's project is cloned under {REPOS}"
     head = "| project | tasks | source files | random @5 | "
     rows = [head + " | ".join(f"{m} @{k}" for m in METHODS for k in KS) + " |"]
@@ -176,11 +184,9 @@ def real(st: Settings) -> tuple[str, dict[str, list[float]]]:
             groups["all"][m] += got[m]
         if _acc(got[METHODS[2]], 5) < _acc(got[METHODS[1]], 5):
             worse.append(repo)
-    groups[f"trees of {LARGER}+ source files"], group_files[f"trees of {LARGER}+ source files"] = (
-        larger,
-        larger_files,
-    )
-    names = ("tuning", "held-out", f"trees of {LARGER}+ source files", "all")
+    for _, _, band in BANDS:
+        groups[band], group_files[band] = band_got[band], band_files[band]
+    names = ("tuning", "held-out", *(b for _, _, b in BANDS), "all")
     for g in names:
         if groups[g][METHODS[0]]:
             rows.append(_row(f"**{g}**", groups[g], group_files[g]))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -17,9 +18,9 @@ from typing import ClassVar
 
 import pytest
 
-from sourcewise.ask import aask
 from sourcewise.config import Settings, load_settings
 from sourcewise.errors import InvalidOption, InvalidQuery, SourceRateLimited
+from sourcewise.loops.ask import aask
 from sourcewise.models import Authority, Hit, SourceKind, SourceQuery, SourceResult
 from sourcewise.session import Session
 from sourcewise.sources import Source, SourceOptions
@@ -118,6 +119,23 @@ def st(tmp_path: Path) -> Settings:
     return load_settings(state_dir=tmp_path / "state", timeout=2.0, source_timeout=2.0)
 
 
+Opened = Callable[[Settings], Session]
+
+
+@pytest.fixture
+async def opened() -> AsyncIterator[Opened]:
+    """``opened(settings)``: a ``Session`` for the test to hand to ``aask``, closed after the test."""
+    made: list[Session] = []
+
+    def open_one(settings: Settings) -> Session:
+        made.append(Session(settings))
+        return made[-1]
+
+    yield open_one
+    for session in made:
+        await session.aclose()
+
+
 async def test_every_source_runs_at_once_and_results_merge(st: Settings) -> None:
     a = MemorySource("wiki", WIKI, delay=0.2)
     b = MemorySource("chat", CHAT, delay=0.2)
@@ -136,7 +154,7 @@ async def test_every_source_runs_at_once_and_results_merge(st: Settings) -> None
     assert answer.citations
 
 
-async def test_a_slow_or_failing_source_never_loses_the_others(tmp_path: Path) -> None:
+async def test_a_slow_or_failing_source_never_loses_the_others(opened: Opened, tmp_path: Path) -> None:
     st = load_settings(state_dir=tmp_path / "s", source_timeout=0.3)
     good = MemorySource("wiki", WIKI)
     slow = MemorySource("slow", CHAT, delay=5)
@@ -144,7 +162,7 @@ async def test_a_slow_or_failing_source_never_loses_the_others(tmp_path: Path) -
     limited = MemorySource(
         "limited", CHAT, fail=SourceRateLimited("limited", "429 from the API", retry_after=42)
     )
-    answer = await aask("API migration timeline", sources=[good, slow, broken, limited], session=Session(st))
+    answer = await aask("API migration timeline", sources=[good, slow, broken, limited], session=opened(st))
     by = {r.source: r for r in answer.reports}
     assert by["wiki"].status == "ok"
     assert by["slow"].status == "timeout"
@@ -156,12 +174,12 @@ async def test_a_slow_or_failing_source_never_loses_the_others(tmp_path: Path) -
     assert all(h.hit.source == "wiki" for h in answer.hits)
 
 
-async def test_an_empty_source_is_asked_again_with_the_broader_query(st: Settings) -> None:
+async def test_an_empty_source_is_asked_again_with_the_broader_query(opened: Opened, st: Settings) -> None:
     picky = MemorySource("wiki", WIKI, needs_at_most=2)
     answer = await aask(
         "PostgreSQL API migration timeline decision after:2025-01-01",
         sources=[picky],
-        session=Session(st),
+        session=opened(st),
         today=TODAY,
     )
     report = answer.reports[0]
@@ -171,11 +189,11 @@ async def test_an_empty_source_is_asked_again_with_the_broader_query(st: Setting
     assert answer.hits
 
 
-async def test_nothing_anywhere_suggests_rewordings(st: Settings) -> None:
+async def test_nothing_anywhere_suggests_rewordings(opened: Opened, st: Settings) -> None:
     answer = await aask(
         "Kubernetes cluster upgrade plan",
         sources=[MemorySource("wiki", WIKI)],
-        session=Session(st),
+        session=opened(st),
         today=TODAY,
     )
     assert answer.hits == ()
@@ -191,11 +209,11 @@ def _sentences_supported(answer_text: str, citations: list, sources: list) -> No
         assert answer_text[c.start : c.end].startswith(c.sentence)
 
 
-async def test_extractive_answer_cites_every_sentence_from_its_source(st: Settings) -> None:
+async def test_extractive_answer_cites_every_sentence_from_its_source(opened: Opened, st: Settings) -> None:
     answer = await aask(
         "When is the API migration finished?",
         sources=[MemorySource("wiki", WIKI), MemorySource("chat", CHAT)],
-        session=Session(st),
+        session=opened(st),
         today=TODAY,
     )
     assert answer.writer == "extractive"
@@ -205,13 +223,13 @@ async def test_extractive_answer_cites_every_sentence_from_its_source(st: Settin
         assert "[" in part, f"a sentence without a citation: {part!r}"
 
 
-async def test_authority_follows_the_query_type(st: Settings) -> None:
+async def test_authority_follows_the_query_type(opened: Opened, st: Settings) -> None:
     docs = [
         Doc("chat", "The expense policy limit is 100 dollars per dinner, someone said.", "chat"),
         Doc("wiki", "Expense policy: the limit is 80 dollars per dinner.", "wiki"),
     ]
     answer = await aask(
-        "What is the expense policy limit?", sources=[MemorySource("m", docs)], session=Session(st)
+        "What is the expense policy limit?", sources=[MemorySource("m", docs)], session=opened(st)
     )
     assert answer.plan.query_type.kind == "fact"
     assert answer.hits[0].hit.authority == "wiki"
@@ -230,10 +248,8 @@ MIGRATIONS_SPLIT = [
 ]
 
 
-async def test_clearly_different_readings_get_one_clarifying_question(st: Settings) -> None:
-    answer = await aask(
-        "migration 찾아줘", sources=[MemorySource("m", MIGRATIONS_SPLIT)], session=Session(st)
-    )
+async def test_clearly_different_readings_get_one_clarifying_question(opened: Opened, st: Settings) -> None:
+    answer = await aask("migration 찾아줘", sources=[MemorySource("m", MIGRATIONS_SPLIT)], session=opened(st))
     assert answer.clarification is not None
     labels = {r.label for r in answer.readings}
     assert labels == {"database migration", "cloud migration", "email migration"}
@@ -242,20 +258,20 @@ async def test_clearly_different_readings_get_one_clarifying_question(st: Settin
         "migration 찾아줘",
         sources=[MemorySource("m", MIGRATIONS_SPLIT)],
         reading="cloud migration",
-        session=Session(st),
+        session=opened(st),
     )
     assert chosen.clarification is None
     assert all("cloud" in h.hit.text.lower() for h in chosen.hits)
 
 
-async def test_one_dominant_reading_asks_nothing(st: Settings) -> None:
+async def test_one_dominant_reading_asks_nothing(opened: Opened, st: Settings) -> None:
     docs = [
         *MIGRATIONS_SPLIT[:2],
         Doc("Phoenix 3", "Database migration rollback plan."),
         Doc("Phoenix 4", "Database migration owners: Kim."),
         Doc("Cloud", "Cloud migration is paused."),
     ]
-    answer = await aask("migration status", sources=[MemorySource("m", docs)], session=Session(st))
+    answer = await aask("migration status", sources=[MemorySource("m", docs)], session=opened(st))
     assert answer.clarification is None
     assert answer.readings
     assert answer.readings[0].label == "database migration"
@@ -283,7 +299,9 @@ async def test_internal_questions_stay_off_the_configured_web(st: Settings, serv
     assert any("as asked" in w for w in named.warnings), named.warnings
 
 
-async def test_the_web_joins_through_the_provider_chain(st: Settings, server: LocalServer) -> None:
+async def test_the_web_joins_through_the_provider_chain(
+    opened: Opened, st: Settings, server: LocalServer
+) -> None:
     body = {
         "query": "x",
         "results": [
@@ -301,7 +319,7 @@ async def test_the_web_joins_through_the_provider_chain(st: Settings, server: Lo
     answer = await aask(
         "React Server Components latest changes",
         sources=["web", MemorySource("wiki", WIKI)],
-        session=Session(st),
+        session=opened(st),
     )
     web = [h for h in answer.hits if h.hit.kind == "web"]
     assert web
@@ -315,7 +333,7 @@ def _chat_reply(content: str) -> Reply:
 
 
 async def test_model_answer_keeps_supported_citations_and_flags_the_rest(
-    st: Settings, server: LocalServer
+    opened: Opened, st: Settings, server: LocalServer
 ) -> None:
     server.route(
         "/v1/chat/completions",
@@ -327,7 +345,7 @@ async def test_model_answer_keeps_supported_citations_and_flags_the_rest(
     )
     st = load_settings(state_dir=st.state_dir, model_url=f"{server.url}/v1", model_name="test")
     sources = [MemorySource("wiki", WIKI), MemorySource("chat", CHAT)]
-    answer = await aask("When does the API migration finish?", sources=sources, session=Session(st))
+    answer = await aask("When does the API migration finish?", sources=sources, session=opened(st))
     assert answer.writer == "model"
     assert "March 2026" in answer.text
     assert "fee" not in answer.text
@@ -342,26 +360,26 @@ async def test_model_answer_keeps_supported_citations_and_flags_the_rest(
     "reply", [Reply(status=500, body="boom"), Reply(body="not json"), _chat_reply("Nothing cites here.")]
 )
 async def test_a_broken_model_falls_back_to_the_extractive_answer(
-    st: Settings, server: LocalServer, reply: Reply
+    opened: Opened, st: Settings, server: LocalServer, reply: Reply
 ) -> None:
     server.route("/v1/chat/completions", reply)
     st = load_settings(state_dir=st.state_dir, model_url=f"{server.url}/v1")
-    answer = await aask("API migration timeline", sources=[MemorySource("wiki", WIKI)], session=Session(st))
+    answer = await aask("API migration timeline", sources=[MemorySource("wiki", WIKI)], session=opened(st))
     assert answer.writer == "extractive"
     assert any("model answer unavailable" in w for w in answer.warnings)
 
 
-async def test_a_model_that_is_down_falls_back(st: Settings) -> None:
+async def test_a_model_that_is_down_falls_back(opened: Opened, st: Settings) -> None:
     st = load_settings(state_dir=st.state_dir, model_url="http://127.0.0.1:9/v1", model_timeout=1)
-    answer = await aask("API migration timeline", sources=[MemorySource("wiki", WIKI)], session=Session(st))
+    answer = await aask("API migration timeline", sources=[MemorySource("wiki", WIKI)], session=opened(st))
     assert answer.writer == "extractive"
     assert answer.citations
 
 
-async def test_cancelling_the_ask_cancels_every_source(st: Settings) -> None:
+async def test_cancelling_the_ask_cancels_every_source(opened: Opened, st: Settings) -> None:
     a = MemorySource("a", WIKI, delay=10)
     b = MemorySource("b", CHAT, delay=10)
-    task = asyncio.create_task(aask("API migration timeline", sources=[a, b], session=Session(st)))
+    task = asyncio.create_task(aask("API migration timeline", sources=[a, b], session=opened(st)))
     await asyncio.sleep(0.2)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -380,17 +398,21 @@ async def test_cancelling_the_ask_cancels_every_source(st: Settings) -> None:
         ("API migration", {"sources": ["code:"]}, InvalidOption),
     ],
 )
-async def test_bad_input_is_a_clear_error(st: Settings, question: str, kwargs: dict, error: type) -> None:  # type: ignore[type-arg]
+async def test_bad_input_is_a_clear_error(
+    opened: Opened, st: Settings, question: str, kwargs: dict, error: type
+) -> None:  # type: ignore[type-arg]
     with pytest.raises(error):
-        await aask(question, session=Session(st), **kwargs)
+        await aask(question, session=opened(st), **kwargs)
 
 
-async def test_when_every_source_fails_the_answer_says_so_not_nothing_found(tmp_path: Path) -> None:
+async def test_when_every_source_fails_the_answer_says_so_not_nothing_found(
+    opened: Opened, tmp_path: Path
+) -> None:
     st = load_settings(state_dir=tmp_path / "s", source_timeout=0.2)
     answer = await aask(
         "API migration timeline",
         sources=[MemorySource("slow", CHAT, delay=5), MemorySource("wiki", [])],
-        session=Session(st),
+        session=opened(st),
     )
     assert answer.hits == ()
     assert answer.text.startswith("No answer: slow timeout"), answer.text
@@ -427,11 +449,11 @@ OFF_TOPIC = [
     "question", ["What did we decide about the API migration timeline?", "zzqx vvbn wqpo", "a" * 2000]
 )
 async def test_a_question_nothing_answers_says_so_instead_of_citing_filler(
-    st: Settings, question: str
+    opened: Opened, st: Settings, question: str
 ) -> None:
     from sourcewise.doors.present import render_answer
 
-    answer = await aask(question, sources=[NearestSource("kb", OFF_TOPIC)], session=Session(st), today=TODAY)
+    answer = await aask(question, sources=[NearestSource("kb", OFF_TOPIC)], session=opened(st), today=TODAY)
     assert answer.hits, "the source returned its nearest passages"
     assert answer.answered is False
     assert answer.citations == ()
@@ -444,12 +466,12 @@ async def test_a_question_nothing_answers_says_so_instead_of_citing_filler(
     assert "[1]" not in shown
 
 
-async def test_a_sentence_covering_the_question_still_answers_it(st: Settings) -> None:
+async def test_a_sentence_covering_the_question_still_answers_it(opened: Opened, st: Settings) -> None:
     docs = [*OFF_TOPIC, Doc("Migration plan", "The API migration timeline ends in March. Pizza on Fridays.")]
     answer = await aask(
         "What did we decide about the API migration timeline?",
         sources=[NearestSource("kb", docs)],
-        session=Session(st),
+        session=opened(st),
         today=TODAY,
     )
     assert answer.answered is True
@@ -457,14 +479,14 @@ async def test_a_sentence_covering_the_question_still_answers_it(st: Settings) -
     assert answer.sources[0].hit.title == "Migration plan"
 
 
-async def test_minor_ambiguity_answers_with_the_best_of_each_reading(st: Settings) -> None:
+async def test_minor_ambiguity_answers_with_the_best_of_each_reading(opened: Opened, st: Settings) -> None:
     docs = [
         Doc("Phoenix", "The database migration to PostgreSQL 16 starts in May."),
         Doc("Phoenix 2", "Database migration dry run passed on staging."),
         Doc("Cloud", "The cloud migration from AWS to GCP is halfway."),
         Doc("Mail", "Email migration from Exchange to O365 finished."),
     ]
-    answer = await aask("migration 찾아줘", sources=[MemorySource("m", docs)], session=Session(st))
+    answer = await aask("migration 찾아줘", sources=[MemorySource("m", docs)], session=opened(st))
     assert answer.clarification is None
     labels = [r.label for r in answer.readings]
     assert set(labels) == {"database migration", "cloud migration", "email migration"}
@@ -485,7 +507,9 @@ async def test_minor_ambiguity_answers_with_the_best_of_each_reading(st: Setting
 
 
 @pytest.mark.parametrize("fmt", ["quick", "deep", "progressive"])
-async def test_every_format_numbers_its_sources_as_the_answer_markers(st: Settings, fmt: str) -> None:
+async def test_every_format_numbers_its_sources_as_the_answer_markers(
+    opened: Opened, st: Settings, fmt: str
+) -> None:
     from sourcewise.doors.present import render_answer
 
     docs = [
@@ -494,7 +518,7 @@ async def test_every_format_numbers_its_sources_as_the_answer_markers(st: Settin
         Doc("Lunch", "API lunch is on Fridays."),
     ]
     answer = await aask(
-        "API migration timeline and owners", sources=[MemorySource("m", docs)], session=Session(st)
+        "API migration timeline and owners", sources=[MemorySource("m", docs)], session=opened(st)
     )
     assert len(answer.sources) >= 2
     assert answer.hits[0].hit.location != answer.sources[0].hit.location, "cited order differs from rank"
@@ -520,7 +544,9 @@ async def test_every_format_numbers_its_sources_as_the_answer_markers(st: Settin
         assert f"All results ({len(answer.hits)}), by relevance:" in shown
 
 
-async def test_a_release_question_asks_gemini_the_question_itself(st: Settings, server: LocalServer) -> None:
+async def test_a_release_question_asks_gemini_the_question_itself(
+    opened: Opened, st: Settings, server: LocalServer
+) -> None:
     body = {
         "candidates": [
             {
@@ -559,7 +585,7 @@ async def test_a_release_question_asks_gemini_the_question_itself(st: Settings, 
         source_timeout=5.0,
     )
     question = "What changed in Python 3.14?"
-    answer = await aask(question, session=Session(gemini), today=TODAY)  # default sources: kb + the web
+    answer = await aask(question, session=opened(gemini), today=TODAY)  # default sources: kb + the web
     assert answer.route.action == "search", answer.route.reason
     assert {r.source: r.status for r in answer.reports}["web"] == "ok", answer.reports
     sent = [json.loads(s.body) for s in server.seen if s.path.endswith(":generateContent")]
@@ -577,13 +603,13 @@ async def test_a_release_question_asks_gemini_the_question_itself(st: Settings, 
         assert web.query_for(answer.plan)[0].query != question, "a keyword engine keeps the keyword query"
 
 
-async def test_an_unavailable_source_beside_a_good_one(st: Settings) -> None:
+async def test_an_unavailable_source_beside_a_good_one(opened: Opened, st: Settings) -> None:
     from sourcewise.doors.present import render_answer
     from sourcewise.errors import SourceUnavailable
 
     down = MemorySource("tracker", CHAT, fail=SourceUnavailable("tracker", "the export file is missing"))
     answer = await aask(
-        "When is the API migration finished?", sources=[down, MemorySource("wiki", WIKI)], session=Session(st)
+        "When is the API migration finished?", sources=[down, MemorySource("wiki", WIKI)], session=opened(st)
     )
     by = {r.source: r for r in answer.reports}
     assert by["tracker"].status == "unavailable"
@@ -596,16 +622,18 @@ async def test_an_unavailable_source_beside_a_good_one(st: Settings) -> None:
     assert "wiki" not in "\n".join(line for line in shown.split("\n") if line.startswith("!"))
 
 
-async def test_the_terminal_answer_keeps_the_indentation_of_its_code(st: Settings) -> None:
+async def test_the_terminal_answer_keeps_the_indentation_of_its_code(opened: Opened, st: Settings) -> None:
     # `sourcewise ask "How do I index my notes?"` printed a Python loop's body flush left: every
     # line of the answer was stripped on both sides for the terminal.
     from sourcewise.doors.present import render_answer
 
-    code = "```python\nfor hit in kb.search(\"notes\"):\n    print(hit.location)\n```"
+    code = '```python\nfor hit in kb.search("notes"):\n    print(hit.location)\n```'
     answer = await aask(
         "How do I search the knowledge base for notes?",
-        sources=[MemorySource("wiki", [Doc("Searching", "To search the knowledge base for notes:\n\n" + code)])],
-        session=Session(st),
+        sources=[
+            MemorySource("wiki", [Doc("Searching", "To search the knowledge base for notes:\n\n" + code)])
+        ],
+        session=opened(st),
     )
     assert "    print(hit.location)" in answer.text
     shown = render_answer(answer, "quick").split("\n")

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from sourcewise import KnowledgeBase, aconditional_web_search
-from sourcewise.ask import aask
 from sourcewise.config import Settings, load_settings
 from sourcewise.errors import SourceRateLimited
+from sourcewise.loops.ask import aask
 from sourcewise.models import SourceQuery, SourceResult
 from sourcewise.planning.route import choose
 from sourcewise.session import Session

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sourcewise.ask import aask
 from sourcewise.config import Settings
 from sourcewise.errors import SourcewiseError
+from sourcewise.loops.ask import aask
 from sourcewise.session import Session
 from sourcewise.sources import resolve_sources
 from sourcewise.sources.api import asearch_sources

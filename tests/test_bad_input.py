@@ -181,9 +181,12 @@ def test_urls_httpx_cannot_read_are_invalid_url(url: str) -> None:
 
 
 def test_extract_urls_returns_only_urls_canonical_url_accepts() -> None:
+    # Broken hosts, a bare user info, an open IPv6 bracket, a fullwidth dot: nothing to return.
     for text in ("see https://.com and http://u@ or https://[::1", "go to http://a．2/ now"):
-        for url in extract_urls(text):
-            canonical_url(url)
+        assert extract_urls(text) == []
+    found = extract_urls("see https://.com or https://ok.example/x")
+    assert found == ["https://ok.example/x"]
+    assert canonical_url(found[0]) == "https://ok.example/x"
 
 
 def test_conditional_web_search_never_raises_for_a_bad_url(tmp_path: Path) -> None:

@@ -336,3 +336,26 @@ def test_no_module_over_400_lines_and_no_function_over_60() -> None:
     modules, functions = _sizes()
     assert not modules, f"modules over {MODULE_LINES} lines: {modules}"
     assert not functions, f"functions over {FUNCTION_LINES} lines: {functions}"
+
+
+def test_the_layout_in_docs_names_every_module_and_no_other() -> None:
+    """docs/architecture.md draws the tree for a new contributor: a moved or new module must show
+    there (the loops' move left it naming ``ask.py`` beside ``models/``)."""
+    text = (SRC.parent / "docs" / "architecture.md").read_text("utf-8")
+    block = text[text.index("src/sourcewise/\n") : text.index("```", text.index("src/sourcewise/\n"))]
+    drawn: set[str] = set()
+    folders: list[str] = []
+    for line in block.splitlines()[1:]:
+        depth = (len(line) - len(line.lstrip(" "))) // 2
+        name = line.split()[0]
+        folders[depth - 1 :] = [name.rstrip("/")] if name.endswith("/") else []
+        drawn.add("/".join([*folders[: depth - 1], name.rstrip("/")]))
+    package = SRC / PACKAGE
+    real = {
+        str(p.relative_to(package).with_suffix("") if p.suffix == ".py" else p.relative_to(package))
+        for p in package.rglob("*")
+        if (p.suffix == ".py" and not (p.name == "__init__.py" and p.parent != package))
+        or (p.is_dir() and (p / "__init__.py").exists())
+    }
+    drawn = {d.removesuffix(".py") for d in drawn}
+    assert drawn == real, (sorted(real - drawn), sorted(drawn - real))

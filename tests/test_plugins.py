@@ -13,6 +13,7 @@ import pytest
 
 import sourcewise
 from sourcewise import ConfigError, NoProviderAvailable, Session, load_settings
+from sourcewise._sync import run_sync
 from sourcewise.registry import forget_plugins
 from sourcewise.web.api import aprovider_status
 
@@ -163,7 +164,16 @@ def test_options_are_validated_by_the_plug_ins_own_model(
 ) -> None:
     config = _config(tmp_path, plugins, f"{server.url}/acme", extra_provider=provider, extra_source=source)
     with pytest.raises(ConfigError, match=message):
-        Session(load_settings(config)).source("kitchen")
+        _open_kitchen(config)
+
+
+def _open_kitchen(config: Path) -> None:
+    """A provider's options fail as the session opens, a source's when it is first used."""
+    session = Session(load_settings(config))
+    try:
+        session.source("kitchen")
+    finally:
+        run_sync(session.aclose())
 
 
 def test_the_allowlist_covers_providers_and_sources(

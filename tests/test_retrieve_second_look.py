@@ -7,7 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from sourcewise import retrieve
-from sourcewise.config import load_settings
+from sourcewise.config import Settings, load_settings
+from sourcewise.sources._fts import fts_match
+from sourcewise.sources.code.source import CodeOptions, CodeSource
+from sourcewise.sources.code.taskread import read_task
 
 TASK = "Footnote marks point to the wrong footnote when documents use the same footnote label"
 WORDS = ["footnote", "marks", "wrong", "documents", "same", "label"]
@@ -44,3 +47,41 @@ def test_the_second_look_puts_the_passage_about_the_task_above_a_hub(tmp_path: P
     assert [c.hit.path for c in loop.considered][:2] == ["pkg/writer.py", "pkg/hub.py"]
     assert len(loop.cycles) >= 2
     assert "its best passage" in loop.considered[0].reason
+
+
+def test_the_loop_ends_when_what_a_cycle_found_changed_nothing_in_the_top_5(tmp_path: Path) -> None:
+    """Cycle 1 fills the top 5; cycle 2 re-ranks those files (its second look), then finds nothing
+    that moves them: that cycle is the last (before, the re-rank counted as its change: a third
+    cycle ran, and on real tasks changed the top 5 once in 60)."""
+    root = _write(tmp_path / "repo")
+    pairs = [("documents", "label"), ("footnote", "same"), ("marks", "documents"), ("label", "wrong")]
+    for i, (a, b) in enumerate(pairs):
+        (root / "pkg" / f"part{i}.py").write_text(
+            f'def part_{i}(doc):\n    """The {a} and {b}."""\n', "utf-8"
+        )
+    st = load_settings(state_dir=tmp_path / "state")
+    one = retrieve(TASK, sources=[f"code:{root}"], max_cycles=1, limit=5, settings=st)
+    loop = retrieve(TASK, sources=[f"code:{root}"], max_cycles=3, limit=5, settings=st)
+    assert len(one.considered) >= 5
+    assert loop.considered[0].hit.path == "pkg/writer.py", "the second look re-ranked"
+    assert [c.decision.split(":")[0] for c in loop.cycles] == ["refine", "stop"]
+    assert loop.cycles[-1].decision.startswith("stop: what cycle 2 found changed nothing in the top 5")
+
+
+async def test_best_passages_are_each_files_best_chunk_among_the_search(tmp_path: Path) -> None:
+    """The passage query names its files in SQL; the oracle is the chunk search filtered per file."""
+    root = _write(tmp_path / "repo")
+    source = CodeSource("code", CodeOptions(path=root), Settings(state_dir=tmp_path / "state"))
+    try:
+        await source.refresh()
+        index = source._index  # the source's own index, as its ``passages`` reads it
+        assert index is not None
+        for paths in ({"pkg/hub.py", "pkg/writer.py"}, {"pkg/a.py", "pkg/writer.py"}, {"pkg/hub.py"}):
+            for words in (WORDS, WORDS[:2], ["value", "footnote"], ["absent"]):
+                want: dict[str, float] = {}
+                for row in index.search(fts_match(words), "", paths.__contains__, 400):
+                    want[row.path] = max(want.get(row.path, 0.0), row.score)
+                assert index.best_passages(words, paths) == want, (paths, words)
+        assert await source.passages(read_task(TASK), ["pkg/writer.py"]), "the file holds the task's words"
+    finally:
+        await source.aclose()

@@ -2,338 +2,155 @@
 
 Names are imported on first use (PEP 562), so that ``import sourcewise`` and ``sourcewise --help``
 stay fast: the HTTP client, pydantic-settings, the page extractors and the rest load when needed.
+
+**The public surface is one list**: the imports under ``if TYPE_CHECKING:`` below. Type checkers
+and editors read them (``X as X``: an explicit re-export); at run time, the first use of a public
+name reads the same statements (``_table``) to learn which module defines it, and ``__all__`` is
+that list's names. Adding a public name is adding one import line there.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
-from sourcewise._version import __version__
+from sourcewise._version import __version__ as __version__
 
-if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
-    from sourcewise.ask import aask
-    from sourcewise.config import Settings, load_settings
-    from sourcewise.doors.render import render
+if TYPE_CHECKING:  # the public names, and where each is defined (the one list: see above)
+    from sourcewise.loops.ask import aask as aask
+    from sourcewise.config import Settings as Settings, load_settings as load_settings
+    from sourcewise.doors.render import render as render
     from sourcewise.errors import (
-        AddressNotAllowed,
-        AuthError,
-        Blocked,
-        ChallengePage,
-        ConfigError,
-        EmptyContent,
-        FetchConnectionError,
-        FetchError,
-        FetchHTTPError,
-        FetchTimeout,
-        IndexDamaged,
-        IndexVersionError,
-        IndexWriteError,
-        InvalidInput,
-        InvalidOption,
-        InvalidQuery,
-        InvalidURL,
-        ModelError,
-        NoProviderAvailable,
-        ParseError,
-        ProviderError,
-        ProviderNotConfigured,
-        QuotaExceeded,
-        RateLimited,
-        RobotsDisallowed,
-        SourceError,
-        SourceFormatError,
-        SourceRateLimited,
-        SourceStillIndexing,
-        SourceUnavailable,
-        SourcewiseError,
-        StoreUnavailable,
-        TooManyRedirects,
-        TransientError,
-        UnsupportedContent,
+        AddressNotAllowed as AddressNotAllowed,
+        AuthError as AuthError,
+        Blocked as Blocked,
+        ChallengePage as ChallengePage,
+        ConfigError as ConfigError,
+        EmptyContent as EmptyContent,
+        FetchConnectionError as FetchConnectionError,
+        FetchError as FetchError,
+        FetchHTTPError as FetchHTTPError,
+        FetchTimeout as FetchTimeout,
+        IndexDamaged as IndexDamaged,
+        IndexVersionError as IndexVersionError,
+        IndexWriteError as IndexWriteError,
+        InvalidInput as InvalidInput,
+        InvalidOption as InvalidOption,
+        InvalidQuery as InvalidQuery,
+        InvalidURL as InvalidURL,
+        ModelError as ModelError,
+        NoProviderAvailable as NoProviderAvailable,
+        ParseError as ParseError,
+        ProviderError as ProviderError,
+        ProviderNotConfigured as ProviderNotConfigured,
+        QuotaExceeded as QuotaExceeded,
+        RateLimited as RateLimited,
+        RobotsDisallowed as RobotsDisallowed,
+        SourceError as SourceError,
+        SourceFormatError as SourceFormatError,
+        SourceRateLimited as SourceRateLimited,
+        SourceStillIndexing as SourceStillIndexing,
+        SourceUnavailable as SourceUnavailable,
+        SourcewiseError as SourcewiseError,
+        StoreUnavailable as StoreUnavailable,
+        TooManyRedirects as TooManyRedirects,
+        TransientError as TransientError,
+        UnsupportedContent as UnsupportedContent,
     )
     from sourcewise.models import (
-        Answer,
-        Candidate,
-        Citation,
-        Constraints,
-        Cycle,
-        Factor,
-        FoundBy,
-        Hit,
-        Learned,
-        Page,
-        Passage,
-        Plan,
-        ProviderHit,
-        ProviderStatus,
-        QueryType,
-        RankedHit,
-        Reading,
-        Retrieval,
-        Route,
-        SearchResponse,
-        SearchResult,
-        SourceInfo,
-        SourceQuery,
-        SourceRating,
-        SourceReport,
-        SourceResult,
+        Answer as Answer,
+        Candidate as Candidate,
+        Citation as Citation,
+        Constraints as Constraints,
+        Cycle as Cycle,
+        Factor as Factor,
+        FoundBy as FoundBy,
+        Hit as Hit,
+        Learned as Learned,
+        Page as Page,
+        Passage as Passage,
+        Plan as Plan,
+        ProviderHit as ProviderHit,
+        ProviderStatus as ProviderStatus,
+        QueryType as QueryType,
+        RankedHit as RankedHit,
+        Reading as Reading,
+        Retrieval as Retrieval,
+        Route as Route,
+        SearchResponse as SearchResponse,
+        SearchResult as SearchResult,
+        SourceInfo as SourceInfo,
+        SourceQuery as SourceQuery,
+        SourceRating as SourceRating,
+        SourceReport as SourceReport,
+        SourceResult as SourceResult,
     )
-    from sourcewise.net.fetch import Fetcher
+    from sourcewise.net.fetch import Fetcher as Fetcher
     from sourcewise.planning.routing import (
-        WebContext,
-        aconditional_web_search,
-        classify_query,
-        conditional_web_search,
-        plan,
-        route,
+        WebContext as WebContext,
+        aconditional_web_search as aconditional_web_search,
+        classify_query as classify_query,
+        conditional_web_search as conditional_web_search,
+        plan as plan,
+        route as route,
     )
-    from sourcewise.retrieve import aretrieve
-    from sourcewise.session import Session
-    from sourcewise.sources import Source, SourceOptions
+    from sourcewise.loops.retrieve import aretrieve as aretrieve
+    from sourcewise.session import Session as Session
+    from sourcewise.sources import Source as Source, SourceOptions as SourceOptions
     from sourcewise.sources.api import (
-        asearch_sources,
-        ask,
-        asource_info,
-        retrieve,
-        search_sources,
-        source_info,
+        asearch_sources as asearch_sources,
+        ask as ask,
+        asource_info as asource_info,
+        retrieve as retrieve,
+        search_sources as search_sources,
+        source_info as source_info,
     )
-    from sourcewise.sources.kb.index import IndexReport
-    from sourcewise.sources.kb.source import KnowledgeBase
-    from sourcewise.web.api import asearch, insert_citations, provider_status, rate_source, search
-    from sourcewise.web.pages import afetch, fetch
-    from sourcewise.web.robots import robots_allowed
-    from sourcewise.web.urls import TRACKING_PARAMS, canonical_url
-    from sourcewise.web.weburls import extract_urls
+    from sourcewise.sources.kb.index import IndexReport as IndexReport
+    from sourcewise.sources.kb.source import KnowledgeBase as KnowledgeBase
+    from sourcewise.web.api import (
+        asearch as asearch,
+        insert_citations as insert_citations,
+        provider_status as provider_status,
+        rate_source as rate_source,
+        search as search,
+    )
+    from sourcewise.web.pages import afetch as afetch, fetch as fetch
+    from sourcewise.web.robots import robots_allowed as robots_allowed
+    from sourcewise.web.urls import TRACKING_PARAMS as TRACKING_PARAMS, canonical_url as canonical_url
+    from sourcewise.web.weburls import extract_urls as extract_urls
 
-# public name -> the module (relative to this package) that defines it
-_WHERE: dict[str, str] = {
-    "asearch": "sourcewise.web.api",
-    "provider_status": "sourcewise.web.api",
-    "rate_source": "sourcewise.web.api",
-    "search": "sourcewise.web.api",
-    "aask": "sourcewise.ask",
-    "Settings": "sourcewise.config",
-    "load_settings": "sourcewise.config",
-    "insert_citations": "sourcewise.web.api",
-    "render": "sourcewise.doors.render",
-    "robots_allowed": "sourcewise.web.robots",
-    "TRACKING_PARAMS": "sourcewise.web.urls",
-    "canonical_url": "sourcewise.web.urls",
-    "extract_urls": "sourcewise.web.weburls",
-    "AddressNotAllowed": "sourcewise.errors",
-    "AuthError": "sourcewise.errors",
-    "Blocked": "sourcewise.errors",
-    "ChallengePage": "sourcewise.errors",
-    "ConfigError": "sourcewise.errors",
-    "EmptyContent": "sourcewise.errors",
-    "FetchConnectionError": "sourcewise.errors",
-    "FetchError": "sourcewise.errors",
-    "FetchHTTPError": "sourcewise.errors",
-    "FetchTimeout": "sourcewise.errors",
-    "IndexDamaged": "sourcewise.errors",
-    "IndexVersionError": "sourcewise.errors",
-    "IndexWriteError": "sourcewise.errors",
-    "InvalidInput": "sourcewise.errors",
-    "InvalidOption": "sourcewise.errors",
-    "InvalidQuery": "sourcewise.errors",
-    "InvalidURL": "sourcewise.errors",
-    "ModelError": "sourcewise.errors",
-    "NoProviderAvailable": "sourcewise.errors",
-    "ParseError": "sourcewise.errors",
-    "ProviderError": "sourcewise.errors",
-    "ProviderNotConfigured": "sourcewise.errors",
-    "QuotaExceeded": "sourcewise.errors",
-    "RateLimited": "sourcewise.errors",
-    "RobotsDisallowed": "sourcewise.errors",
-    "SourceError": "sourcewise.errors",
-    "SourceFormatError": "sourcewise.errors",
-    "SourceRateLimited": "sourcewise.errors",
-    "SourceStillIndexing": "sourcewise.errors",
-    "SourceUnavailable": "sourcewise.errors",
-    "SourcewiseError": "sourcewise.errors",
-    "StoreUnavailable": "sourcewise.errors",
-    "TooManyRedirects": "sourcewise.errors",
-    "TransientError": "sourcewise.errors",
-    "UnsupportedContent": "sourcewise.errors",
-    "Answer": "sourcewise.models",
-    "Candidate": "sourcewise.models",
-    "Citation": "sourcewise.models",
-    "Constraints": "sourcewise.models",
-    "Cycle": "sourcewise.models",
-    "Factor": "sourcewise.models",
-    "FoundBy": "sourcewise.models",
-    "Hit": "sourcewise.models",
-    "Learned": "sourcewise.models",
-    "Page": "sourcewise.models",
-    "Passage": "sourcewise.models",
-    "Plan": "sourcewise.models",
-    "ProviderHit": "sourcewise.models",
-    "ProviderStatus": "sourcewise.models",
-    "QueryType": "sourcewise.models",
-    "RankedHit": "sourcewise.models",
-    "Reading": "sourcewise.models",
-    "Retrieval": "sourcewise.models",
-    "Route": "sourcewise.models",
-    "SearchResponse": "sourcewise.models",
-    "SearchResult": "sourcewise.models",
-    "SourceInfo": "sourcewise.models",
-    "SourceQuery": "sourcewise.models",
-    "SourceRating": "sourcewise.models",
-    "SourceReport": "sourcewise.models",
-    "SourceResult": "sourcewise.models",
-    "Fetcher": "sourcewise.net.fetch",
-    "afetch": "sourcewise.web.pages",
-    "fetch": "sourcewise.web.pages",
-    "aretrieve": "sourcewise.retrieve",
-    "WebContext": "sourcewise.planning.routing",
-    "aconditional_web_search": "sourcewise.planning.routing",
-    "classify_query": "sourcewise.planning.routing",
-    "conditional_web_search": "sourcewise.planning.routing",
-    "plan": "sourcewise.planning.routing",
-    "route": "sourcewise.planning.routing",
-    "Session": "sourcewise.session",
-    "Source": "sourcewise.sources",
-    "SourceOptions": "sourcewise.sources",
-    "KnowledgeBase": "sourcewise.sources.kb.source",
-    "IndexReport": "sourcewise.sources.kb.index",
-    "asearch_sources": "sourcewise.sources.api",
-    "ask": "sourcewise.sources.api",
-    "asource_info": "sourcewise.sources.api",
-    "retrieve": "sourcewise.sources.api",
-    "search_sources": "sourcewise.sources.api",
-    "source_info": "sourcewise.sources.api",
-}
+
+@functools.cache
+def _table() -> dict[str, str]:
+    """Public name -> the module that defines it, read from the ``if TYPE_CHECKING:`` imports of
+    this file (parsed once, on the first use of a public name; ``import sourcewise`` stays cheap)."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(__file__).read_text("utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            return {
+                alias.asname or alias.name: statement.module
+                for statement in node.body
+                if isinstance(statement, ast.ImportFrom) and statement.module
+                for alias in statement.names
+            }
+    raise ImportError("sourcewise/__init__.py has lost its `if TYPE_CHECKING:` list of public names")
 
 
 def __getattr__(name: str) -> Any:
     """Import a public name on first use and keep it in the package namespace."""
-    where = _WHERE.get(name)
+    if name == "__all__":
+        return sorted([*_table(), "__version__"])
+    where = _table().get(name)
     if where is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(where, __name__), name)
+    value = getattr(importlib.import_module(where), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
-
-
-# Public functions named like a submodule of this package: importing the submodule must not
-# replace the function (as ``from .sources_api import ask`` after ``from .ask import ...`` did).
-_FUNCTIONS_NOT_MODULES = frozenset({"ask", "retrieve"})
-
-
-class _Package(types.ModuleType):
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _FUNCTIONS_NOT_MODULES and isinstance(value, types.ModuleType):
-            return  # still in sys.modules; the package attribute stays the public function
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
-
-
-__all__ = [
-    "TRACKING_PARAMS",
-    "AddressNotAllowed",
-    "Answer",
-    "AuthError",
-    "Blocked",
-    "Candidate",
-    "ChallengePage",
-    "Citation",
-    "ConfigError",
-    "Constraints",
-    "Cycle",
-    "EmptyContent",
-    "Factor",
-    "FetchConnectionError",
-    "FetchError",
-    "FetchHTTPError",
-    "FetchTimeout",
-    "Fetcher",
-    "FoundBy",
-    "Hit",
-    "IndexDamaged",
-    "IndexReport",
-    "IndexVersionError",
-    "IndexWriteError",
-    "InvalidInput",
-    "InvalidOption",
-    "InvalidQuery",
-    "InvalidURL",
-    "KnowledgeBase",
-    "Learned",
-    "ModelError",
-    "NoProviderAvailable",
-    "Page",
-    "ParseError",
-    "Passage",
-    "Plan",
-    "ProviderError",
-    "ProviderHit",
-    "ProviderNotConfigured",
-    "ProviderStatus",
-    "QueryType",
-    "QuotaExceeded",
-    "RankedHit",
-    "RateLimited",
-    "Reading",
-    "Retrieval",
-    "RobotsDisallowed",
-    "Route",
-    "SearchResponse",
-    "SearchResult",
-    "Session",
-    "Settings",
-    "Source",
-    "SourceError",
-    "SourceFormatError",
-    "SourceInfo",
-    "SourceOptions",
-    "SourceQuery",
-    "SourceRateLimited",
-    "SourceRating",
-    "SourceReport",
-    "SourceResult",
-    "SourceStillIndexing",
-    "SourceUnavailable",
-    "SourcewiseError",
-    "StoreUnavailable",
-    "TooManyRedirects",
-    "TransientError",
-    "UnsupportedContent",
-    "WebContext",
-    "__version__",
-    "aask",
-    "aconditional_web_search",
-    "afetch",
-    "aretrieve",
-    "asearch",
-    "asearch_sources",
-    "ask",
-    "asource_info",
-    "canonical_url",
-    "classify_query",
-    "conditional_web_search",
-    "extract_urls",
-    "fetch",
-    "insert_citations",
-    "load_settings",
-    "plan",
-    "provider_status",
-    "rate_source",
-    "render",
-    "retrieve",
-    "robots_allowed",
-    "route",
-    "search",
-    "search_sources",
-    "source_info",
-]
+    return sorted({*globals(), *_table()})

@@ -129,17 +129,27 @@ class ConfigError(SourcewiseError):
     """The configuration file or environment could not be read or is invalid."""
 
 
-class ProviderError(SourcewiseError):
-    """A web search provider failed. ``policy`` tells the engine what to do next."""
+class _PartError(SourcewiseError):
+    """One named part (a web search provider, a private source) failed: ``part`` names it,
+    ``detail`` says what happened, ``kind`` sorts it and ``policy`` tells the caller (the engine,
+    ``ask``) what to do next."""
 
     policy: ClassVar[Policy] = "skip"
     kind: ClassVar[str] = "error"
 
-    def __init__(self, provider: str, message: str, *, retry_after: float | None = None) -> None:
-        super().__init__(f"{provider}: {message}")
-        self.provider = provider
+    def __init__(self, part: str, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(f"{part}: {message}")
+        self.part = part
         self.detail = message
         self.retry_after = retry_after
+
+
+class ProviderError(_PartError):
+    """A web search provider failed. ``policy`` tells the engine what to do next."""
+
+    @property
+    def provider(self) -> str:
+        return self.part
 
 
 class ProviderNotConfigured(ProviderError):
@@ -279,17 +289,12 @@ class EmptyContent(FetchError):
     pass
 
 
-class SourceError(SourcewiseError):
+class SourceError(_PartError):
     """A private source failed. ``policy`` tells ``ask`` what to do next, as for providers."""
 
-    policy: ClassVar[Policy] = "skip"
-    kind: ClassVar[str] = "error"
-
-    def __init__(self, source: str, message: str, *, retry_after: float | None = None) -> None:
-        super().__init__(f"{source}: {message}")
-        self.source = source
-        self.detail = message
-        self.retry_after = retry_after
+    @property
+    def source(self) -> str:
+        return self.part
 
 
 class SourceUnavailable(SourceError):

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from sourcewise import KnowledgeBase
 from sourcewise.answer.doctype import DOCUMENT_CLASSES, classify_hit, document_class
-from sourcewise.ask import aask
 from sourcewise.config import load_settings
+from sourcewise.loops.ask import aask
 from sourcewise.models import Hit
 from sourcewise.session import Session
 from sourcewise.sources import SourceOptions

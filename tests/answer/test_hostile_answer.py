@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from sourcewise import KnowledgeBase, load_settings
 from sourcewise.answer.extractive import assemble, unmarked
-from sourcewise.ask import aask
+from sourcewise.loops.ask import aask
 from sourcewise.models import Hit, RankedHit
 from sourcewise.session import Session
 

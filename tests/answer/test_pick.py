@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from sourcewise.answer.asked import covered, read
 from sourcewise.answer.extractive import units
 from sourcewise.answer.pick import _in_name, pick
-from sourcewise.ask import aask
 from sourcewise.config import Settings
+from sourcewise.loops.ask import aask
 from sourcewise.models import Hit, RankedHit
 from sourcewise.session import Session
 from sourcewise.text.analyze import analyze
@@ -450,3 +450,18 @@ def test_a_question_for_the_members_of_a_set_gets_the_list_its_sentence_announce
     assert answer.startswith("There are currently two handlers:")
     assert "`stream` - Writes" in answer
     assert "`file` - Writes" in answer
+
+
+def test_the_same_paragraph_in_two_files_is_said_once() -> None:
+    """A folder indexed twice (a second clone of the same docs): both copies rank near the top, and
+    the answer said the same command block twice, cited [1] and [2]."""
+    page = (
+        "The knowledge base",
+        "Index a folder of notes with one command:\n\n```bash\nsourcewise index ~/notes\n```\n\n"
+        "Run it again after the notes change: unchanged files are skipped.",
+    )
+    chosen = pick("How do I index my notes?", _ranked(page, page))
+    texts = [text for text, _ in chosen]
+    assert any("sourcewise index ~/notes" in text for text in texts)
+    assert len(texts) == len(set(texts)), texts
+    assert {hit for _, hit in chosen} == {0}, "cited where it ranked first"

@@ -16,13 +16,13 @@ from hypothesis import strategies as st
 from mcp import Client
 
 from sourcewise import load_settings
-from sourcewise.ask import aask
 from sourcewise.config import Settings
 from sourcewise.doors.http import create_app
 from sourcewise.doors.mcp import build_server, create_http_app, transport_security
 from sourcewise.doors.service import DoorSettings
 from sourcewise.effort import EFFORTS
 from sourcewise.errors import InvalidOption
+from sourcewise.loops.ask import aask
 from sourcewise.sources.kb.source import KnowledgeBase
 
 from doorkit import JSON, uvicorn_thread

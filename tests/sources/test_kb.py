@@ -168,6 +168,27 @@ def test_title_weighs_more_than_body(location: str, tmp_path: Path) -> None:
     assert names(base.search("kafka", mode="lexical")) == ["a.md", "b.md"]
 
 
+def test_a_folder_indexed_twice_gives_each_text_once_and_fills_the_list(
+    location: str, tmp_path: Path
+) -> None:
+    """Two clones of the same docs indexed side by side: each chunk was returned twice (the same
+    text at two paths, one after the other), so ``--limit 4`` showed two things. A copy is left out
+    and the next chunk takes its place, on each backend."""
+    words = ["deploy", "runbook", "queue", "workers", "restart"]
+    # page i says the first 5 - i words: each page's copies rank side by side
+    pages = {f"p{i}.md": f"# Page {i}\n\nStep {i}: {' '.join(words[: 5 - i])}.\n" for i in range(4)}
+    for clone in ("one", "two"):
+        for name, text in pages.items():
+            (tmp_path / clone / "docs").mkdir(parents=True, exist_ok=True)
+            (tmp_path / clone / "docs" / name).write_text(text, "utf-8")
+    base = KnowledgeBase(location, semantic=False)
+    base.index([tmp_path / "one", tmp_path / "two"])
+    hits = base.search(" ".join(words), limit=4, mode="lexical")
+    assert len(hits) == 4
+    assert len({h.text for h in hits}) == 4, [h.location for h in hits]
+    assert sorted(names(hits)) == sorted(pages)
+
+
 @pytest.mark.parametrize(
     ("query", "kept", "excluded"),
     [

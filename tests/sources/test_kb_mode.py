@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from sourcewise import KnowledgeBase
+from sourcewise._sync import run_sync
 from sourcewise.config import load_settings
 from sourcewise.models import SourceQuery
 from sourcewise.session import Session
@@ -83,11 +84,16 @@ def test_a_door_starts_loading_the_model_when_it_starts(tmp_path: Path, model_ca
     settings = load_settings(
         state_dir=tmp_path / "state", sources={"notes": {"type": "kb", "path": str(path)}}
     )
-    Service(Session(settings, lasting=True)).warm()
-    assert model_calls == ["within 0"], "started in the background, nobody waits for it"
-    model_calls.clear()
-    Service(Session(settings)).warm()  # a one-shot session: nothing to load for lexical search
-    assert model_calls == []
+    for lasting, loads in ((True, ["within 0"]), (False, [])):
+        session = Session(settings, lasting=lasting)
+        try:
+            Service(session).warm()
+        finally:
+            run_sync(session.aclose())
+        # a door's session starts loading in the background (nobody waits for it); a one-shot
+        # session loads nothing for lexical search
+        assert model_calls == loads, lasting
+        model_calls.clear()
 
 
 def test_a_one_shot_ask_does_not_load_the_semantic_model(tmp_path: Path) -> None:

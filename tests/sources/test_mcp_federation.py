@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from sourcewise import Session, load_settings
-from sourcewise.ask import aask
 from sourcewise.doors.cli.mcp import section_toml
+from sourcewise.loops.ask import aask
 from sourcewise.sources.api import asearch_sources
 from sourcewise.sources.kb.source import KnowledgeBase
 

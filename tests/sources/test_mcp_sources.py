@@ -18,10 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sourcewise import ConfigError, ParseError, Session, load_settings
-from sourcewise.ask import aask
 from sourcewise.config import Settings
 from sourcewise.doors.service import DoorSettings, Service
 from sourcewise.errors import InvalidOption
+from sourcewise.loops.ask import aask
 from sourcewise.models import SourceQuery
 from sourcewise.planning.routing import plan
 from sourcewise.sources.mcp.read import MAX_FIELD, MAX_ITEMS, ResultShape, fill_arguments, read_records

@@ -90,11 +90,11 @@ async def test_ddgs_refusal_moves_the_chain_on_to_instant_answers(
 async def test_ddgs_slow_backend_is_transient_under_the_deadline(
     ddg_backend: LocalServer, tmp_path: Path
 ) -> None:
+    # Past the 1 s deadline the search gives up as transient; had it waited the 3 s, the empty page
+    # would have been read and refused ("every backend refused"), not called transient.
     ddg_backend.route("/html/", Reply(200, "<html></html>", delay=3.0))
-    start = time.monotonic()
     with pytest.raises(NoProviderAvailable, match="transient"):
         await Engine(ddgs_settings(tmp_path, timeout=1.0)).asearch("caffeine and sleep")
-    assert time.monotonic() - start < 6
 
 
 @pytest.mark.parametrize(

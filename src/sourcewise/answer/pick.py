@@ -327,9 +327,9 @@ def pick(
         if chosen and not reading and cand.score < NEAR * top:
             continue
         for c in window:
-            pair = (c.unit.text, c.hit)
-            if pair not in chosen and len(chosen) < limit:
-                chosen.append(pair)
+            # Once per text: a paragraph in two files (a folder indexed twice) is said once.
+            if len(chosen) < limit and all(c.unit.text != text for text, _ in chosen):
+                chosen.append((c.unit.text, c.hit))
     return chosen
 
 

@@ -25,7 +25,6 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from sourcewise import access
 from sourcewise._version import __version__
-from sourcewise.ask import aask
 from sourcewise.doors.errors import NO_SOURCES, NoSourceAnswered, door_text
 from sourcewise.doors.safe import for_remote, hidden_paths, safe_reports
 from sourcewise.effort import EffortLevel
@@ -33,6 +32,8 @@ from sourcewise.errors import (
     InvalidOption,
     SourcewiseError,
 )
+from sourcewise.loops.ask import aask
+from sourcewise.loops.retrieve import aretrieve
 from sourcewise.models import (
     Answer,
     Page,
@@ -46,7 +47,6 @@ from sourcewise.models import (
 )
 from sourcewise.planning.routing import route as _route
 from sourcewise.planning.validate import validate_query
-from sourcewise.retrieve import aretrieve
 from sourcewise.session import Session
 from sourcewise.sources.api import asearch_sources
 from sourcewise.web.pages import build_page
@@ -120,7 +120,7 @@ class Service:
     def warm(self) -> None:
         """At a door's start: each source ``ask`` reads by default starts loading what it will
         need (the semantic model, in the background), so that the first caller does not wait."""
-        from sourcewise.ask import default_sources
+        from sourcewise.loops.ask import default_sources
 
         try:
             for source in self.session.sources(list(default_sources(self.settings))):

@@ -24,9 +24,11 @@ Pure: no I/O, no clock, stable order (ties broken by location).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
+from functools import lru_cache
 from typing import Literal, cast
 
 from sourcewise.models import Band, Hit, Learned
@@ -59,6 +61,7 @@ RELEVANT = 0.7
 ENOUGH = 3
 EXCLUDE_BELOW = 0.2
 MAX_LEARN = 3
+MEMO_LINE = 400  # characters of a line whose stems are remembered
 LEARNED_WEIGHT = 0.75  # a learned term is a guess at a synonym, not the word itself
 VARIANT_WEIGHT = 0.9
 LINKED_WEIGHT = 0.6
@@ -165,11 +168,12 @@ def _where(f: Facts) -> str:
     return f.path or f.location.split("#")[0]
 
 
-def _weights(vocab: Vocabulary, pool: Sequence[Facts]) -> dict[str, float]:
-    n = len(pool)
+def _weights(vocab: Vocabulary, own_cov: Mapping[str, Mapping[str, tuple[float, str]]]) -> dict[str, float]:
+    """Each key term's weight: rarer in the pool (``own_cov``: each candidate's coverage) weighs more."""
+    n = len(own_cov)
     raw = {}
     for term in vocab.key:
-        df = sum(1 for f in pool if vocab.coverage(term, f.terms, _where(f))[0] > 0)
+        df = sum(1 for cov in own_cov.values() if cov[term][0] > 0)
         raw[term] = math.log(1 + (n + 1) / (df + 1))
     total = sum(raw.values()) or 1.0
     # half uniform: a term most candidates share still counts for what the task asks
@@ -183,9 +187,12 @@ def _links(pool: Sequence[Facts]) -> dict[str, list[tuple[str, str]]]:
         if f.path:
             by_path.setdefault(f.path, []).append(f.location)
     out: dict[str, list[tuple[str, str]]] = {f.location: [] for f in pool}
+    resolved: dict[str, list[str]] = {}  # a module many files import (``typing``) is resolved once
     for f in pool:
         for module in f.imports:
-            for path in resolves_to(module, by_path):
+            if module not in resolved:
+                resolved[module] = resolves_to(module, by_path)
+            for path in resolved[module]:
                 if path == f.path:
                     continue
                 for loc in by_path[path]:
@@ -211,9 +218,9 @@ def _reason(
 
 def evaluate(vocab: Vocabulary, pool: Sequence[Facts]) -> list[Scored]:
     """Score every candidate of ``pool`` against the task; best first, ties by location."""
-    weights = _weights(vocab, pool)
-    links = _links(pool)
     own_cov = {f.location: {t: vocab.coverage(t, f.terms, _where(f)) for t in vocab.key} for f in pool}
+    weights = _weights(vocab, own_cov)
+    links = _links(pool)
     out: list[Scored] = []
     for f in pool:
         own = own_cov[f.location]
@@ -243,6 +250,17 @@ def uncovered(vocab: Vocabulary, scored: Sequence[Scored], at_least: float = 0.5
     return [t for t in vocab.key if not any(s.covered.get(t) for s in good)]
 
 
+def _line_stems(line: str) -> frozenset[str]:
+    """A line's stems; a line of code's length remembered, as a later cycle reads the same
+    candidates' lines again (a long line, minified code, is not kept: the memory stays small)."""
+    return _short_line_stems(line) if len(line) <= MEMO_LINE else _stems(analyze(line))
+
+
+@lru_cache(maxsize=16_384)
+def _short_line_stems(line: str) -> frozenset[str]:
+    return _stems(analyze(line))
+
+
 def _candidates_from(s: Scored, hit_text: str, vocab: Vocabulary) -> list[tuple[str, str, float]]:
     """(word, via, weight) for the words ``s`` suggests, before filtering: the modules it imports
     (the last part most), the words beside the task's words (but not its own names: those are its
@@ -262,7 +280,7 @@ def _candidates_from(s: Scored, hit_text: str, vocab: Vocabulary) -> list[tuple[
     key = {stem(t) for t in vocab.key} | {v for vs in vocab.variants.values() for v in vs}
     lines = hit_text.splitlines()[:2000]
     for i, line in enumerate(lines):
-        if not key & _stems(analyze(line)):
+        if not key & _line_stems(line):
             continue
         window = " ".join(lines[max(0, i - 1) : i + 2])
         out.extend((w, "co-occurs", 2.0) for w in dict.fromkeys(analyze(window)) if w not in own_names)
@@ -290,6 +308,7 @@ def learn(
         return []
     skip = {stem(t) for t in [*vocab.key, *known]} | {v for vs in vocab.variants.values() for v in vs}
     common = max(3, len(scored) // 2)
+    df = Counter(st for o in scored for st in o.facts.terms)  # candidates holding each stem
     score: dict[str, float] = {}
     first: dict[str, tuple[str, str, Scored]] = {}
     for s in top:
@@ -297,7 +316,7 @@ def learn(
             st = stem(word)
             if len(word) < 3 or not word.isalpha() or st in skip or word in CODE_STOP or word in TASK_STOP:
                 continue
-            if sum(1 for o in scored if st in o.facts.terms) > common:
+            if df[st] > common:
                 continue  # on every page: says nothing about this task
             score[st] = score.get(st, 0.0) + weight * s.relevance
             first.setdefault(st, (word, via, s))

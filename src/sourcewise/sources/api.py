@@ -6,12 +6,12 @@ import asyncio
 from collections.abc import Sequence
 
 from sourcewise._sync import sync
-from sourcewise.ask import aask
 from sourcewise.config import Settings
 from sourcewise.errors import InvalidOption, InvalidQuery
+from sourcewise.loops.ask import aask
+from sourcewise.loops.retrieve import aretrieve
 from sourcewise.models import SourceInfo, SourceQuery, SourceResult
 from sourcewise.planning.validate import MIN_SOURCE_QUERY, validate_query
-from sourcewise.retrieve import aretrieve
 from sourcewise.session import Session
 from sourcewise.sources import Source
 from sourcewise.sources.filters import MAX_QUERY_CHARS
@@ -93,7 +93,7 @@ async def asource_info(
     if session is None:
         async with Session(settings) as own:
             return await asource_info(sources, session=own)
-    from sourcewise.ask import WEB_WHY, default_sources
+    from sourcewise.loops.ask import WEB_WHY, default_sources
 
     built_in = [n for n in ("kb", "web") if n in session.registry.source_types]
     names = list(sources) if sources is not None else [*session.settings.sources, *built_in]

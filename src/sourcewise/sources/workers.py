@@ -10,6 +10,8 @@ another source's.
 
 The threads are daemons: a read that never returns cannot keep a CLI command from exiting (the
 default executor's threads are joined at interpreter exit, so one blocked read hung the exit).
+A thread left idle for ``idle_seconds`` ends (a server that searched a source once an hour ago
+holds no threads for it; a new call starts one again, which costs well under a millisecond).
 """
 
 from __future__ import annotations
@@ -29,18 +31,26 @@ T = TypeVar("T")
 _Item = tuple[concurrent.futures.Future[Any], Callable[[], Any]] | None
 
 
-class Workers:
-    """At most ``limit`` daemon threads for one source, started on demand and kept while it lives."""
+IDLE_SECONDS = 10.0
 
-    def __init__(self, name: str, limit: int) -> None:
+
+class Workers:
+    """At most ``limit`` daemon threads for one source, started on demand; each ends after
+    ``idle_seconds`` without a call, or when the source closes."""
+
+    def __init__(self, name: str, limit: int, idle_seconds: float = IDLE_SECONDS) -> None:
+        if idle_seconds <= 0:
+            raise ValueError("idle_seconds must be above 0")
         self.name = name
         self.limit = limit
+        self.idle_seconds = idle_seconds
         self._queue: queue.SimpleQueue[_Item] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._threads = 0
         self._idle = 0  # threads waiting for a call
         self._waiting = 0  # calls queued that no thread took yet
         self._closed = False
+        self._started = 0  # threads ever started: names them
 
     async def run(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         """``fn(*args, **kwargs)`` in one of the source's threads, with the caller's context
@@ -61,18 +71,26 @@ class Workers:
             if self._waiting <= self._idle or self._threads >= self.limit:
                 return
             self._threads += 1
-            name = f"sourcewise-{self.name}-{self._threads}"
+            self._started += 1
+            name = f"sourcewise-{self.name}-{self._started}"
         threading.Thread(target=self._work, name=name, daemon=True).start()
 
     def _work(self) -> None:
         while True:
             with self._lock:
                 self._idle += 1
-            item = self._queue.get()
+            try:
+                item = self._queue.get(timeout=self.idle_seconds)
+            except queue.Empty:
+                if self._retire():
+                    return
+                continue
             with self._lock:
                 self._idle -= 1
                 self._waiting -= item is not None
             if item is None:
+                with self._lock:
+                    self._threads -= 1
                 return
             future, call = item
             if future.set_running_or_notify_cancel():  # False: its caller gave up while it waited
@@ -80,6 +98,23 @@ class Workers:
                     future.set_result(call())
                 except BaseException as exc:  # handed to the caller, as an executor does
                     future.set_exception(exc)
+
+    def _retire(self) -> bool:
+        """After an idle wait: end this thread unless a queued call counts on it. ``_grow`` starts
+        no thread while idle ones cover the calls waiting, so one that leaves must check, under
+        the same lock, that the calls still waiting are covered without it."""
+        with self._lock:
+            self._idle -= 1
+            if self._waiting > self._idle:
+                return False  # it waits again (and counts itself idle again)
+            self._threads -= 1
+            return True
+
+    @property
+    def threads(self) -> int:
+        """Threads alive now (running a call or waiting for one)."""
+        with self._lock:
+            return self._threads
 
     @property
     def busy(self) -> int:
@@ -100,5 +135,7 @@ class Workers:
                 item[0].cancel()
                 with self._lock:
                     self._waiting -= 1
-        for _ in range(self._threads):
+        with self._lock:
+            alive = self._threads
+        for _ in range(alive):
             self._queue.put(None)

@@ -138,7 +138,7 @@ async def _ask(
 async def _run(
     session: Session, question: str, sources: list[str] | None, reading: str | None, live: bool, effort: str
 ) -> Answer:
-    from sourcewise.ask import aask
+    from sourcewise.loops.ask import aask
 
     screen = console()
     if live:

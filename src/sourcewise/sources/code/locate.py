@@ -303,7 +303,7 @@ def _named(
     """Evidence from names: a traceback frame's function or a quoted error class defined in a file,
     a ``Class.method`` it defines, a string it holds word for word; more when few files do."""
     named: dict[str, float] = defaultdict(float)
-    errors = {e for e in reading.errors if " " not in e}
+    errors = [e for e in reading.errors if " " not in e]  # in the task's order: reasons alike every run
     for name in dict.fromkeys([*reading.frames, *errors]):  # names in prose: measured to mislead
         where = repo.definers.get(name, set())
         if not where or len(where) > 25:

@@ -39,16 +39,29 @@ PER_FILE = 3
 def diversified(view: Viewer, scored: list[tuple[Key, float]], limit: int) -> list[tuple[Row, float]]:
     """The first ``limit`` of ``scored`` (best first) once each file's chunks after its
     ``PER_FILE``-th are moved to the end, in order, with their rows: the files come from
-    ``view.files`` (a column), so only the chunks returned are read."""
+    ``view.files`` (a column), so only the chunks returned are read. A chunk whose text an
+    earlier one has (the same page in two folders indexed, a copied file) is a copy: it is left
+    out and the next chunk takes its place."""
     seen: dict[Hashable, int] = {}
     first: list[tuple[Key, float]] = []
     rest: list[tuple[Key, float]] = []
     for (key, score), file in zip(scored, view.files([key for key, _ in scored]), strict=True):
         seen[file] = seen.get(file, 0) + 1
         (first if seen[file] <= PER_FILE else rest).append((key, score))
-    chosen = (first + rest)[:limit]
-    rows = view.rows([key for key, _ in chosen])
-    return [(rows[key], score) for key, score in chosen if key in rows]
+    order = first + rest
+    out: list[tuple[Row, float]] = []
+    texts: set[str] = set()
+    at = 0
+    while len(out) < limit and at < len(order):  # once, unless copies were left out
+        batch = order[at : at + limit - len(out)]
+        at += len(batch)
+        rows = view.rows([key for key, _ in batch])
+        for key, score in batch:
+            row = rows.get(key)
+            if row is not None and row.text not in texts:
+                texts.add(row.text)
+                out.append((row, score))
+    return out
 
 
 def _day(value: str, key: str, warnings: list[str]) -> str | None:

@@ -24,12 +24,12 @@ from sourcewise.answer.pick import pick
 from sourcewise.config import Settings
 from sourcewise.effort import EFFORTS, Effort, EffortLevel
 from sourcewise.errors import InvalidOption, InvalidQuery, ModelError
-from sourcewise.gather import Gathered, Progress, gather
+from sourcewise.loops.gather import Gathered, Progress, gather
+from sourcewise.loops.retrieve import refine_gathered
 from sourcewise.models import Answer, Hit, Plan, RankedHit, Reading, Route, SourceReport
 from sourcewise.planning import routing
 from sourcewise.planning.route import choose
 from sourcewise.planning.widen import broaden
-from sourcewise.retrieve import refine_gathered
 from sourcewise.session import Session
 from sourcewise.sources import Source
 from sourcewise.sources.web import PagesSource

@@ -1,0 +1,170 @@
+"""Retrieval's loop: one DISPATCH-EVALUATE-REFINE cycle after another (see ``retrieve.py``). The
+cycle's I/O is here and only here, each behind a source (its search, a code source's ranking and
+passages, its files) or the model; what to do with the answers is the pure steps'
+(``retrieve_state.py``, ``retrieve_code.py``), each taking the state and returning a new one."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+
+from sourcewise.answer.judge import model_scores
+from sourcewise.errors import ModelError, SourcewiseError
+from sourcewise.loops.gather import Gathered, gather
+from sourcewise.loops.retrieve_code import (
+    located_hit,
+    look_targets,
+    looked_again,
+    read_file,
+    take_located,
+    with_located,
+)
+from sourcewise.loops.retrieve_state import (
+    TOP,
+    Setup,
+    State,
+    Step,
+    admit,
+    decide,
+    next_plan,
+    order,
+    rule_scores,
+    searched,
+    with_model,
+)
+from sourcewise.models import Hit, Plan, SourceReport
+from sourcewise.planning.refine import Scored
+from sourcewise.sources import Source
+from sourcewise.sources.code.locate import Located
+
+__all__ = ["run"]
+
+PER_QUERY = 20  # hits asked of each source per cycle: room for what the globs and exclusions drop
+
+
+def _ranks(setup: Setup, source: Source) -> bool:
+    """Whether ``source`` ranks its repository itself (a code source, when retrieval locates)."""
+    return setup.locate and getattr(source, "locate", None) is not None
+
+
+async def _dispatch(setup: Setup, current: Plan) -> Gathered:
+    """The cycle's query sent to every source that does not rank its repository itself (those are
+    asked by ``_locate``)."""
+    ranks = [_ranks(setup, s) for s in setup.sources]
+    others = [s for s, r in zip(setup.sources, ranks, strict=True) if not r]
+    deadline = setup.settings.source_timeout
+    got = await gather(others, current, deadline=deadline, limit=PER_QUERY) if others else Gathered()
+    reports, hits = iter(got.reports), iter(got.hits)
+    out = Gathered()
+    for source, ranked in zip(setup.sources, ranks, strict=True):
+        out.reports.append(
+            SourceReport(source=source.name, kind=source.kind, status="ok") if ranked else next(reports)
+        )
+        out.hits.append([] if ranked else next(hits))
+    return out
+
+
+def _ranking(setup: Setup, source: Source, report: SourceReport) -> bool:
+    """Whether ``source`` ranks its repository this cycle (a code source that did not fail)."""
+    return _ranks(setup, source) and report.status in ("ok", "empty")
+
+
+async def _second_look(setup: Setup, state: State, gathered: Gathered) -> State:
+    """A later cycle's re-ranking of each code source's first files by their best passages
+    (``retrieve_code.looked_again``), before the cycle's own finds."""
+    for source, report in zip(setup.sources, gathered.reports, strict=True):
+        if state.located and _ranking(setup, source, report):
+            state, first = look_targets(setup, state, source)
+            if first:
+                best = await source.passages(setup.reading, first)  # type: ignore[attr-defined]
+                state = looked_again(state, first, best)
+    return state
+
+
+async def _locate(
+    setup: Setup, state: State, gathered: Gathered, terms: Sequence[str]
+) -> tuple[State, Gathered]:
+    """A code source's hits replaced by its ranking of the whole repository for the task (with
+    ``terms`` learned by earlier cycles)."""
+    hits, reports = list(gathered.hits), list(gathered.reports)
+    for i, source in enumerate(setup.sources):
+        if not _ranking(setup, source, reports[i]):
+            continue
+        locate = source.locate  # type: ignore[attr-defined]
+        started = time.perf_counter()
+        try:
+            ranked = await locate(setup.reading, list(terms), about=setup.about, fresh=not state.located)
+        except SourcewiseError as exc:
+            reports[i] = reports[i].model_copy(update={"status": "failed", "error": str(exc)})
+            continue
+        taken = take_located(setup, state, ranked)
+        if taken is None:
+            reports[i] = reports[i].model_copy(update={"status": "empty" if not state.located else "ok"})
+            continue
+        state, fresh = taken
+        hits[i] = await asyncio.to_thread(_hits, source, fresh)
+        named = ", ".join(setup.reading.exact[:6])
+        query = f"locate: {named or 'the task words'}" + (f" + {', '.join(terms)}" if terms else "")
+        elapsed = round((time.perf_counter() - started) * 1000, 1)
+        status = "ok" if hits[i] or state.located else "empty"
+        update = {"hits": len(hits[i]), "queries": (*reports[i].queries, query), "elapsed_ms": elapsed}
+        reports[i] = reports[i].model_copy(update={**update, "status": status})
+    return state, Gathered(reports=reports, hits=hits)
+
+
+def _hits(source: Source, ranked: Sequence[Located]) -> list[Hit]:
+    """A code source's ranked files as hits, each showing its best definition's lines (read here)."""
+    return [located_hit(source, r) for r in ranked]
+
+
+def _admit(setup: Setup, state: State, gathered: Gathered, number: int) -> tuple[State, int, int]:
+    """Each hit's whole file read (a code hit's), then the hits admitted (run off the event loop)."""
+    wholes = [
+        [read_file(s, hit) for hit in hits] for s, hits in zip(setup.sources, gathered.hits, strict=True)
+    ]
+    return admit(setup, state, gathered, wholes, number)
+
+
+async def _score(setup: Setup, state: State) -> tuple[State, list[Scored]]:
+    """Rule-based scores; the model's instead where it answers well (and only while it does); a code
+    source's files scored by its ranking."""
+    scored = rule_scores(state)
+    if state.use_model and scored:
+        hits = [state.pool[s.facts.location] for s in scored]
+        try:
+            if setup.client is None:
+                raise ModelError("no HTTP client for the model (retrieve runs in a Session)")
+            rated: dict[int, tuple[float, str]] | str = await model_scores(
+                setup.task, hits, setup.settings, setup.client
+            )
+        except ModelError as exc:
+            rated = str(exc)
+        state, scored = with_model(state, scored, rated)
+    return state, with_located(setup, state, scored)
+
+
+async def _cycle(
+    setup: Setup, state: State, plan: Plan, number: int, terms: list[str], first: Gathered | None
+) -> tuple[State, list[str]]:
+    """One DISPATCH-EVALUATE-REFINE cycle: the new state and the next query's terms (``[]`` to stop)."""
+    current, dropped = next_plan(state, plan, number, terms)
+    gathered = first if first is not None else await _dispatch(setup, current)
+    state = searched(state, current)
+    state = await _second_look(setup, state, gathered)
+    before = tuple(order(state)[:TOP])  # what this cycle's finds must change, or it is the last
+    state, gathered = await _locate(setup, state, gathered, terms if number > 1 else [])
+    state, found, new = await asyncio.to_thread(_admit, setup, state, gathered, number)
+    state, scored = await _score(setup, state)
+    step = Step(number, gathered, found, new, tuple(dropped), before)
+    return decide(setup, state, scored, step)
+
+
+async def run(setup: Setup, state: State, plan: Plan, first: Gathered | None = None) -> State:
+    """Cycles until one decides to stop (at most ``setup.max_cycles``); the last state."""
+    terms: list[str] = []
+    for number in range(1, setup.max_cycles + 1):
+        state, terms = await _cycle(setup, state, plan, number, terms, first if number == 1 else None)
+        if not terms:
+            break
+    return state
