@@ -432,6 +432,26 @@ def test_only_a_real_option_says_the_questions_words() -> None:
     assert _in_name(asked, "- depth is a plain list item") == set()
 
 
+def test_a_question_for_the_members_of_a_set_gets_the_list_its_sentence_announces() -> None:
+    # "What X are there?" asks for a list: the sentence that announces it and its items, each
+    # item read past its own second sentence, rather than the sentence naming X most often.
+    doc = (
+        "Handlers",
+        "A logger hands its records to handlers, and a logger may have several handlers.\n\n"
+        "There are currently two handlers:\n\n"
+        "* `stream` - Writes each record to a stream. Passed the `stream` instance.\n"
+        "* `file` - Writes each record to a file on disk. Passed the `filename`.\n\n"
+        "Handlers must always be set as a list, and you may register multiple handlers for each logger.",
+    )
+    assert read("What handlers are there?").kind == "list"
+    assert read("What can unsafe Rust do?").kind == "list"
+    assert read("What is a handler?").kind == "what"
+    answer = _answer("What handlers are there?", doc)
+    assert answer.startswith("There are currently two handlers:")
+    assert "`stream` - Writes" in answer
+    assert "`file` - Writes" in answer
+
+
 def test_the_same_paragraph_in_two_files_is_said_once() -> None:
     """A folder indexed twice (a second clone of the same docs): both copies rank near the top, and
     the answer said the same command block twice, cited [1] and [2]."""

@@ -221,3 +221,7 @@ def test_a_cli_flag_is_a_word_not_a_negation() -> None:
     words = [w.lower() for w in p.keywords + p.entities]
     assert "source" in words
     assert "json" in words
+    # a one-letter option in a question ("What does bzip2 -s do?", "grep -A") names it: excluding
+    # "s" would drop every passage holding the option's entry
+    assert plan("What does bzip2 -s do?", today=TODAY).negations == []
+    assert plan("How do I use grep -A?", today=TODAY).negations == []

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sourcewise.text.analyze import analyze, hangul_stem, noun, query_terms, stem, strip_particle
+from sourcewise.text.analyze import BIGRAM, analyze, hangul_stem, noun, query_terms, stem, strip_particle
 
 # (written, a term it must give, a term it must not give or None). Real words as notes and docs
 # write them; each row is a case the old rules got wrong or one they must keep right.
@@ -31,10 +31,13 @@ TABLE: list[tuple[str, str, str | None]] = [
     ("집에서", "집", None),
     ("사람들이", "사람", None),
     ("회의에서는", "회의", None),
-    # compounds meet their parts
-    ("배포절차", "배포", None),
-    ("배포절차", "절차", None),
-    ("배포절차를", "절차", None),
+    # compounds meet their parts through bigrams, terms of their own: a compound's bigram is no
+    # word ("배포절차" does not say the word "배포"), and a two-syllable word is its own bigram
+    ("배포절차", BIGRAM + "배포", "배포"),
+    ("배포절차", BIGRAM + "절차", "절차"),
+    ("배포절차를", BIGRAM + "절차", "절차"),
+    ("배포", BIGRAM + "배포", None),
+    ("회의에서", BIGRAM + "회의", BIGRAM + "의에"),
     # loanwords keep their last syllable, bare or with a particle
     ("오로라", "오로라", None),
     ("카메라", "카메라", None),
@@ -95,8 +98,8 @@ def test_forms_of_one_word_meet(one: str, other: str) -> None:
 
 
 def test_question_and_filler_words_are_not_query_terms() -> None:
-    assert query_terms("휴가 신청은 어떻게 해야 돼?") == ["휴가", "신청"]
-    assert query_terms("무엇인가요 언제 결혼했는가") == ["결혼"]
+    assert query_terms("휴가 신청은 어떻게 해야 돼?") == ["휴가", BIGRAM + "휴가", "신청", BIGRAM + "신청"]
+    assert query_terms("무엇인가요 언제 결혼했는가") == ["결혼", BIGRAM + "결혼"]
     assert query_terms("How do I log the requests httpx makes?", stem=True) == [
         "log",
         "request",

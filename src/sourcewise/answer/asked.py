@@ -6,7 +6,8 @@ gives it (a group); which of them are *specific* (not "default", "value", "opera
 which every page of a manual says); operators and options it names (``?``, ``::``, ``-t``); and
 its type: a "default" question wants a value; a "how" question (or one asking which option or
 command) a step, a command or an option's entry; a "what is" question a definition; a when / who /
-how-many question a date or what the event follows, a name, a number.
+how-many question a date or what the event follows, a name, a number; a question asking for the
+members of a set ("What event hooks are there?") the sentence that announces or counts them.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ __all__ = [
     "GENERIC", "Asked", "QuestionKind", "completes", "covered", "fit", "needed", "read", "says_default",
 ]  # fmt: skip
 
-QuestionKind = Literal["default", "how", "what", "when", "who", "number", "other"]
+QuestionKind = Literal["default", "how", "what", "when", "who", "number", "list", "other"]
 GENERIC_WORDS = """default defaults value values option options setting settings set use used using way
     work works thing things example examples file files need want get make happen mean means type
     kind new show tell explain describe difference differ between list support supports return
@@ -56,6 +57,12 @@ _NUMBER = re2.compile(
 )
 # "Which option enables ...", "실행하는 명령어는?": asks for what a reader types, as a "how" does.
 _ASKS_COMMAND = re2.compile(r"\b(?:which|what) (?:\w+ )?(?:option|flag|switch|command)s?\b|명령어?|옵션")
+# "What event hooks are there?", "What can unsafe Rust do?", "What kinds of ...", "어떤 종류가 있나요":
+# asks for the members of a set, which a page lists after a sentence that announces or counts them.
+_ASKS_LIST = re2.compile(
+    r"^(?:what|which) (?:\w+ ){1,4}(?:are there|exist|are available)\b|^what can (?:\w+ ){1,4}do\b"
+    r"|\b(?:kinds|types|sorts) of\b|종류|어떤 것들이"
+)
 # "You can declare ...", "선언할 수 있습니다", "사용하세요": a way to do it, stated as a step.
 _CAN = re2.compile(r"\b(?:you|we) can\b|할 수 있|하세요|하면 됩니다")
 _NAME = re2.compile(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b")  # "Graydon Hoare": who wrote it
@@ -88,6 +95,8 @@ def _kind(question: str) -> QuestionKind:
         return "when"
     if q.startswith(("who ", "whose ")) or "누가" in q or "누구" in q:
         return "who"
+    if _ASKS_LIST.search(q):
+        return "list"
     if q.startswith(("what is", "what are", "what does", "what's", "what do", "define")) or any(
         w in q for w in ("무엇", "뭐", "뭔가", "이란", "란?")
     ):
@@ -161,6 +170,9 @@ def fit(asked: Asked, unit: Unit, tokens: list[str], subject: set[int]) -> float
         return 0.5 * bool(named or subject & set(asked.specific)) + says
     if kind == "who":
         return 0.5 if _NAME.search(text) else 0.0
+    if kind == "list" and unit.kind != "code":
+        # the sentence announcing the list ("There are currently two event hooks:"), or counting it
+        return 1.0 if text.endswith(":") else 0.5 if _NUMBER.search(text) else 0.0
     return 0.0
 
 

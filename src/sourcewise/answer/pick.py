@@ -77,8 +77,7 @@ class _Cand:
 
 
 def _whole_terms(text: str) -> set[str]:
-    """The terms of ``text``'s words as wholes: an identifier gives itself, not its parts
-    (``unwrap_or_else`` gives ``unwrap_or_else``, not ``unwrap``)."""
+    """The terms of ``text``'s words as wholes: ``unwrap_or_else`` gives itself, not ``unwrap``."""
     out: set[str] = set()
     for word in _WORD.findall(text):
         said = analyze(word, stem=True)
@@ -218,8 +217,7 @@ def _passages(hits: Sequence[Hit], sizes: Sequence[int]) -> list[tuple[int, int]
     return out
 
 
-def _label(text: str) -> bool:
-    """``Label: value`` with no sentence's end: a field of a reference entry, not what it says."""
+def _label(text: str) -> bool:  # ``Label: value`` with no sentence's end: a reference's field
     head, colon, rest = text.partition(":")
     return bool(colon and rest.strip()) and len(head.split()) <= 2 and text[-1:] not in ".!?"
 
@@ -368,6 +366,8 @@ def _window(asked: Asked, cand: _Cand, by_place: dict[tuple[int, int], _Cand]) -
     ):
         window.append(after)
         opens = _opens_list(cand.unit.text) and after.unit.kind == "item"
+        if opens and more is not None and more.unit.kind != "item":  # past the first item's next sentence
+            more = by_place.get((cand.place[0], cand.place[1] + 3))
         if more is not None and more.unit.kind == "item" and (opens or _opens_list(after.unit.text)):
             window.append(more)  # the list a sentence announces
     elif _announces(after.unit) and more is not None and more.unit.kind in ("code", "item"):
@@ -395,6 +395,5 @@ def _opens_list(text: str) -> bool:
 
 
 def _announces(unit: Unit) -> bool:
-    """A unit that announces what follows ("For example:", "예:", "Take a look at the following
-    example:")."""
+    """A unit that announces what follows ("For example:", "예:", "See the following example:")."""
     return unit.kind != "code" and unit.text.endswith(":") and len(unit.text.split()) <= ANNOUNCE_WORDS

@@ -80,7 +80,8 @@ def negations(text: str) -> tuple[list[str], str]:
     i = 0
     while i < len(toks):
         tok = toks[i]
-        if tok.startswith("-") and not tok.startswith("--") and _word(tok[1:]):
+        # "-draft" excludes; "-s", "-A" (one letter) and "--unique" name options: no one excludes a letter
+        if tok.startswith("-") and not tok.startswith("--") and len(tok.strip("\"'")) > 2 and _word(tok[1:]):
             found.append(tok[1:].strip("\"'"))
             drop[i] = True
         elif low[i] in _CUES or (i + 1 < len(toks) and (low[i], low[i + 1]) in _PAIRS):
