@@ -14,7 +14,8 @@ import pytest
 from retrieve_repo import REPO, TASK, write_repo
 from sourcewise.config import Settings
 from sourcewise.loops.gather import Gathered
-from sourcewise.loops.retrieve_code import located_hit, read_file, take_located, with_located
+from sourcewise.loops.retrieve_code import take_located, with_located
+from sourcewise.loops.retrieve_loop import located_hit, read_file
 from sourcewise.loops.retrieve_state import Setup, State, Step, admit, decide, order, rule_scores
 from sourcewise.models import SourceReport
 from sourcewise.planning.refine import vocabulary

@@ -26,11 +26,12 @@ def _until(check: object, within: float = 30.0) -> bool:
 
 
 async def test_an_idle_thread_ends_and_a_later_call_starts_one_again() -> None:
-    workers = Workers("idle", limit=2, idle_seconds=0.05)
-    assert await workers.run(threading.current_thread) is not threading.current_thread()
-    assert workers.threads == 1
+    workers = Workers("idle", limit=2, idle_seconds=0.5)
+    ran_in = await workers.run(threading.current_thread)
+    assert ran_in is not threading.current_thread()
+    assert ran_in.name.startswith("sourcewise-idle-")
     assert _until(lambda: workers.threads == 0), "the idle thread never ended"
-    assert not any(t.name.startswith("sourcewise-idle-") and t.is_alive() for t in threading.enumerate())
+    assert _until(lambda: not ran_in.is_alive()), "the idle thread never ended"
     assert await workers.run(sum, [1, 2, 3]) == 6
     workers.close()
 

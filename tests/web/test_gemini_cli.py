@@ -115,13 +115,16 @@ async def test_a_prose_reply_with_its_sources_list_becomes_rated_results(
 
 async def test_timeout_kills_the_cli_and_moves_on(on_path: Path, tmp_path: Path) -> None:
     fake_gemini(on_path, json.dumps(REPLY), sleep=30)
-    engine = Engine(cli_settings(tmp_path, provider_options={"gemini-cli": {"timeout": 0.5}}))
+    engine = Engine(cli_settings(tmp_path, provider_options={"gemini-cli": {"timeout": 1.5}}))
     with pytest.raises(Exception, match="timed out") as info:
         await engine.asearch("React Server Components")
     assert "gemini-cli" in str(info.value)
-    runs = [int(line) for line in (on_path / "runs").read_text().split()]
-    assert len(runs) == 1, "a timed-out CLI was run again"
-    assert await asyncio.to_thread(wait_until_gone, runs[0]), "the timed-out CLI still runs"
+    # A CLI killed before its Python started writes no pid (a loaded machine): nothing left to check.
+    runs_file = on_path / "runs"
+    runs = [int(line) for line in runs_file.read_text().split()] if runs_file.exists() else []
+    assert len(runs) <= 1, "a timed-out CLI was run again"
+    for pid in runs:
+        assert await asyncio.to_thread(wait_until_gone, pid), "the timed-out CLI still runs"
 
 
 @pytest.mark.parametrize(

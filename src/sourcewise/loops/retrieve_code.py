@@ -2,8 +2,8 @@
 (``sources/code/locate.py``) instead of a chunk search; each file is one candidate showing the definitions
 the task is about (``path::Class.method``), scored by its share of the best file's score, and later
 cycles rank again with the learned words. Pure steps over the loop's ``State`` (``take_located``,
-``look_targets``, ``looked_again``, ``with_located``) beside the two that read files (``read_file``,
-``located_hit``)."""
+``look_targets``, ``looked_again``, ``with_located``); the files they speak of are read by
+``retrieve_loop``."""
 
 from __future__ import annotations
 
@@ -12,35 +12,17 @@ from dataclasses import replace
 from itertools import chain, islice
 
 from sourcewise.loops.retrieve_state import Setup, State
-from sourcewise.models import Hit
 from sourcewise.planning.refine import Scored, allowed, band
 from sourcewise.sources import Source
 from sourcewise.sources.code.locate import Located, kind_of
-from sourcewise.text.sanitize import strip_controls
 
-__all__ = ["located_hit", "look_targets", "looked_again", "read_file", "take_located", "with_located"]
+__all__ = ["look_targets", "looked_again", "take_located", "with_located"]
 
-MAX_FILE = 512_000  # bytes of a code file read for its imports
 LOCATED_MORE = 5  # files of a code source's ranking taken by the first cycle beyond ``limit``
 LOCATED_LATER = 10  # new files a later cycle's ranking adds at most
 W_PASSAGE = 0.3  # a later cycle's second look: a file's best passage beside its first ranking's share
 RELATED = 0.69  # the most a file found by words alone scores while a key term is uncovered
 HIGH = 0.9  # the relevance of a code source's best file; the others by their share of its score
-
-
-def read_file(source: Source, hit: Hit) -> str | None:
-    """The whole file behind a code hit, if it lies inside the source's folder and is small."""
-    root = source.options.path
-    if hit.kind != "code" or not hit.path or root is None:
-        return None
-    try:
-        base = root.expanduser().resolve()
-        target = (base / hit.path).resolve() if base.is_dir() else base
-        if not target.is_relative_to(base) or not target.is_file() or target.stat().st_size > MAX_FILE:
-            return None
-        return target.read_text("utf-8", errors="replace")
-    except (OSError, ValueError):
-        return None
 
 
 _LABEL = {"high": "implements the target", "medium": "related", "low": "indirect", "none": "irrelevant"}
@@ -122,23 +104,3 @@ def looked_again(state: State, first: Sequence[str], best: Mapping[str, float]) 
     again = iter(sorted(first, key=lambda p: -fused[p]))  # into the places this source's files held
     placed = tuple(next(again) if p in fused else p for p in state.first_order)
     return replace(state, located=located, first_order=placed)
-
-
-def located_hit(source: Source, r: Located) -> Hit:
-    """A ranked file as a hit: titled ``path::Class.method`` by its best definition, showing its lines."""
-    best = r.definitions[0] if r.definitions else None
-    start, end = (best.start, best.end) if best else (1, 40)
-    probe = Hit(
-        title=f"{r.path}::{best.name}" if best else r.path, location=f"{r.path}#L{start}-L{end}",
-        source=source.name, kind="code", authority="code", score=r.score, path=r.path, start_line=start,
-        end_line=end, meta={"found": "locate", "reasons": "; ".join(r.reasons),
-                            "definitions": "; ".join(f"{d.name} L{d.start}-L{d.end}" for d in r.definitions)},
-    )  # fmt: skip
-    lines = (read_file(source, probe) or "").splitlines()[start - 1 : min(end, start + 59)]
-    text = "\n".join(lines)
-    return probe.model_copy(
-        update={
-            "text": strip_controls(text, keep="\n\t"),
-            "snippet": strip_controls(" ".join(text.split())[:200]),
-        }
-    )

@@ -1,7 +1,8 @@
 """Retrieval's loop: one DISPATCH-EVALUATE-REFINE cycle after another (see ``retrieve.py``). The
 cycle's I/O is here and only here, each behind a source (its search, a code source's ranking and
-passages, its files) or the model; what to do with the answers is the pure steps'
-(``retrieve_state.py``, ``retrieve_code.py``), each taking the state and returning a new one."""
+passages, its files, read in the source's own threads) or the model; what to do with the answers is
+the pure steps' (``retrieve_state.py``, ``retrieve_code.py``), each taking the state and returning a
+new one."""
 
 from __future__ import annotations
 
@@ -12,14 +13,7 @@ from collections.abc import Sequence
 from sourcewise.answer.judge import model_scores
 from sourcewise.errors import ModelError, SourcewiseError
 from sourcewise.loops.gather import Gathered, gather
-from sourcewise.loops.retrieve_code import (
-    located_hit,
-    look_targets,
-    looked_again,
-    read_file,
-    take_located,
-    with_located,
-)
+from sourcewise.loops.retrieve_code import look_targets, looked_again, take_located, with_located
 from sourcewise.loops.retrieve_state import (
     TOP,
     Setup,
@@ -37,10 +31,12 @@ from sourcewise.models import Hit, Plan, SourceReport
 from sourcewise.planning.refine import Scored
 from sourcewise.sources import Source
 from sourcewise.sources.code.locate import Located
+from sourcewise.text.sanitize import strip_controls
 
 __all__ = ["run"]
 
 PER_QUERY = 20  # hits asked of each source per cycle: room for what the globs and exclusions drop
+MAX_FILE = 512_000  # bytes of a code file read for its imports
 
 
 def _ranks(setup: Setup, source: Source) -> bool:
@@ -103,7 +99,7 @@ async def _locate(
             reports[i] = reports[i].model_copy(update={"status": "empty" if not state.located else "ok"})
             continue
         state, fresh = taken
-        hits[i] = await asyncio.to_thread(_hits, source, fresh)
+        hits[i] = await source.run(_hits, source, fresh)
         named = ", ".join(setup.reading.exact[:6])
         query = f"locate: {named or 'the task words'}" + (f" + {', '.join(terms)}" if terms else "")
         elapsed = round((time.perf_counter() - started) * 1000, 1)
@@ -118,12 +114,52 @@ def _hits(source: Source, ranked: Sequence[Located]) -> list[Hit]:
     return [located_hit(source, r) for r in ranked]
 
 
-def _admit(setup: Setup, state: State, gathered: Gathered, number: int) -> tuple[State, int, int]:
-    """Each hit's whole file read (a code hit's), then the hits admitted (run off the event loop)."""
-    wholes = [
-        [read_file(s, hit) for hit in hits] for s, hits in zip(setup.sources, gathered.hits, strict=True)
-    ]
-    return admit(setup, state, gathered, wholes, number)
+def _wholes(source: Source, hits: Sequence[Hit]) -> list[str | None]:
+    return [read_file(source, hit) for hit in hits]
+
+
+async def _admit(setup: Setup, state: State, gathered: Gathered, number: int) -> tuple[State, int, int]:
+    """Each hit's whole file read (a code hit's) in its source's own threads, then the hits
+    admitted (a pure step, but CPU: off the event loop)."""
+    wholes = await asyncio.gather(
+        *(s.run(_wholes, s, hits) for s, hits in zip(setup.sources, gathered.hits, strict=True))
+    )
+    return await asyncio.to_thread(admit, setup, state, gathered, list(wholes), number)
+
+
+def read_file(source: Source, hit: Hit) -> str | None:
+    """The whole file behind a code hit, if it lies inside the source's folder and is small."""
+    root = source.options.path
+    if hit.kind != "code" or not hit.path or root is None:
+        return None
+    try:
+        base = root.expanduser().resolve()
+        target = (base / hit.path).resolve() if base.is_dir() else base
+        if not target.is_relative_to(base) or not target.is_file() or target.stat().st_size > MAX_FILE:
+            return None
+        return target.read_text("utf-8", errors="replace")
+    except (OSError, ValueError):
+        return None
+
+
+def located_hit(source: Source, r: Located) -> Hit:
+    """A ranked file as a hit: titled ``path::Class.method`` by its best definition, showing its lines."""
+    best = r.definitions[0] if r.definitions else None
+    start, end = (best.start, best.end) if best else (1, 40)
+    probe = Hit(
+        title=f"{r.path}::{best.name}" if best else r.path, location=f"{r.path}#L{start}-L{end}",
+        source=source.name, kind="code", authority="code", score=r.score, path=r.path, start_line=start,
+        end_line=end, meta={"found": "locate", "reasons": "; ".join(r.reasons),
+                            "definitions": "; ".join(f"{d.name} L{d.start}-L{d.end}" for d in r.definitions)},
+    )  # fmt: skip
+    lines = (read_file(source, probe) or "").splitlines()[start - 1 : min(end, start + 59)]
+    text = "\n".join(lines)
+    return probe.model_copy(
+        update={
+            "text": strip_controls(text, keep="\n\t"),
+            "snippet": strip_controls(" ".join(text.split())[:200]),
+        }
+    )
 
 
 async def _score(setup: Setup, state: State) -> tuple[State, list[Scored]]:
@@ -154,7 +190,7 @@ async def _cycle(
     state = await _second_look(setup, state, gathered)
     before = tuple(order(state)[:TOP])  # what this cycle's finds must change, or it is the last
     state, gathered = await _locate(setup, state, gathered, terms if number > 1 else [])
-    state, found, new = await asyncio.to_thread(_admit, setup, state, gathered, number)
+    state, found, new = await _admit(setup, state, gathered, number)
     state, scored = await _score(setup, state)
     step = Step(number, gathered, found, new, tuple(dropped), before)
     return decide(setup, state, scored, step)
