@@ -404,3 +404,18 @@ def test_the_files_said_to_hold_a_string_hold_it_word_for_word(tmp_path: Path, s
     for text, paths in held.items():
         assert paths
         assert all(text in files[p] for p in paths)
+
+
+async def test_a_damaged_index_is_a_typed_error_in_a_second_look(repo: Path, tmp_path: Path) -> None:
+    """``passages`` (retrieve's second look) read the index with no guard: an index whose tables
+    were damaged under it raised ``sqlite3.OperationalError`` to the caller."""
+    from sourcewise.sources.code.taskread import read_task
+
+    source = _source(repo, tmp_path)
+    await _search(source, "token expiry")
+    assert source._index is not None
+    with source._index.lock:
+        source._index.conn.execute("DROP TABLE chunks_fts")  # what a damaged file reads as
+    with pytest.raises(SourceUnavailable, match="index could not be read"):
+        await source.passages(read_task("the token expiry check is wrong"), ["src/auth/service.py"])
+    await source.aclose()

@@ -73,7 +73,10 @@ async def _second_look(setup: Setup, state: State, gathered: Gathered) -> State:
         if state.located and _ranking(setup, source, report):
             state, first = look_targets(setup, state, source)
             if first:
-                best = await source.passages(setup.reading, first)  # type: ignore[attr-defined]
+                try:
+                    best = await source.passages(setup.reading, first)  # type: ignore[attr-defined]
+                except SourcewiseError:  # the second look is a refinement: the cycle goes on without it
+                    continue
                 state = looked_again(state, first, best)
     return state
 

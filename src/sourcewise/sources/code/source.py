@@ -345,7 +345,12 @@ class CodeSource(Source):
     async def passages(self, reading: Reading, paths: Sequence[str]) -> dict[str, float]:
         """Each of ``paths``' best passage's BM25 for the task's words, as of the last refresh."""
         index, words = self._index, list(dict.fromkeys(analyze(reading.prose)))[:PASSAGE_WORDS]
-        return await self.run(lambda: index.best_passages(words, set(paths))) if index and paths else {}
+        if index is None or not paths:
+            return {}
+        try:
+            return await self.run(lambda: index.best_passages(words, set(paths)))
+        except sqlite3.Error as exc:  # a damaged or vanished index: a typed error, never a traceback
+            raise SourceUnavailable(self.name, f"its index could not be read ({exc})") from exc
 
     def holds(self, path: str) -> bool:
         """Whether the index, as of its last refresh, holds ``path`` (relative to the repository) as a
