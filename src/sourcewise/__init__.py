@@ -126,9 +126,13 @@ def _table() -> dict[str, str]:
     """Public name -> the module that defines it, read from the ``if TYPE_CHECKING:`` imports of
     this file (parsed once, on the first use of a public name; ``import sourcewise`` stays cheap)."""
     import ast
-    from pathlib import Path
 
-    tree = ast.parse(Path(__file__).read_text("utf-8"))
+    # The loader's copy of this file: a zip import reads it from the archive too.
+    loader = __spec__.loader if __spec__ is not None else None
+    source = getattr(loader, "get_source", lambda _name: None)(__name__)
+    if source is None:
+        raise ImportError("sourcewise was installed without its source (__init__.py): reinstall it")
+    tree = ast.parse(source)
     for node in tree.body:
         if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
             return {

@@ -41,7 +41,8 @@ def diversified(view: Viewer, scored: list[tuple[Key, float]], limit: int) -> li
     ``PER_FILE``-th are moved to the end, in order, with their rows: the files come from
     ``view.files`` (a column), so only the chunks returned are read. A chunk whose text an
     earlier one has (the same page in two folders indexed, a copied file) is a copy: it is left
-    out and the next chunk takes its place."""
+    out and the next chunk of ``scored`` takes its place (``scored`` holds ``DIVERSIFY`` x limit,
+    at most ``MAX_LIMIT``: at the largest limits copies can shorten the list)."""
     seen: dict[Hashable, int] = {}
     first: list[tuple[Key, float]] = []
     rest: list[tuple[Key, float]] = []
