@@ -66,3 +66,17 @@ def test_a_state_cannot_be_changed_in_place(tmp_path: Path) -> None:
         state.looked = frozenset({"code"})  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
         setup.limit = 3  # type: ignore[misc]
+
+
+def test_a_refine_reason_counts_against_the_retrievals_own_enough(tmp_path: Path) -> None:
+    """``ask`` runs the loop with ``enough=1``; the reason said "0 of 3 candidates" (the default)."""
+    setup, state, gathered, wholes = _first_cycle(write_repo(tmp_path / "repo", REPO), tmp_path)
+    admitted, found, new = admit(setup, state, gathered, wholes, 1)
+    step = Step(1, gathered, found, new, (), ())
+    scored = with_located(setup, admitted, rule_scores(admitted))
+    for enough in (40, 70):  # more than the repository's files: the loop refines, never "enough"
+        wanting = dataclasses.replace(setup, enough=enough)
+        after, _ = decide(wanting, admitted, scored, step)
+        decision = after.cycles[-1].decision
+        assert decision.startswith("refine:"), decision
+        assert f" of {enough} candidates" in decision, decision

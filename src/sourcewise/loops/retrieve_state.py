@@ -255,8 +255,8 @@ def _feedback(state: State, vocab: Vocabulary) -> tuple[State, list[str]]:
     return replace(state, bags=bags, surface=surface), fresh
 
 
-def _why(relevant: int, gaps: list[str], learned: list[Learned], feedback: list[str]) -> str:
-    parts = [f"{relevant} of {ENOUGH} candidates at {RELEVANT}+"]
+def _why(relevant: int, enough: int, gaps: list[str], learned: list[Learned], feedback: list[str]) -> str:
+    parts = [f"{relevant} of {enough} candidates at {RELEVANT}+"]
     parts += [f"uncovered: {', '.join(gaps)}"] if gaps else []
     parts += [f"learned: {', '.join(item.term for item in learned)}"] if learned else []
     parts += [f"feedback: {', '.join(feedback)}"] if feedback else []
@@ -293,7 +293,7 @@ def _choose(setup: Setup, state: State, step: Step, gaps: list[str], relevant: i
     if not learned and all(t.lower() in state.searched for t in nxt):
         why = "stop: nothing new to search (no word learned, every gap already searched)"
         return state, Choice(why, tuple(learned), tuple(feedback))
-    why = "refine: " + _why(relevant, gaps, learned, feedback)
+    why = "refine: " + _why(relevant, setup.enough, gaps, learned, feedback)
     return state, Choice(why, tuple(learned), tuple(feedback), nxt)
 
 
