@@ -20,6 +20,7 @@ from hypothesis import settings as hypothesis_settings
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.extend(str(p) for p in sorted(Path(__file__).parent.iterdir()) if any(p.glob("test_*.py")))
 
+from scheduling import pytest_collection_modifyitems, pytest_xdist_make_scheduler  # noqa: F401  (hooks)
 from sourcewise.config import Settings, load_settings
 from sourcewise.sources.base import Source
 

@@ -1,0 +1,77 @@
+"""How the suite is spread over the xdist workers (``-n auto --dist loadfile``, pyproject).
+
+Each test file runs whole on one worker (its module-scoped fixtures start once), as with xdist's own
+``loadfile``, with two changes:
+
+- The files that load the real semantic model run on one worker together (``MODEL_FILES``): the
+  model costs ~8 s of CPU in every process that loads it, once.
+- The slowest files go first (``SLOWEST_FIRST``, slowest first, from ``--durations`` of whole runs):
+  xdist hands a free worker the next file in collection order, so a slow file started last would
+  keep one worker busy after the other has finished. xdist's default order (the files with the
+  most tests first) is switched off in pyproject (``--no-loadscope-reorder``).
+
+A file missing from the list only runs later; a wrong order costs time, never a result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from xdist.scheduler import LoadFileScheduling
+
+MODEL = "the semantic model"
+MODEL_FILES = frozenset(
+    {"tests/sources/test_kb.py", "tests/sources/test_kbvector.py", "tests/sources/test_kbembed.py"}
+)
+SLOWEST_FIRST = (
+    MODEL,
+    "tests/sources/test_mcp_federation.py",
+    "tests/doors/test_mcp.py",
+    "tests/sources/test_kbpg.py",
+    "tests/sources/test_kbscale.py",
+    "tests/test_properties.py",
+    "tests/web/test_budget.py",
+    "tests/sources/test_mcp_sources.py",
+    "tests/test_session_owner.py",
+    "tests/doors/test_team.py",
+    "tests/doors/test_cli_ask.py",
+    "tests/doors/test_cli_config.py",
+    "tests/doors/test_hostile_hang.py",
+    "tests/web/test_mcp_provider.py",
+    "tests/doors/test_doors_ask.py",
+    "tests/sources/test_readers.py",
+    "tests/doors/test_workers.py",
+    "tests/doors/test_webpage.py",
+    "tests/test_regex_time.py",
+    "tests/doors/test_server_schema.py",
+    "tests/net/test_fetch.py",
+    "tests/sources/test_hostile_index.py",
+    "tests/sources/test_hostile_kbfail.py",
+    "tests/doors/test_access.py",
+    "tests/doors/test_server.py",
+)
+_RANK = {group: rank for rank, group in enumerate(SLOWEST_FIRST)}
+
+
+def group_of(nodeid: str) -> str:
+    """The unit of work a test belongs to: its file, or the model's group."""
+    path = nodeid.split("::", 1)[0]
+    return MODEL if path in MODEL_FILES else path
+
+
+class SlowestFilesFirst(LoadFileScheduling):
+    """xdist's ``loadfile``, with the files of ``MODEL_FILES`` as one unit."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        return group_of(nodeid)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    return SlowestFilesFirst(config, log) if config.getvalue("dist") == "loadfile" else None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slowest units first (a stable sort: the rest keep their collected order)."""
+    items.sort(key=lambda item: _RANK.get(group_of(item.nodeid), len(_RANK)))
