@@ -22,6 +22,8 @@ from sourcewise import IndexReport, KnowledgeBase
 from sourcewise.sources.kb import terms as kbterms
 from sourcewise.sources.kb.store import KBStore
 
+from clirun import run_cli
+
 
 def _names(hits: list) -> list[str]:  # type: ignore[type-arg]
     return [Path(h.path).name for h in hits]
@@ -234,10 +236,8 @@ def test_status_tells_size_chunks_files_last_run_and_coverage(tmp_path: Path) ->
     base.index([folder])
     assert "bin.md" not in {Path(c.path).name for c in base.status().coverage}
     base.close()
-    out = subprocess.run(
-        [sys.executable, "-m", "sourcewise", "index", "--status", "--json", "--kb", str(tmp_path / "kb.sqlite3")],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
+    out = run_cli(["index", "--status", "--json", "--kb", str(tmp_path / "kb.sqlite3")])
+    assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["files"] == 1
     assert {c["state"] for c in data["coverage"]} == {"indexed", "failed"}
