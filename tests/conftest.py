@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import shutil
@@ -73,18 +74,35 @@ def shared(*parts: str) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def _homes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("homes")
+
+
+_HOME_NUMBERS = itertools.count()
+
+
 @pytest.fixture(autouse=True)
-def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest, _homes: Path) -> None:
     """No test sees the developer's keys, config file or state, nor trusts any certificate
     authority: every server a test reaches is plain HTTP on 127.0.0.1 (CI allows only loopback).
     An empty SSL_CERT_DIR also spares each HTTP client made here or in a child process the reading
-    of the CA bundle (~50 ms of CPU each, and the tests make many)."""
+    of the CA bundle (~50 ms of CPU each, and the tests make many).
+
+    The folders are under the test's ``tmp_path`` when it has one; otherwise a fresh path of its
+    own, not made (the code makes what it writes): a ``tmp_path`` for each of the ~1,100 tests per
+    worker that need none cost a scan of pytest's folder of them each time."""
+    home = (
+        request.getfixturevalue("tmp_path")
+        if "tmp_path" in request.fixturenames
+        else (_homes / str(next(_HOME_NUMBERS)))
+    )
     for key in _KEYS:
         monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
     monkeypatch.delenv("SSL_CERT_FILE", raising=False)
-    monkeypatch.setenv("SSL_CERT_DIR", str(tmp_path / "no-certificate-authorities"))
+    monkeypatch.setenv("SSL_CERT_DIR", str(home / "no-certificate-authorities"))
 
 
 @pytest.fixture(autouse=True)
