@@ -28,6 +28,13 @@ from sourcewise.sources.base import Source
 from pgserver import pg_server, pg_url, pgvector_server, pgvector_url  # noqa: F401  (fixtures: a throwaway PostgreSQL)
 from servers import LocalServer, local_server
 
+# The suite starts ~100 Python processes (xdist's workers, doors, stdio MCP servers, indexers), each
+# importing the package: with PYTHONDONTWRITEBYTECODE set (as on these machines), every one of them
+# compiled src/ from source again (~0.15 s of CPU each) and each worker rewrote every test module's
+# asserts again. Caches are written beside the sources (``__pycache__``, ignored by git).
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+
 # Hypothesis budgets. "ci" is fixed and derandomised, so a CI run is reproducible and bounded
 # (tests/test_properties.py takes about a minute with it on 2 cores); "dev" is the default.
 # Select one with CI=1 or HYPOTHESIS_PROFILE=NAME.
