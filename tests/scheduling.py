@@ -5,9 +5,9 @@ Each test file runs whole on one worker (its module-scoped fixtures start once),
 
 - The files that load the real semantic model run on one worker together (``MODEL_FILES``): the
   model costs ~8 s of CPU in every process that loads it, once.
-- The slowest files go first (``SLOWEST_FIRST``, slowest first, from ``--durations`` of whole runs):
-  xdist hands a free worker the next file in collection order, so a slow file started last would
-  keep one worker busy after the other has finished. xdist's default order (the files with the
+- The slowest files go first (``SLOWEST_FIRST``: each file's wall time in a whole run, slowest
+  first): xdist hands a free worker the next file in collection order, so a slow file started last
+  would keep one worker busy after the other has finished. xdist's default order (the files with the
   most tests first) is switched off in pyproject (``--no-loadscope-reorder``).
 
 A file missing from the list only runs later; a wrong order costs time, never a result.
@@ -26,30 +26,34 @@ MODEL_FILES = frozenset(
 )
 SLOWEST_FIRST = (
     MODEL,
-    "tests/sources/test_mcp_federation.py",
-    "tests/doors/test_mcp.py",
     "tests/sources/test_kbpg.py",
-    "tests/sources/test_kbscale.py",
+    "tests/doors/test_mcp.py",
     "tests/test_properties.py",
-    "tests/web/test_budget.py",
-    "tests/sources/test_mcp_sources.py",
-    "tests/test_session_owner.py",
-    "tests/doors/test_team.py",
-    "tests/doors/test_cli_ask.py",
-    "tests/doors/test_cli_config.py",
-    "tests/doors/test_hostile_hang.py",
-    "tests/web/test_mcp_provider.py",
-    "tests/doors/test_doors_ask.py",
-    "tests/sources/test_readers.py",
-    "tests/doors/test_workers.py",
-    "tests/doors/test_webpage.py",
     "tests/test_regex_time.py",
+    "tests/web/test_budget.py",
+    "tests/doors/test_team.py",
+    "tests/sources/test_kbscale.py",
+    "tests/doors/test_cli_config.py",
+    "tests/doors/test_doors_ask.py",
+    "tests/sources/test_mcp_sources.py",
+    "tests/doors/test_cli_ask.py",
+    "tests/test_session_owner.py",
+    "tests/web/test_safety.py",
+    "tests/sources/test_mcp_federation.py",
+    "tests/web/test_mcp_provider.py",
     "tests/doors/test_server_schema.py",
-    "tests/net/test_fetch.py",
-    "tests/sources/test_hostile_index.py",
-    "tests/sources/test_hostile_kbfail.py",
-    "tests/doors/test_access.py",
+    "tests/doors/test_hostile_hang.py",
+    "tests/doors/test_workers.py",
+    "tests/sources/test_source_code.py",
+    "tests/doors/test_webpage.py",
+    "tests/sources/test_readers.py",
     "tests/doors/test_server.py",
+    "tests/doors/test_access.py",
+    "tests/test_layers.py",
+    "tests/net/test_fetch.py",
+    "tests/sources/test_hostile_kbfail.py",
+    "tests/test_startup.py",
+    "tests/planning/test_call_fast_paths.py",
 )
 _RANK = {group: rank for rank, group in enumerate(SLOWEST_FIRST)}
 
