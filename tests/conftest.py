@@ -21,11 +21,11 @@ from hypothesis import settings as hypothesis_settings
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.extend(str(p) for p in sorted(Path(__file__).parent.iterdir()) if any(p.glob("test_*.py")))
 
-from scheduling import pytest_collection_modifyitems, pytest_xdist_make_scheduler  # noqa: F401  (hooks)
 from sourcewise.config import Settings, load_settings
 from sourcewise.sources.base import Source
 
 from pgserver import pg_server, pg_url, pgvector_server, pgvector_url  # noqa: F401  (fixtures: a throwaway PostgreSQL)
+from scheduling import pytest_collection_modifyitems, pytest_xdist_make_scheduler  # noqa: F401  (hooks)
 from servers import LocalServer, local_server
 
 # The suite starts ~100 Python processes (xdist's workers, doors, stdio MCP servers, indexers), each
