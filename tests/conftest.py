@@ -25,7 +25,11 @@ from sourcewise.config import Settings, load_settings
 from sourcewise.sources.base import Source
 
 from pgserver import pg_server, pg_url, pgvector_server, pgvector_url  # noqa: F401  (fixtures: a throwaway PostgreSQL)
-from scheduling import pytest_collection_modifyitems, pytest_xdist_make_scheduler  # noqa: F401  (hooks)
+from scheduling import (  # noqa: F401  (hooks)
+    pytest_collection_modifyitems,
+    pytest_xdist_auto_num_workers,
+    pytest_xdist_make_scheduler,
+)
 from servers import LocalServer, local_server
 
 # The suite starts ~100 Python processes (xdist's workers, doors, stdio MCP servers, indexers), each
