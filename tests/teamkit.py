@@ -33,13 +33,15 @@ def home(root: Path, kb_url: str, redis_url: str | None) -> dict[str, str]:
 
 
 @contextmanager
-def servers(envs: Sequence[dict[str, str]], workers: int) -> Iterator[list[str]]:
-    """One ``sourcewise serve --workers N`` per environment, started together; their base URLs."""
+def servers(envs: Sequence[dict[str, str]], workers: int | Sequence[int]) -> Iterator[list[str]]:
+    """One ``sourcewise serve --workers N`` per environment (N: ``workers``, or its number for that
+    environment), started together; their base URLs."""
+    counts = [workers] * len(envs) if isinstance(workers, int) else list(workers)
     ports = [free_port() for _ in envs]
     bases = [f"http://127.0.0.1:{port}" for port in ports]
-    command = ["serve", "--workers", str(workers), "--port"]
+    started = zip(counts, ports, bases, envs, strict=True)
     with spawn_all(
-        [([*command, str(p)], env, f"{b}/health") for p, b, env in zip(ports, bases, envs, strict=True)]
+        [(["serve", "--workers", str(n), "--port", str(p)], env, f"{b}/health") for n, p, b, env in started]
     ):
         yield bases
 

@@ -23,9 +23,10 @@ import sourcewise
 from sourcewise import KnowledgeBase, load_settings
 from sourcewise.config import Settings
 from sourcewise.doors.http import create_app
+from sourcewise.doors.mcp import create_http_app as create_mcp_app
 from sourcewise.doors.service import DoorSettings
 
-from doorkit import free_port, spawn_all, uvicorn_thread
+from doorkit import free_port, spawn, uvicorn_thread
 from redisd import redis_server
 from servers import LocalServer, Reply
 
@@ -79,17 +80,22 @@ def _suspended(text: str) -> bool:
     return "suspended for" in text
 
 
-async def test_one_suspension_holds_at_every_door_and_worker(server: LocalServer, tmp_path: Path) -> None:
+async def test_one_suspension_holds_at_every_door_and_worker(
+    server: LocalServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two worker processes of the HTTP door and, on the same Redis, the MCP door: its own Session
+    in a uvicorn thread of this process, with the settings the environment gives a process."""
     with redis_server() as redis_url:
         env = _env(server, tmp_path / "state", redis_url)
-        port, mcp_port = free_port(), free_port()
-        base, mcp = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{mcp_port}/mcp"
-        with spawn_all(
-            [
-                (["serve", "--port", str(port), "--workers", "2"], env, f"{base}/health"),
-                (["mcp", "--http", "--port", str(mcp_port)], env, mcp),
-            ]
+        for key in ("BRAVE_API_KEY", *(k for k in env if k.startswith("SOURCEWISE_"))):
+            monkeypatch.setenv(key, env[key])
+        port = free_port()
+        base = f"http://127.0.0.1:{port}"
+        with (
+            spawn(["serve", "--port", str(port), "--workers", "2"], env, f"{base}/health"),
+            uvicorn_thread(create_mcp_app(load_settings())) as mcp_base,
         ):
+            mcp = f"{mcp_base}/mcp"
             before = await _health_by_worker(base)
             assert len(before) == 2, "only one worker answered"
             assert all(h["store"] == "redis" and h["providers_ready"] == ["brave"] for h in before.values())

@@ -1,5 +1,6 @@
 """The MCP server through the official SDK's own client: in process, over stdio and over
-Streamable HTTP (servers on 127.0.0.1); and through the MCP Inspector CLI when it is installed."""
+Streamable HTTP (servers on 127.0.0.1); and through the MCP Inspector CLI (over Streamable HTTP)
+when it is installed."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from sourcewise import load_settings
 from sourcewise.doors.mcp import build_server, create_http_app
 from sourcewise.doors.service import DoorSettings
 
-from doorkit import free_port, provider_env, spawn, uvicorn_thread
+from doorkit import provider_env, uvicorn_thread
 from servers import LocalServer, Reply
 
 ARTICLE = "<html><head><title>Guide</title></head><body><article>{}</article></body></html>".format(
@@ -188,11 +189,24 @@ async def test_stdio_with_the_sdk_client(server: LocalServer, tmp_path: Path) ->
     assert server.hits("/sx/search") == 1
 
 
+@contextmanager
+def http_door(server: LocalServer, tmp_path: Path) -> Iterator[str]:
+    """The Streamable HTTP door (``sourcewise mcp --http`` serves this app) in a uvicorn thread of
+    this process, SearXNG on ``server`` its one provider; its /mcp URL. Starting the door as a
+    process is tested where the process is what is tested (test_mcp_federation, over stdio here)."""
+    provider_env(server, tmp_path)  # routes the SearXNG answer
+    settings = load_settings(
+        providers=["searxng"],
+        provider_options={"searxng": {"url": f"{server.url}/sx"}},
+        state_dir=tmp_path / "s",
+    )
+    with uvicorn_thread(create_http_app(settings)) as base:
+        yield f"{base}/mcp"
+
+
 async def test_streamable_http_with_the_sdk_client(server: LocalServer, tmp_path: Path) -> None:
-    port = free_port()
-    env = provider_env(server, tmp_path / "state")
-    with spawn(["mcp", "--http", "--port", str(port)], env, f"http://127.0.0.1:{port}/mcp"):
-        async with Client(f"http://127.0.0.1:{port}/mcp") as c:
+    with http_door(server, tmp_path) as url:
+        async with Client(url) as c:
             seen: list[float] = []
 
             async def on_progress(done: float, total: float | None, message: str | None) -> None:
@@ -236,51 +250,41 @@ def _inspector() -> str:
 
 def test_mcp_inspector_cli_lists_and_calls(server: LocalServer, tmp_path: Path) -> None:
     inspector = _inspector()
-    env = provider_env(server, tmp_path / "state")
-    # The Inspector starts the server with a minimal environment: hand it the provider settings
-    # (without them the default chain would try the public engines).
-    names = ("SEARXNG_URL", "SOURCEWISE_PROVIDERS", "SOURCEWISE_STATE_DIR", "SOURCEWISE_TIMEOUT")
-    passed = [f"{k}={env[k]}" for k in names]
-    flags = [part for kv in passed for part in ("-e", kv)]
-    # Its 15 s connect timeout is less than a loaded machine takes to start the server (seen at load 12).
-    command = [
-        inspector,
-        "--cli",
-        "--connect-timeout",
-        "120000",
-        *flags,
-        sys.executable,
-        "-m",
-        "sourcewise",
-        "mcp",
-    ]
+    with http_door(server, tmp_path) as url:
+        # Its 15 s connect timeout is less than a loaded machine may take to answer (seen at load 12).
+        command = [inspector, "--cli", "--connect-timeout", "120000", "--transport", "http", url]
 
-    def run(*extra: str, tool_error: bool = False) -> dict[str, Any]:
-        done = subprocess.run(
-            [*command, *extra], env=env, capture_output=True, text=True, timeout=120, check=False
+        def run(*extra: str, tool_error: bool = False) -> dict[str, Any]:
+            done = subprocess.run(
+                [*command, *extra], capture_output=True, text=True, timeout=120, check=False
+            )
+            # The Inspector exits non-zero (5) when a tool answers with isError.
+            assert (done.returncode != 0) == tool_error, done.stderr
+            answer: dict[str, Any] = json.loads(done.stdout)
+            return answer
+
+        listed = run("--method", "tools/list")
+        assert {t["name"] for t in listed["tools"]} == {
+            "web_search",
+            "web_fetch",
+            "route",
+            "search_sources",
+            "ask",
+            "retrieve",
+        }
+        called = run(
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "web_search",
+            "--tool-arg",
+            "query=react server components",
         )
-        # The Inspector exits non-zero (5) when a tool answers with isError.
-        assert (done.returncode != 0) == tool_error, done.stderr
-        answer: dict[str, Any] = json.loads(done.stdout)
-        return answer
-
-    listed = run("--method", "tools/list")
-    assert {t["name"] for t in listed["tools"]} == {
-        "web_search",
-        "web_fetch",
-        "route",
-        "search_sources",
-        "ask",
-        "retrieve",
-    }
-    called = run(
-        "--method", "tools/call", "--tool-name", "web_search", "--tool-arg", "query=react server components"
-    )
-    assert called["isError"] is False
-    assert called["structuredContent"]["provider"] == "searxng"
-    failed = run(
-        "--method", "tools/call", "--tool-name", "route", "--tool-arg", "question=?", tool_error=True
-    )
+        assert called["isError"] is False
+        assert called["structuredContent"]["provider"] == "searxng"
+        failed = run(
+            "--method", "tools/call", "--tool-name", "route", "--tool-arg", "question=?", tool_error=True
+        )
     assert failed["isError"] is True
     assert "InvalidQuery" in failed["content"][0]["text"]
     assert server.hits("/sx/search") == 1

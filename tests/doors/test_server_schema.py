@@ -31,7 +31,16 @@ from doorkit import JSON, SMALL, uvicorn_thread
 from servers import LocalServer, Reply, local_server
 
 EXAMPLES = int(os.environ.get("SOURCEWISE_SCHEMA_EXAMPLES", "25"))
-schema = schemathesis.openapi.from_dict(build_api().openapi()).exclude(path="/fetch")
+
+
+@pytest.fixture(scope="module")
+def api_schema() -> schemathesis.BaseSchema:
+    return schemathesis.openapi.from_dict(build_api().openapi())
+
+
+# Loaded when the test runs, each operation a subtest: loaded at collection, schemathesis built
+# every operation's cases in every xdist worker (~3 s of CPU each), not only in the one running it.
+schema = schemathesis.pytest.from_fixture("api_schema").exclude(path="/fetch")
 
 
 @pytest.fixture(scope="module")
@@ -55,6 +64,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             yield url
 
 
+@pytest.mark.timeout(600)  # every operation in one test: 120 s is for one
 @schema.parametrize()
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 def test_api_conforms_to_its_schema(case: schemathesis.Case, live: str) -> None:

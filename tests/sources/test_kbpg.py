@@ -24,6 +24,7 @@ from sourcewise.models import SourceQuery
 from sourcewise.sources import resolve_source
 from sourcewise.sources.kb.pgschema import MIGRATIONS
 
+from clirun import run_cli
 from pgserver import PgServer, postgres
 
 
@@ -112,16 +113,11 @@ async def test_the_kb_source_reads_a_postgresql_url(pg_server: PgServer, pg_url:
 def test_the_cli_indexes_into_a_postgresql_url(
     pg_server: PgServer, pg_url: str, docs: Path, tmp_path: Path
 ) -> None:
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
-
-    def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "sourcewise", *args], capture_output=True, text=True,
-                              env=env, timeout=120, check=False)  # fmt: skip
-
-    out = cli("index", str(docs), "--no-semantic", "--json", "--kb", pg_url)
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+    out = run_cli(["index", str(docs), "--no-semantic", "--json", "--kb", pg_url], env=env)
     assert out.returncode == 0, out.stderr
     assert len(IndexReport.model_validate_json(out.stdout).added) == 5
-    status = cli("index", "--status", "--kb", pg_url)
+    status = run_cli(["index", "--status", "--kb", pg_url], env=env)
     assert status.returncode == 0, status.stderr
     assert "5 files, 7 chunks" in status.stdout
     assert pg_server.password not in out.stdout + out.stderr + status.stdout + status.stderr

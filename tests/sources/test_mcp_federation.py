@@ -1,7 +1,7 @@
 """Real MCP servers as sources: sourcewise's own (``sourcewise mcp`` over stdio and ``--http``) as a
 source of another sourcewise, keeping the remote's tiers, authority and locations; the reference
 memory server from npm (skipped when it is not installed); ``ask`` over a knowledge base plus two
-MCP sources through the CLI, and ``sources add-mcp`` against a real server."""
+MCP sources through the CLI, and ``sources add-mcp`` against a real server (over stdio and by URL)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import os
 import re
 import shutil
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +19,13 @@ import pytest
 
 from sourcewise import Session, load_settings
 from sourcewise.doors.cli.mcp import section_toml
+from sourcewise.doors.mcp import create_http_app
 from sourcewise.loops.ask import aask
 from sourcewise.sources.api import asearch_sources
 from sourcewise.sources.kb.source import KnowledgeBase
 
 from clirun import run_cli
-from doorkit import free_port, provider_env, spawn
+from doorkit import free_port, provider_env, spawn, uvicorn_thread
 from servers import LocalServer, Reply, Seen
 
 CHAT = Path(__file__).parent.parent / "mcp_chat_server.py"
@@ -189,25 +192,51 @@ def quoting_model(seen: Seen) -> Reply:
     return Reply(body=json.dumps(body), content_type="application/json")
 
 
+@contextmanager
+def remote_door(remote_env: dict[str, str]) -> Iterator[str]:
+    """The remote's MCP door over Streamable HTTP (what ``sourcewise mcp --http`` serves) in a
+    uvicorn thread of this process, with the remote's settings; its /mcp URL."""
+    settings = load_settings(
+        config=remote_env["SOURCEWISE_CONFIG"],
+        state_dir=Path(remote_env["SOURCEWISE_STATE_DIR"]),
+        provider_options={"searxng": {"url": remote_env["SEARXNG_URL"]}},
+        providers=["searxng"],
+    )
+    with uvicorn_thread(create_http_app(settings)) as base:
+        yield f"{base}/mcp"
+
+
+@contextmanager
+def chat_door() -> Iterator[str]:
+    """tests/mcp_chat_server.py over Streamable HTTP in a uvicorn thread of this process."""
+    from mcp_chat_server import app
+
+    with uvicorn_thread(app.streamable_http_app()) as base:
+        yield f"{base}/mcp"
+
+
 def test_ask_over_a_kb_and_two_mcp_sources_cites_each(
     tmp_path: Path, remote: dict[str, str], server: LocalServer
 ) -> None:
+    """What is tested is the answer over three sources, so both MCP servers are real servers in
+    threads of this process (a server started as a process is tested over stdio and HTTP above)."""
     server.route("/v1/chat/completions", quoting_model)
     index = kb_at(tmp_path / "local", LOCAL_DOCS)
     config = tmp_path / "config.toml"
-    chat = {"type": "mcp", "command": [sys.executable, str(CHAT)], "tool": "search", "kind": "chat",
-            "arguments": {"query": "{query}", "limit": "{limit}"},
-            "results": {"items": "messages", "location": "permalink", "author": "user", "timestamp": "ts"}}  # fmt: skip
-    remote_section = federated(remote)
-    remote_section["arguments"]["sources"] = ["kb"]
-    body = section_toml("kb", {"type": "kb", "path": str(index), "semantic": False})
-    body += section_toml("chat", chat) + section_toml("remote", remote_section)
-    config.write_text(body, "utf-8")
-    env = cli_env(SOURCEWISE_CONFIG=str(config), SOURCEWISE_STATE_DIR=str(tmp_path / "state"),
-                  SOURCEWISE_PROVIDERS="searxng", SEARXNG_URL=remote["SEARXNG_URL"], SOURCEWISE_SOURCE_TIMEOUT="90",
-                  SOURCEWISE_MODEL_URL=f"{server.url}/v1")  # fmt: skip
-    # In this process (the MCP servers are still real processes): what is tested is the answer.
-    done = run_cli(["ask", QUESTION, "-S", "kb", "-S", "chat", "-S", "remote", "--json"], env=env)
+    with chat_door() as chat_url, remote_door(remote) as remote_url:
+        chat = {"type": "mcp", "url": chat_url, "tool": "search", "kind": "chat",
+                "arguments": {"query": "{query}", "limit": "{limit}"},
+                "results": {"items": "messages", "location": "permalink", "author": "user", "timestamp": "ts"}}  # fmt: skip
+        remote_section = federated(remote, url=remote_url)
+        remote_section["arguments"]["sources"] = ["kb"]
+        body = section_toml("kb", {"type": "kb", "path": str(index), "semantic": False})
+        body += section_toml("chat", chat) + section_toml("remote", remote_section)
+        config.write_text(body, "utf-8")
+        env = cli_env(SOURCEWISE_CONFIG=str(config), SOURCEWISE_STATE_DIR=str(tmp_path / "state"),
+                      SOURCEWISE_PROVIDERS="searxng", SEARXNG_URL=remote["SEARXNG_URL"], SOURCEWISE_SOURCE_TIMEOUT="90",
+                      SOURCEWISE_MODEL_URL=f"{server.url}/v1")  # fmt: skip
+        done = run_cli(["ask", QUESTION, "-S", "kb", "-S", "chat", "-S", "remote", "--json"], env=env)
+        listed = run_cli(["sources"], env=env)
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
     assert answer["writer"] == "model", answer["warnings"]
@@ -217,35 +246,37 @@ def test_ask_over_a_kb_and_two_mcp_sources_cites_each(
     assert all(r["queries"] for r in reports.values())
     cited = {answer["sources"][c["marker"] - 1]["hit"]["source"] for c in answer["citations"]}
     assert cited == {"kb", "chat", "remote"}, answer["text"]
-    listed = run_cli(["sources"], env=env)
     assert "chat (mcp, chat)" in listed.stdout
     assert "tool search; connected" in listed.stdout
 
 
 def test_sources_add_mcp_writes_a_working_section(tmp_path: Path) -> None:
+    """Offered a server as a command (started over stdio) and declined; then given one by URL
+    (the chat server in a thread of this process: each stdio start is seconds of imports)."""
     config = tmp_path / "cfg" / "config.toml"
     env = cli_env(SOURCEWISE_STATE_DIR=str(tmp_path / "state"))
     args = ["sources", "add-mcp", "team", "--config", str(config)]
-    server = ["--", sys.executable, str(CHAT)]
-    declined = run_cli([*args, *server], env=env, stdin="n\n")
+    declined = run_cli([*args, "--", sys.executable, str(CHAT)], env=env, stdin="n\n")
     assert declined.returncode == 1
     assert "search_fields" in declined.stdout
     assert "query (string, required)" in declined.stdout
     assert "[sources.team]" not in config.read_text("utf-8")
-    done = run_cli([*args, "--yes", *server], env=env)
-    assert done.returncode == 0, done.stderr
-    written = config.read_text("utf-8")
-    assert 'tool = "search"' in written
-    assert 'kind = "chat"' in written
-    assert '"limit" = "{limit}"' in written
-    again = run_cli([*args, "--yes", *server], env=env)
-    assert again.returncode == 2
-    assert "already" in again.stderr
-    listed = run_cli(["sources", "--config", str(config)], env=env)
-    assert "team (mcp, chat)" in listed.stdout
-    assert "connected" in listed.stdout
-    searched = run_cli(
-        ["search-sources", "API migration", "-S", "team", "--json", "--config", str(config)], env=env
-    )
+    with chat_door() as url:
+        server = ["--url", url]
+        done = run_cli([*args, "--yes", *server], env=env)
+        assert done.returncode == 0, done.stderr
+        written = config.read_text("utf-8")
+        assert 'tool = "search"' in written
+        assert 'kind = "chat"' in written
+        assert '"limit" = "{limit}"' in written
+        again = run_cli([*args, "--yes", *server], env=env)
+        assert again.returncode == 2
+        assert "already" in again.stderr
+        listed = run_cli(["sources", "--config", str(config)], env=env)
+        assert "team (mcp, chat)" in listed.stdout
+        assert "connected" in listed.stdout
+        searched = run_cli(
+            ["search-sources", "API migration", "-S", "team", "--json", "--config", str(config)], env=env
+        )
     assert searched.returncode == 0, searched.stderr
     assert json.loads(searched.stdout)[0]["hits"], searched.stdout

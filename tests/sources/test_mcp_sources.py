@@ -152,10 +152,12 @@ async def test_one_connection_per_session_and_a_crashed_server_starts_again_once
     assert (tmp_path / "state" / "mcp-crashy.log").is_file()  # the server's stderr, not the terminal
 
 
-async def test_a_hanging_server_costs_only_its_own_results(tmp_path: Path) -> None:
+async def test_a_hanging_server_costs_only_its_own_results(tmp_path: Path, chat_url: str) -> None:
     # 8 s: time for the stuck server to start under load, so that the deadline cuts its hanging call
-    # (at 4 s a loaded machine cut the start instead, and the call's timeout path went untested)
-    sources = {"team": chat(tmp_path), "stuck": chat(tmp_path, "hang", timeout=8)}
+    # (at 4 s a loaded machine cut the start instead, and the call's timeout path went untested).
+    # The stuck one is a process (closing the session ends its hanging call with it); the one that
+    # answers is the module's server over HTTP.
+    sources = {"team": over_http(chat(tmp_path), chat_url), "stuck": chat(tmp_path, "hang", timeout=8)}
     async with Session(setup(tmp_path, **sources)) as session:
         answer = await aask("API migration", sources=["team", "stuck"], session=session, today=TODAY)
     by = {r.source: r for r in answer.reports}

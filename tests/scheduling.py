@@ -1,0 +1,92 @@
+"""How the suite is spread over the xdist workers (``-n auto --dist loadfile``, pyproject): one
+worker more than cores (``pytest_xdist_auto_num_workers``).
+
+Each test file runs whole on one worker (its module-scoped fixtures start once), as with xdist's own
+``loadfile``, with two changes:
+
+- The files that load the real semantic model run on one worker together (``MODEL_FILES``): the
+  model costs ~8 s of CPU in every process that loads it, once.
+- The slowest files go first (``SLOWEST_FIRST``: each file's wall time in a whole run, slowest
+  first): xdist hands a free worker the next file in collection order, so a slow file started last
+  would keep one worker busy after the other has finished. xdist's default order (the files with the
+  most tests first) is switched off in pyproject (``--no-loadscope-reorder``).
+
+A file missing from the list only runs later; a wrong order costs time, never a result.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+from xdist.scheduler import LoadFileScheduling
+
+MODEL = "the semantic model"
+MODEL_FILES = frozenset(
+    {"tests/sources/test_kb.py", "tests/sources/test_kbvector.py", "tests/sources/test_kbembed.py"}
+)
+SLOWEST_FIRST = (
+    MODEL,
+    "tests/sources/test_kbpg.py",
+    "tests/doors/test_mcp.py",
+    "tests/test_properties.py",
+    "tests/test_regex_time.py",
+    "tests/web/test_budget.py",
+    "tests/doors/test_team.py",
+    "tests/sources/test_kbscale.py",
+    "tests/doors/test_cli_config.py",
+    "tests/doors/test_doors_ask.py",
+    "tests/sources/test_mcp_sources.py",
+    "tests/doors/test_cli_ask.py",
+    "tests/test_session_owner.py",
+    "tests/web/test_safety.py",
+    "tests/sources/test_mcp_federation.py",
+    "tests/web/test_mcp_provider.py",
+    "tests/doors/test_server_schema.py",
+    "tests/doors/test_hostile_hang.py",
+    "tests/doors/test_workers.py",
+    "tests/sources/test_source_code.py",
+    "tests/doors/test_webpage.py",
+    "tests/sources/test_readers.py",
+    "tests/doors/test_server.py",
+    "tests/doors/test_access.py",
+    "tests/test_layers.py",
+    "tests/net/test_fetch.py",
+    "tests/sources/test_hostile_kbfail.py",
+    "tests/test_startup.py",
+    "tests/planning/test_call_fast_paths.py",
+)
+_RANK = {group: rank for rank, group in enumerate(SLOWEST_FIRST)}
+
+
+def group_of(nodeid: str) -> str:
+    """The unit of work a test belongs to: its file, or the model's group."""
+    path = nodeid.split("::", 1)[0]
+    return MODEL if path in MODEL_FILES else path
+
+
+class SlowestFilesFirst(LoadFileScheduling):
+    """xdist's ``loadfile``, with the files of ``MODEL_FILES`` as one unit."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        return group_of(nodeid)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker more than cores. ~70 s of the suite's test time is tests waiting on
+    deadlines (timeouts they assert, hung servers they outlast), not computing; meanwhile a third
+    worker on two cores computes (a whole run, 2026-11-28, same load: 3 min 3 s with three workers,
+    3 min 38 s with two)."""
+    return len(os.sched_getaffinity(0)) + 1
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    return SlowestFilesFirst(config, log) if config.getvalue("dist") == "loadfile" else None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slowest units first (a stable sort: the rest keep their collected order)."""
+    items.sort(key=lambda item: _RANK.get(group_of(item.nodeid), len(_RANK)))
