@@ -262,7 +262,14 @@ class FetchTimeout(FetchError):
 
 
 class FetchConnectionError(FetchError):
+    """The page's host could not be reached. ``transient``: whether a retry may help (not when
+    DNS said the name does not exist)."""
+
     transient = True
+
+    def __init__(self, url: str, message: str, *, transient: bool = True) -> None:
+        super().__init__(url, message)
+        self.transient = transient  # type: ignore[misc]
 
 
 class FetchHTTPError(FetchError):

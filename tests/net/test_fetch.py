@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import socket
 import threading
 import time
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from sourcewise import (
     AddressNotAllowed,
     ChallengePage,
+    FetchConnectionError,
     FetchHTTPError,
     FetchTimeout,
     InvalidOption,
@@ -193,6 +195,33 @@ async def test_a_quick_failure_is_retried_when_the_retry_fits(server: LocalServe
         await f.aclose()
     assert page.title == "Caffeine and sleep"
     assert server.hits("/flaky") == 2
+
+
+@pytest.mark.parametrize(
+    ("errno", "tries"),
+    [(socket.EAI_NONAME, 1), (socket.EAI_AGAIN, 3)],  # "no such name" stays so; "try again" is retried
+)
+async def test_a_host_dns_does_not_know_is_not_asked_again(tmp_path: Path, errno: int, tries: int) -> None:
+    """A hit on a host with no DNS entry cost 1.5 s of back-off per page (two retries of an answer
+    that cannot change): ``ask`` over web results spent it on every such link. The resolver here
+    stands in for DNS (a name server that answers NXDOMAIN on demand cannot run here); it answers
+    as getaddrinfo does."""
+    asked: list[str] = []
+
+    async def resolver(host: str, port: int) -> list[str]:
+        asked.append(host)
+        raise socket.gaierror(
+            errno, "Name or service not known" if errno == socket.EAI_NONAME else "try again"
+        )
+
+    f = Fetcher(settings_for(tmp_path, timeout=10.0, fetch_retries=2, allow_private=False), resolver=resolver)
+    try:
+        with pytest.raises(FetchConnectionError, match=r"cannot resolve gone\.example") as info:
+            await f.document("https://gone.example/page")
+    finally:
+        await f.aclose()
+    assert len(asked) == tries, asked
+    assert info.value.transient is (errno != socket.EAI_NONAME)
 
 
 async def test_huge_body_is_cut_and_says_so(

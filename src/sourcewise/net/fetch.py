@@ -219,9 +219,10 @@ class Fetcher:
             try:
                 raw = await self._within(client, url, deadline)
             except (FetchTimeout, FetchConnectionError) as exc:
-                if last or not deadline.fits(delay):
-                    if not last:
-                        log.info("%s; %s", exc, deadline.why_not(delay))
+                if last or not exc.transient:  # a host DNS does not know: asking again changes nothing
+                    raise
+                if not deadline.fits(delay):
+                    log.info("%s; %s", exc, deadline.why_not(delay))
                     raise
                 log.info("%s; retrying in %.1f s", exc, delay)
                 await asyncio.sleep(delay)

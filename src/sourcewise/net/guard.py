@@ -48,6 +48,8 @@ METADATA_NAMES = frozenset(
     {"metadata.google.internal", "metadata", "instance-data", "instance-data.ec2.internal"}
 )
 _SHARED = ipaddress.ip_network("100.64.0.0/10")
+# getaddrinfo's answers that a name does not exist (as opposed to EAI_AGAIN, "try again")
+_NO_SUCH_NAME = frozenset({socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)})
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 
 
@@ -125,8 +127,9 @@ class AddressGuard:
         self.check(host, port, [])  # a metadata host name is refused before any DNS query
         try:
             found = [literal] if literal else await self.resolver(name, port)
-        except OSError as exc:
-            raise FetchConnectionError(host, f"cannot resolve {host} ({exc})") from exc
+        except OSError as exc:  # a name DNS says does not exist stays so: no retry
+            missing = isinstance(exc, socket.gaierror) and exc.errno in _NO_SUCH_NAME
+            raise FetchConnectionError(host, f"cannot resolve {host} ({exc})", transient=not missing) from exc
         except UnicodeError as exc:  # the idna codec refused the name (a label over 63 characters ...)
             raise InvalidURL(f"{host[:80]!r} is not a host name DNS can look up ({exc})") from exc
         self.check(host, port, found)
