@@ -27,6 +27,7 @@ from sourcewise import (
 )
 from sourcewise.config import Settings
 from sourcewise.net import fetch as fetch_module
+from sourcewise.net import guard as guard_module
 from sourcewise.net.fetch import Fetcher
 from sourcewise.session import Session
 from sourcewise.web.pages import build_page
@@ -201,11 +202,15 @@ async def test_a_quick_failure_is_retried_when_the_retry_fits(server: LocalServe
     ("errno", "tries"),
     [(socket.EAI_NONAME, 1), (socket.EAI_AGAIN, 3)],  # "no such name" stays so; "try again" is retried
 )
-async def test_a_host_dns_does_not_know_is_not_asked_again(tmp_path: Path, errno: int, tries: int) -> None:
+async def test_a_host_dns_does_not_know_is_not_asked_again(
+    tmp_path: Path, errno: int, tries: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A hit on a host with no DNS entry cost 1.5 s of back-off per page (two retries of an answer
     that cannot change): ``ask`` over web results spent it on every such link. The resolver here
     stands in for DNS (a name server that answers NXDOMAIN on demand cannot run here); it answers
-    as getaddrinfo does."""
+    as getaddrinfo does. The machine counts as routed (the suite may run with no route at all,
+    where every resolution failure is final: tests/net/test_offline.py)."""
+    monkeypatch.setattr(guard_module, "no_route", lambda: False)
     asked: list[str] = []
 
     async def resolver(host: str, port: int) -> list[str]:

@@ -46,6 +46,20 @@ def test_search_offline_says_no_network_once(tmp_path: Path) -> None:
     assert "retrying" not in verbose.stderr  # no retry when no address can be reached
 
 
+def test_fetch_offline_does_not_retry_a_name_it_cannot_resolve(tmp_path: Path) -> None:
+    """With no route to the internet the DNS server cannot be reached either: each unresolvable
+    link (``ask`` reads the web's hits) waited 1.5 s of back-off for retries that could not help."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_CSE_KEY", "_CSE_ID", "_URL"))}
+    env.update(XDG_CONFIG_HOME=str(tmp_path / "cfg"), XDG_CACHE_HOME=str(tmp_path / "cache"))
+    out = subprocess.run(
+        [*_offline_command(), "-m", "sourcewise", "fetch", "https://docs.python.org/3/", "-v"],
+        capture_output=True, text=True, env=env, timeout=120, check=False,
+    )  # fmt: skip
+    assert out.returncode != 0, out.stdout
+    assert "cannot resolve docs.python.org" in out.stderr, out.stderr
+    assert "retrying" not in out.stderr
+
+
 def test_the_failure_message_puts_the_cause_first_and_stays_short() -> None:
     attempts = [(f"p{i}", "not configured (set P_KEY)") for i in range(7)]
     attempts.append(("searxng", "transient: connection failed (ConnectError)"))

@@ -24,6 +24,7 @@ import httpcore
 import httpx
 
 from sourcewise.errors import AddressNotAllowed, FetchConnectionError, InvalidURL
+from sourcewise.net.online import no_route
 from sourcewise.net.tls import tls_context
 from sourcewise.web.urlparse import parse_ipv4
 
@@ -127,9 +128,11 @@ class AddressGuard:
         self.check(host, port, [])  # a metadata host name is refused before any DNS query
         try:
             found = [literal] if literal else await self.resolver(name, port)
-        except OSError as exc:  # a name DNS says does not exist stays so: no retry
-            missing = isinstance(exc, socket.gaierror) and exc.errno in _NO_SUCH_NAME
-            raise FetchConnectionError(host, f"cannot resolve {host} ({exc})", transient=not missing) from exc
+        except OSError as exc:
+            # Final, not worth a retry: a name DNS says does not exist, or any failure while this
+            # machine has no route to the internet (the DNS server cannot be reached either).
+            final = (isinstance(exc, socket.gaierror) and exc.errno in _NO_SUCH_NAME) or no_route()
+            raise FetchConnectionError(host, f"cannot resolve {host} ({exc})", transient=not final) from exc
         except UnicodeError as exc:  # the idna codec refused the name (a label over 63 characters ...)
             raise InvalidURL(f"{host[:80]!r} is not a host name DNS can look up ({exc})") from exc
         self.check(host, port, found)
