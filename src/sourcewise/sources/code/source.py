@@ -343,23 +343,18 @@ class CodeSource(Source):
         return await self.run(run)
 
     async def passages(self, reading: Reading, paths: Sequence[str]) -> dict[str, float]:
-        """Each of ``paths``' best passage's BM25 for the task's words, as of the last refresh."""
+        """Each of ``paths``' best passage's BM25 for the task's words (damaged: SourceUnavailable)."""
         index, words = self._index, list(dict.fromkeys(analyze(reading.prose)))[:PASSAGE_WORDS]
-        if index is None or not paths:
-            return {}
         try:
-            return await self.run(lambda: index.best_passages(words, set(paths)))
-        except sqlite3.Error as exc:  # a damaged or vanished index: a typed error, never a traceback
+            return await self.run(lambda: index.best_passages(words, set(paths))) if index and paths else {}
+        except sqlite3.Error as exc:
             raise SourceUnavailable(self.name, f"its index could not be read ({exc})") from exc
 
     def holds(self, path: str) -> bool:
         """Whether the index, as of its last refresh, holds ``path`` (relative to the repository) as a
         searchable file (never what the source leaves out; before the first search, nothing)."""
-        index = self._index
-        if index is None:
-            return False
         try:
-            return index.holds(path)
+            return self._index is not None and self._index.holds(path)
         except sqlite3.Error:
             return False
 
