@@ -89,6 +89,13 @@ def _terms(plan: Plan) -> list[str]:
     return list(dict.fromkeys(analyze(" ".join(words))))
 
 
+def _no_answer(answer: Answer, text: str, **more: object) -> Answer:
+    """``answer`` saying that nothing was found, or that nothing found answers (``text``), with
+    rewordings to try."""
+    update = {"text": text, "writer": "none", "answered": False, "suggestions": _suggest(answer.plan)}
+    return answer.model_copy(update={**update, **more})
+
+
 def _suggest(plan: Plan) -> tuple[str, ...]:
     out: list[str] = []
     wider = broaden(plan)
@@ -238,14 +245,7 @@ async def _answer(
         text = _clarification(found, is_hangul(answer.question))
         return answer.model_copy(update={"clarification": text, "text": text, "writer": "none"})
     if not ranked:
-        return answer.model_copy(
-            update={
-                "text": _nothing(answer.reports),
-                "writer": "none",
-                "answered": False,
-                "suggestions": _suggest(answer.plan),
-            }
-        )
+        return _no_answer(answer, _nothing(answer.reports))
     lead: list[int] = []
     if verdict == "minor":
         ranked, lead = _tag(ranked, found)
@@ -361,15 +361,7 @@ async def _write(
             warnings.append(f"model answer unavailable, extractive answer instead: {exc}")
     picked = pick(question, ranked, lead=lead)
     if not picked:  # no unit holds what the question asks: say so, never cite filler
-        return answer.model_copy(
-            update={
-                "text": _unanswered(answer.reports),
-                "writer": "none",
-                "answered": False,
-                "suggestions": _suggest(answer.plan),
-                "warnings": tuple(warnings),
-            }
-        )
+        return _no_answer(answer, _unanswered(answer.reports), warnings=tuple(warnings))
     text, citations, cited = assemble([(s, [i]) for s, i in picked], ranked)
     return answer.model_copy(
         update={
