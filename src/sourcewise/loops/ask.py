@@ -89,6 +89,20 @@ def _terms(plan: Plan) -> list[str]:
     return list(dict.fromkeys(analyze(" ".join(words))))
 
 
+def _cited(
+    answer: Answer,
+    parts: Sequence[tuple[str, Sequence[int]]],
+    ranked: list[RankedHit],
+    writer: str,
+    **more: object,
+) -> Answer:
+    """``answer`` written from ``parts`` (each sentence with the hits it cites), numbered as its
+    sources (``assemble``), by ``writer`` (the model or the extractive picker)."""
+    text, citations, cited = assemble(parts, ranked)
+    update = {"text": text, "citations": tuple(citations), "sources": tuple(cited), "writer": writer}
+    return answer.model_copy(update={**update, **more})
+
+
 def _no_answer(answer: Answer, text: str, **more: object) -> Answer:
     """``answer`` saying that nothing was found, or that nothing found answers (``text``), with
     rewordings to try."""
@@ -347,28 +361,10 @@ async def _write(
     if settings.model_url and use_model is not False:
         try:
             parts, dropped = await write_with_model(question, ranked, settings, session.client)
-            text, citations, cited = assemble(parts, ranked)
-            return answer.model_copy(
-                update={
-                    "text": text,
-                    "citations": tuple(citations),
-                    "sources": tuple(cited),
-                    "writer": "model",
-                    "dropped": tuple(dropped),
-                }
-            )
+            return _cited(answer, parts, ranked, "model", dropped=tuple(dropped))
         except ModelError as exc:
             warnings.append(f"model answer unavailable, extractive answer instead: {exc}")
     picked = pick(question, ranked, lead=lead)
     if not picked:  # no unit holds what the question asks: say so, never cite filler
         return _no_answer(answer, _unanswered(answer.reports), warnings=tuple(warnings))
-    text, citations, cited = assemble([(s, [i]) for s, i in picked], ranked)
-    return answer.model_copy(
-        update={
-            "text": text,
-            "citations": tuple(citations),
-            "sources": tuple(cited),
-            "writer": "extractive",
-            "warnings": tuple(warnings),
-        }
-    )
+    return _cited(answer, [(s, [i]) for s, i in picked], ranked, "extractive", warnings=tuple(warnings))
