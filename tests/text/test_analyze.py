@@ -187,3 +187,30 @@ def test_a_noun_is_a_start_of_the_word(text: str) -> None:
     word = noun(text)
     assert text.startswith(word)
     assert word in analyze(text) or not word.strip() or word == text
+
+
+def test_index_only_bigrams_never_reach_what_a_person_reads() -> None:
+    """Korean bigram terms (``BIGRAM``-marked, sw5) printed as their word a second time with an
+    invisible mark: ask's relevance note said "missing 결과, 결과", retrieve's cycles "uncovered:
+    배포, 배포, 일정, 일정", and feedback could send a marked word on as a query."""
+    from datetime import date
+
+    from sourcewise.answer.relevance import score_hit
+    from sourcewise.models import Hit
+    from sourcewise.planning.feedback import bag
+    from sourcewise.planning.refine import vocabulary
+    from sourcewise.text.analyze import readable
+
+    terms = query_terms("주간회의 결과는 어디에 기록해?")
+    assert any(t.startswith(BIGRAM) for t in terms)  # matching still uses them
+    assert readable(terms) == ["주간회", "결과", "기록"]
+    hit = Hit(title="메모", location="memory://1", text="점심 메뉴는 김치찌개입니다.", source="kb",
+              kind="knowledge_base", authority="wiki", score=1.0)  # fmt: skip
+    _, factors = score_hit(hit, terms=terms, kind="fact", today=date(2026, 1, 1), rank=0)
+    notes = " ".join(f.note for f in factors)
+    assert "missing 주간회, 결과, 기록" in notes
+    assert BIGRAM not in notes
+    assert vocabulary(["배포 일정", "회의 결과"], {}).key == ("배포", "일정", "회의", "결과")
+    surface: dict[str, str] = {}
+    assert not any(w.startswith(BIGRAM) for w in bag("배포절차는 운영팀이 관리합니다", surface=surface))
+    assert BIGRAM not in "".join(surface.values())

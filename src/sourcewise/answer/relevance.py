@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 
 from sourcewise.models import Authority, Factor, Hit, QueryKind
-from sourcewise.text.analyze import analyze
+from sourcewise.text.analyze import analyze, readable
 
 __all__ = ["AUTHORITY", "WEIGHTS", "authority_value", "score_hit", "summary_page"]
 
@@ -165,7 +165,8 @@ def score_hit(
     if summary_page(hit, terms):
         completeness, keyword = 0.0, keyword * 0.5
         summary = "; a changelog or list, below the pages it summarises"
-    knote = f"{round(covered * 100)}% of terms" + (f", missing {', '.join(missing[:5])}" if missing else "")
+    shown = readable(missing)
+    knote = f"{round(covered * 100)}% of terms" + (f", missing {', '.join(shown[:5])}" if shown else "")
     knote += f"; #{rank + 1} in {hit.source}"
     factors = (
         Factor(name="keyword", value=round(min(1.0, keyword), 3), weight=wk, note=knote),

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from sourcewise.planning.refine import CODE_STOP, LEARNED_WEIGHT, TASK_STOP, Vocabulary
 from sourcewise.sources.code.facts import path_parts
-from sourcewise.text.analyze import analyze, stem
+from sourcewise.text.analyze import analyze, readable, stem
 
 __all__ = ["FB_DOCS", "FB_QUERY", "bag", "expand", "key_stems"]
 
@@ -30,7 +30,7 @@ def bag(text: str, path: str = "", surface: dict[str, str] | None = None) -> Cou
     """Word counts (Snowball stems) of a candidate's text and path: what feedback reads and scores.
     ``surface``: filled with a word as written for each stem (a query is sent as written)."""
     words = [w for p in path_parts(path) for w in analyze(p)] if path else []
-    words += analyze(text[:MAX_BAG])
+    words += readable(analyze(text[:MAX_BAG]))  # words: what feedback sends on is searched as written
     out: Counter[str] = Counter()
     for w, n in Counter(w for w in words if len(w) > 1).items():  # each distinct word stemmed once
         st = stem(w)

@@ -34,7 +34,7 @@ from typing import Literal, cast
 from sourcewise.models import Band, Hit, Learned
 from sourcewise.sources.code.facts import path_parts, resolves_to
 from sourcewise.sources.code.outline import outline
-from sourcewise.text.analyze import analyze, identifier_parts, stem
+from sourcewise.text.analyze import analyze, identifier_parts, readable, stem
 
 __all__ = [
     "CODE_STOP",
@@ -337,7 +337,9 @@ def learn(
 
 def vocabulary(keywords: Sequence[str], variants: Mapping[str, Sequence[str]]) -> Vocabulary:
     """Key terms of a task (analyzed, task verbs left out) and the stems of their one-word variants."""
-    words = [w for w in dict.fromkeys(analyze(" ".join(keywords))) if w not in TASK_STOP and len(w) > 1]
+    words = [
+        w for w in dict.fromkeys(readable(analyze(" ".join(keywords)))) if w not in TASK_STOP and len(w) > 1
+    ]
     parts = {p for w in words for p in identifier_parts(w) if p != w}
     key = tuple(w for w in words if not (len(identifier_parts(w)) > 1 and w not in parts and all(
         p in words for p in identifier_parts(w)

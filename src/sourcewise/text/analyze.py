@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
 
 import Stemmer
@@ -50,6 +51,7 @@ __all__ = [
     "noun",
     "query_terms",
     "question_word",
+    "readable",
     "stem",
     "strip_particle",
 ]
@@ -295,6 +297,13 @@ def _hangul_terms(word: str) -> list[str]:
     base = noun(word) if len(forms) > 1 else forms[-1]
     # Bigrams let a compound ("배포절차") meet its parts ("배포", "절차") without a dictionary.
     return [base, *dict.fromkeys(bigrams(base))]
+
+
+def readable(terms: Iterable[str]) -> list[str]:
+    """``terms`` a person reads or a loop searches again as words: the index-only bigrams (marked
+    ``BIGRAM``, pieces of the words beside them) left out. Printed, a bigram showed as its word a
+    second time, with an invisible mark ("missing 회의, 회의")."""
+    return [t for t in terms if not t.startswith(BIGRAM)]
 
 
 def bigrams(stem: str) -> list[str]:
