@@ -23,6 +23,7 @@ sys.path.extend(str(p) for p in sorted(Path(__file__).parent.iterdir()) if any(p
 
 from sourcewise.config import Settings, load_settings
 from sourcewise.sources.base import Source
+from sourcewise.web import engine as engine_module
 
 from pgserver import pg_server, pg_url, pgvector_server, pgvector_url  # noqa: F401  (fixtures: a throwaway PostgreSQL)
 from scheduling import (  # noqa: F401  (hooks)
@@ -114,6 +115,15 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureReques
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
     monkeypatch.delenv("SSL_CERT_FILE", raising=False)
     monkeypatch.setenv("SSL_CERT_DIR", str(home / "no-certificate-authorities"))
+
+
+@pytest.fixture(autouse=True)
+def _quick_provider_retry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's one retry of a transient provider failure waits 0.01 s instead of 1 s: the
+    servers here answer at once or never, and ~40 tests whose provider is down (a closed port, a
+    503) waited a second each for a retry they do not look at. The retry itself still happens,
+    and a ``Retry-After`` the server sends is still honoured as sent."""
+    monkeypatch.setattr(engine_module, "RETRY_DELAY", 0.01)
 
 
 @pytest.fixture(autouse=True)

@@ -9,17 +9,11 @@ from pathlib import Path
 import pytest
 
 from sourcewise import aconditional_web_search, load_settings
-from sourcewise.web import engine as engine_module
 
 from conftest import FIXTURES
 from servers import LocalServer, Reply
 
 TODAY = date(2026, 11, 21)
-
-
-@pytest.fixture(autouse=True)
-def _fast_retry(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine_module, "RETRY_DELAY", 0.01)
 
 
 async def test_search_path(server: LocalServer, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

@@ -21,7 +21,6 @@ from sourcewise import (
     load_settings,
 )
 from sourcewise.config import Settings
-from sourcewise.web import engine as engine_module
 from sourcewise.web.engine import Engine
 from sourcewise.web.providers import ddgs_text, duckduckgo_instant
 from sourcewise.web.providers.base import HttpResponse
@@ -38,7 +37,6 @@ def ddg_backend(server: LocalServer, monkeypatch: pytest.MonkeyPatch) -> LocalSe
     import ddgs.engines.duckduckgo as ddg
 
     monkeypatch.setattr(ddg.Duckduckgo, "search_url", f"{server.url}/html/")
-    monkeypatch.setattr(engine_module, "RETRY_DELAY", 0.01)
     return server
 
 

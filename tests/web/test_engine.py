@@ -13,7 +13,6 @@ import pytest
 from sourcewise import NoProviderAvailable, load_settings
 from sourcewise.config import Settings
 from sourcewise.net.state import ProviderState
-from sourcewise.web import engine as engine_module
 from sourcewise.web.engine import Engine
 from sourcewise.web.providers import load_providers
 
@@ -22,11 +21,6 @@ from servers import LocalServer, Reply, Seen
 
 SMALL = (FIXTURES / "searxng_small.json").read_text("utf-8")
 JSON = "application/json"
-
-
-@pytest.fixture(autouse=True)
-def _fast_retry(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine_module, "RETRY_DELAY", 0.01)
 
 
 class Clock:
