@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from datetime import date
 
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 from sourcewise.sources.messages.exports import clean, date_span, snippet
@@ -37,13 +37,20 @@ def reference_analyze(text: str) -> list[str]:
     return out
 
 
+def _not_hangul(ch: str) -> bool:
+    return not ("\uac00" <= ch <= "\ud7a3" or "\u1100" <= ch <= "\u11ff")
+
+
+# Hangul now also gets its verb endings stripped and bigrams added (measured in the kb benchmark's
+# Korean set), so it is left out of the text drawn, character by character: a whole text drawn and
+# then refused for one Hangul character threw away most examples (nearly every 300-character text
+# of any Unicode holds one).
 @given(
-    st.text(alphabet=st.characters(codec="utf-8"), max_size=300) | st.from_regex(r"[A-Za-z0-9_ 가-힣]{0,80}")
+    st.text(alphabet=st.characters(codec="utf-8").filter(_not_hangul), max_size=300)
+    | st.from_regex(r"[A-Za-z0-9_ ]{0,80}", fullmatch=True)
 )
 def test_the_fast_analyzer_agrees_with_the_reference(text: str) -> None:
-    # Hangul now also gets its verb endings stripped and bigrams added (measured in the kb
-    # benchmark's Korean set); everything else must read exactly as the reference does.
-    assume(not any("\uac00" <= ch <= "\ud7a3" or "\u1100" <= ch <= "\u11ff" for ch in text))
+    """Everything but Hangul reads exactly as the reference does."""
     assert analyze(text) == reference_analyze(text)
 
 

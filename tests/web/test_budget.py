@@ -74,8 +74,8 @@ def engine_for(server: LocalServer, tmp_path: Path, chain: list[str]) -> Engine:
 async def test_a_search_whose_providers_answer_slowly_then_fail_ends_by_its_deadline(
     server: LocalServer, tmp_path: Path
 ) -> None:
-    """brave fails at once (its retry fits, 1 s later), then answers slowly with a 503; searxng,
-    next in the chain, gets only what is left and hangs past it."""
+    """brave fails at once (its retry fits: the suite's retry delay is 0.01 s), then answers slowly
+    with a 503; searxng, next in the chain, gets only what is left and hangs past it."""
     server.route("/brave", replies(Reply(503, "busy"), Reply(503, "busy", delay=1.2)))
     server.route("/sx/search", Reply(200, SMALL, content_type=JSON, delay=30))
     engine = engine_for(server, tmp_path, ["brave", "searxng"])
