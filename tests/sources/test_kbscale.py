@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from sourcewise import IndexReport, KnowledgeBase
 from sourcewise.sources.kb import terms as kbterms
+from sourcewise.sources.kb.query import HEADINGS_SEP, pack, unpack
 from sourcewise.sources.kb.store import KBStore
 
 from clirun import run_cli
@@ -68,14 +69,33 @@ def test_every_term_python_sees_is_in_the_index_over_real_text(
     assert report.chunks > 150
     store = base.store
     assert isinstance(store, KBStore)
-    searcher = store.index.searcher()
+    view = store.view()
+    searcher = view.searcher
     checked = 0
     for _, addr in searcher.search(tantivy.Query.all_query(), 300).hits:
-        text = searcher.doc(addr)["body"][0]
+        key = (addr.segment_ord, addr.doc)
+        text = view.rows([key])[key].text
         for term in set(kbterms.terms(text)):
             assert searcher.doc_freq("body", term) > 0 or len(term.encode()) > 64, term
             checked += 1
     assert checked > 5000
+
+
+_TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=40)  # what UTF-8 can hold
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXT, _TEXT, st.lists(_TEXT.filter(lambda h: HEADINGS_SEP not in h), max_size=3), _TEXT,
+       st.integers(0, 10**6), st.integers(0, 10**6), st.booleans())  # fmt: skip
+def test_a_stored_record_gives_back_its_chunk(
+    path: str, title: str, headings: list[str], text: str, start: int, end: int, dated: bool
+) -> None:
+    """A chunk's one stored value (``pack``) gives back each of its values (``unpack``), whatever the
+    texts hold: the record's own separator, the headings' separator, digits, newlines."""
+    joined = HEADINGS_SEP.join(headings)
+    row = unpack(pack(path, title, "2025-01-15", dated, joined, text, (start, end), "ab" * 16), (1, 2))
+    shown = tuple(joined.split(HEADINGS_SEP)) if joined else ()
+    assert row == ((1, 2), path, title, "2025-01-15", shown, text, start, end, "ab" * 16, dated)
 
 
 def test_odd_tokens_of_real_text_are_indexed_and_found(tmp_path: Path) -> None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, NamedTuple, Protocol
 
 import tantivy
 
-__all__ = ["HEADINGS_SEP", "WEIGHTS", "LexQuery", "Row", "StoreFilter", "View", "Viewer", "day_number"]
+__all__ = [
+    "HEADINGS_SEP", "WEIGHTS", "LexQuery", "Row", "StoreFilter", "View", "Viewer", "day_number", "pack",
+    "unpack",
+]  # fmt: skip
 
 WEIGHTS = {"title": 4.0, "headings": 2.0, "body": 1.0}
 HEADINGS_SEP = "\x1f"  # a control character: never in a cleaned heading, a separator to the analyzer
@@ -120,11 +122,37 @@ def day_number(iso: str) -> int:
     return int(iso.replace("-", ""))
 
 
-@lru_cache(maxsize=4096)
-def _iso_day(day: int) -> str:
-    """The ``day`` field (20250115) as an ISO date; a hit's files share few days."""
-    text = str(day)
-    return f"{text[:4]}-{text[4:6]}-{text[6:]}"
+_SEP = "\x1e"  # between a record's numbers and hash, which never hold it
+
+
+def pack(
+    path: str,
+    title: str,
+    doc_date: str,
+    dated: bool,
+    headings: str,
+    text: str,
+    lines: tuple[int, int],
+    embed_hash: str,
+) -> bytes:
+    """A chunk's stored record, what ``unpack`` reads back: its numbers, hash and the lengths of its
+    path, title and headings, then those texts and the body, so no text needs a separator of its own."""
+    head = (doc_date, lines[0], lines[1], int(dated), embed_hash, len(path), len(title), len(headings))
+    return (_SEP.join(map(str, head)) + _SEP + path + title + headings + text).encode()
+
+
+def unpack(record: bytes, key: tuple[int, int]) -> Row:
+    """The ``Row`` of a record ``pack`` made."""
+    doc_date, start, end, dated, embed_hash, n_path, n_title, n_headings, rest = record.decode().split(
+        _SEP, 8
+    )
+    a = int(n_path)
+    b = a + int(n_title)
+    c = b + int(n_headings)
+    return Row(
+        key, rest[:a], rest[a:b], doc_date, tuple(rest[b:c].split(HEADINGS_SEP)) if c > b else (), rest[c:],
+        int(start), int(end), embed_hash, dated == "1",
+    )  # fmt: skip
 
 
 class Viewer(Protocol):
@@ -153,9 +181,9 @@ class View:
         # them (making an address again cost more than reading a column).
         self._addresses: dict[tuple[int, int], tantivy.DocAddress] = {}
 
-    def _address(self, key: tuple[int, int]) -> tantivy.DocAddress:
-        got = self._addresses.get(key)
-        return tantivy.DocAddress(key[0], key[1]) if got is None else got
+    def _addressed(self, keys: Iterable[tuple[int, int]]) -> list[tantivy.DocAddress]:
+        got = self._addresses.get
+        return [got(k) or tantivy.DocAddress(*k) for k in keys]
 
     def _field_terms(self, terms: Iterable[str]) -> list[tantivy.Query]:
         return [
@@ -188,12 +216,9 @@ class View:
         else:
             query = tantivy.Query.boolean_query(clauses)
         hits = self.searcher.search(query, limit, count=False).hits
-        out = []
-        for score, address in hits:
-            key = (address.segment_ord, address.doc)
-            self._addresses[key] = address
-            out.append((key, float(score)))
-        return out
+        keys = [(a.segment_ord, a.doc) for _, a in hits]
+        self._addresses.update(zip(keys, [a for _, a in hits], strict=True))
+        return list(zip(keys, [score for score, _ in hits], strict=True))
 
     def by_hashes(
         self, hashes: Sequence[str], where: StoreFilter, limit: int
@@ -209,16 +234,8 @@ class View:
         return out
 
     def _row(self, address: tantivy.DocAddress) -> Row:
-        # Field by field: ``to_dict`` made a list for every field of every hit, twice the time.
-        d = self.searcher.doc(address)
-        first: Any = d.get_first  # every field is there, of its schema's type: written by ``Writer``
-        start, end = d.get_all("lines")
-        headings, dated = first("headings"), first("dated")
-        return Row(
-            (address.segment_ord, address.doc), first("path"), first("title"), _iso_day(first("day")),
-            tuple(headings.split(HEADINGS_SEP)) if headings else (), first("body"), start, end,
-            first("hash"), dated is None or bool(dated),
-        )  # fmt: skip
+        record: Any = self.searcher.doc(address).get_first("row")  # bytes: every chunk's, by ``Writer``
+        return unpack(record, (address.segment_ord, address.doc))
 
     def nearest(self, vector: bytes, where: StoreFilter, limit: int) -> None:
         """The embedded store has no vector index: the knowledge base compares in its process."""
@@ -226,10 +243,11 @@ class View:
 
     def files(self, keys: Sequence[tuple[int, int]]) -> list[Hashable]:
         """A value per key, the same for the chunks of one file (from a column: no document read)."""
-        return list(self.searcher.fast_field_values("file", [self._address(k) for k in keys]))
+        return list(self.searcher.fast_field_values("file", self._addressed(keys)))
 
     def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]:
-        return {k: self._row(self._address(k)) for k in dict.fromkeys(keys)}
+        unique = list(dict.fromkeys(keys))
+        return dict(zip(unique, map(self._row, self._addressed(unique)), strict=True))
 
     def after(self, path: str, line: int, limit: int) -> Row | None:
         """The chunk of ``path`` that starts first after ``line`` (of the file's first ``limit``

@@ -16,7 +16,7 @@ from typing import Protocol
 import tantivy
 
 from sourcewise.sources.kb import terms as kbterms
-from sourcewise.sources.kb.query import HEADINGS_SEP, day_number
+from sourcewise.sources.kb.query import HEADINGS_SEP, day_number, pack
 from sourcewise.sources.kb.rows import ChunkRow, FileRow
 from sourcewise.sources.readers import encode
 
@@ -47,14 +47,14 @@ class Owner(Protocol):
 
 def _add(doc: tantivy.Document, name: str, text: str) -> None:
     """``text`` as a value of field ``name``, analyzed as ``kbterms.split`` says: by the engine, with
-    the extra terms as a pre-tokenized value beside; a text holding Hangul goes in pre-tokenized whole
-    (its stored value is the text as it was)."""
+    the extra terms as a pre-tokenized value beside; a text holding Hangul goes in pre-tokenized whole.
+    Nothing is stored here: the chunk's record (``pack``) holds the texts."""
     engine_text, extras = kbterms.split(text)
     if engine_text is text:
         doc.add_text(name, text)
     else:
         tokens = _tokens(kbterms.engine_terms(engine_text))
-        doc.add_pre_tokenized_text(name, tantivy.PreTokenizedString(text, tokens))
+        doc.add_pre_tokenized_text(name, tantivy.PreTokenizedString("", tokens))
     if extras:
         doc.add_pre_tokenized_text(name, tantivy.PreTokenizedString("", _tokens(extras)))
 
@@ -113,19 +113,22 @@ class Writer:
         # Python value read again), the title analyzed once.
         shared = tantivy.Document(
             path=file.path, path_lc=file.path.lower(), ext=file.ext, title_lc=file.title.lower(),
-            day=day_number(file.doc_date), dated=int(not file.mtime_dated), file=file_number(file.path),
-            readers=list(file.readers),
+            day=day_number(file.doc_date), file=file_number(file.path), readers=list(file.readers),
         )  # fmt: skip
         _add(shared, "title", file.title)
         engine = self._engine
         for c in chunks:
             doc = copy.copy(shared)
             doc.add_text("hash", c.embed_hash)
-            doc.add_integer("lines", c.start_line)
-            doc.add_integer("lines", c.end_line)
-            if c.heading_path:
-                _add(doc, "headings", HEADINGS_SEP.join(c.heading_path))
+            headings = HEADINGS_SEP.join(c.heading_path)
+            if headings:
+                _add(doc, "headings", headings)
             _add(doc, "body", c.text)
+            record = pack(
+                file.path, file.title, file.doc_date, not file.mtime_dated, headings, c.text,
+                (c.start_line, c.end_line), c.embed_hash,
+            )  # fmt: skip
+            doc.add_bytes("row", record)
             engine.add_document(doc)
 
     def touch(self, file: FileRow) -> None:
