@@ -646,6 +646,29 @@ def test_one_long_page_does_not_fill_the_results(tmp_path: Path) -> None:
     assert paths.count("long.md") <= 3, paths
 
 
+def test_a_long_pages_later_chunk_that_scores_twice_another_pages_keeps_its_place(tmp_path: Path) -> None:
+    # The Rust Book's "What is a Mutex?": the definition was its page's 4th chunk and fell behind
+    # every other page's chunks, though they scored less than half of it.
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    sections = "\n\n".join(f"## Lock part {i}\n\nThe mutex lock guards data, part {i}." for i in range(5))
+    (docs / "long.md").write_text(f"# Mutexes\n\n{sections}\n", "utf-8")
+    filler = "Threads share memory, channels carry messages and pools run the jobs of a server. " * 4
+    for name in ("a", "b", "c"):
+        (docs / f"{name}.md").write_text(f"# Pools {name}\n\n{filler}A mutex is used here.\n", "utf-8")
+    base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
+    try:
+        base.index([docs])
+        hits = base.search("mutex lock", limit=6)
+    finally:
+        base.close()
+    paths = [Path(h.location.split("#")[0]).name for h in hits]
+    assert len(hits) == 6, paths
+    assert hits[3].score > 2 * max(h.score for h in hits if not h.location.split("#")[0].endswith("long.md"))
+    assert paths[:4] == ["long.md"] * 4, paths  # the 4th chunk stays above pages scoring under half of it
+    assert set(paths) - {"long.md"}, paths  # and the page still does not fill the list
+
+
 def test_titles_heading_paths_and_snippets_carry_no_markup(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
