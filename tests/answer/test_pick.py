@@ -9,8 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sourcewise.answer.asked import covered, read
+from sourcewise.answer.candidates import in_name
 from sourcewise.answer.extractive import units
-from sourcewise.answer.pick import _in_name, pick
+from sourcewise.answer.pick import pick
 from sourcewise.config import Settings
 from sourcewise.loops.ask import aask
 from sourcewise.models import Hit, RankedHit
@@ -132,7 +133,7 @@ def test_every_picked_unit_is_from_its_hit_and_holds_a_specific_term(question: s
         assert text in [u.text for u in units(texts[h], wrapped=True)]
     if picked and asked.specific:
         shown = set().union(*(set(analyze(t, stem=True)) for t, _ in picked))
-        named = set().union(*(_in_name(asked, t) for t, _ in picked))  # "-maxdepth" says "depth"
+        named = set().union(*(in_name(asked, t) for t, _ in picked))  # "-maxdepth" says "depth"
         assert (covered(shown, asked.groups) | named) & set(asked.specific)
 
 
@@ -425,11 +426,11 @@ def test_only_a_real_option_says_the_questions_words() -> None:
     # question's "국국d국cb": a unit was picked for it. An option starts "-" or "--" and a letter
     # or digit, and its name says a group as ``covered`` counts one.
     odd = read("국국d국cb")
-    assert _in_name(odd, "-#국 `") == set()
+    assert in_name(odd, "-#국 `") == set()
     asked = read("How do I limit the search depth?")
     depth = next(i for i, g in enumerate(asked.groups) if "depth" in g)
-    assert depth in _in_name(asked, "-maxdepth levels  Descend at most levels of directories.")
-    assert _in_name(asked, "- depth is a plain list item") == set()
+    assert depth in in_name(asked, "-maxdepth levels  Descend at most levels of directories.")
+    assert in_name(asked, "- depth is a plain list item") == set()
 
 
 def test_a_question_for_the_members_of_a_set_gets_the_list_its_sentence_announces() -> None:
