@@ -466,3 +466,22 @@ def test_the_same_paragraph_in_two_files_is_said_once() -> None:
     assert any("sourcewise index ~/notes" in text for text in texts)
     assert len(texts) == len(set(texts)), texts
     assert {hit for _, hit in chosen} == {0}, "cited where it ranked first"
+
+
+def test_an_options_entry_answers_for_the_program_its_chunk_is_about() -> None:
+    # bzip2's manual (a PDF Debian ships): the entry names the option, not the program; the
+    # sentences naming bzip2 around it say nothing of -s.
+    manual = (
+        "How to use it",
+        "bzip2 compresses files using the Burrows-Wheeler block sorting text compression algorithm.\n\n"
+        "-k --keep\nKeep (don't delete) input files during compression or decompression.\n\n"
+        "-s --small\nReduce memory usage, for compression, decompression and testing.",
+    )
+    answer = _answer("What does bzip2 -s do?", manual)
+    assert "Reduce memory usage" in answer
+    other = (
+        "How to use it",
+        "tar saves many files together into a single archive.\n\n"
+        "-s --same-order\nSort names to extract to match archive.",
+    )
+    assert _answer("What does bzip2 -s do?", other) == "", "the chunk is not about bzip2"

@@ -140,6 +140,7 @@ def candidates(asked: Asked, hits: Sequence[RankedHit]) -> list[Cand]:
         previous: set[int] = set()
         path = ranked.hit.heading_path
         subject, under = _subject(asked, path[-1] if path else ""), 0
+        chunk = covered(set().union(*(tokens for _, tokens in found[:mine])), asked.groups)
         for pos, (unit, tokens) in enumerate(found):
             terms = set(tokens)
             if unit.kind == "heading":
@@ -150,6 +151,9 @@ def candidates(asked: Asked, hits: Sequence[RankedHit]) -> list[Cand]:
             about = subject if under <= SUBJECT_UNITS else set()
             own = covered(terms, asked.groups) | about | in_name(asked, unit.text)
             context = covered(title | heading, asked.groups) - own
+            named = bool(asked.symbols) and all(names(unit.text, sym) for sym in asked.symbols)
+            if named:  # an option's entry ("-s --small Reduce memory usage") is about its chunk's program
+                context |= chunk - own
             fit = type_fit(asked, unit, tokens, about)
             after = unit_at.get((passage, offset + pos + 1))
             if after is not None and completes(asked.kind, unit, after):
@@ -158,7 +162,7 @@ def candidates(asked: Asked, hits: Sequence[RankedHit]) -> list[Cand]:
             score = _score(asked, weights, own, (context | previous) - own, fit, tokens, partial)
             score += ENTRY_NAME * _entry_name(asked, unit.text)
             score += 0.4 / (1 + h) + 0.3 * ranked.relevance - 0.02 * min(pos, 10)
-            if asked.symbols and all(names(unit.text, sym) for sym in asked.symbols):
+            if named:
                 score += 1.0  # the operator the question names, which no word search sees
             if unit.kind != "code" and (len(unit.text.split()) < 4 or _label(unit.text)):
                 score -= 0.3  # a fragment, or a field's label and value ("Valid values: a filename")

@@ -7,7 +7,9 @@ operators and options it names, its type.
 
 **The gate** (honest refusal): an answer must contain at least one of the question's specific
 terms (or its analyzer forms) and every operator the question names, and with its heading and
-title cover all the specific terms of a short question (60% of a longer one). When no unit
+title cover all the specific terms of a short question (60% of a longer one). An answer naming
+the option or operator the question names may leave its other terms to its chunk ("What does
+bzip2 -s do?": "-s --small Reduce memory usage ..." in bzip2's manual). When no unit
 passes, nothing answers and ``pick`` returns nothing: the caller says so and lists the closest
 passages as ones that may not answer.
 
@@ -50,9 +52,9 @@ def _passes(asked: Asked, shown: set[int], context: set[int], text: str) -> bool
         return False
     spec = set(asked.specific)
     need = len(spec) if len(spec) <= 2 else math.ceil(0.6 * len(spec))
-    if asked.symbols:  # the operator or option it names is the most specific thing it asks
-        need = max(1, need - 1)
-    return not spec or (bool(shown & spec) and len((shown | context) & spec) >= need)
+    if asked.symbols:  # the operator or option it names is the most specific thing it asks,
+        need = max(1, need - 1)  # and what it belongs to may be said around it ("bzip2 -s")
+    return not spec or ((bool(shown & spec) or bool(asked.symbols)) and len((shown | context) & spec) >= need)
 
 
 def pick(
