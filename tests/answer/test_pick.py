@@ -485,3 +485,18 @@ def test_an_options_entry_answers_for_the_program_its_chunk_is_about() -> None:
         "-s --same-order\nSort names to extract to match archive.",
     )
     assert _answer("What does bzip2 -s do?", other) == "", "the chunk is not about bzip2"
+
+
+def test_a_block_that_says_the_words_only_inside_names_fits_a_how_question_less() -> None:
+    # httpx's docs: "connect" only inside ``ConnectError`` in the SSL page's error output made it
+    # the "command" for retrying connections, and the transports page that says how was left out.
+    ssl = (
+        "SSL",
+        "By default httpx will verify HTTPS connections.\n\n"
+        '```pycon\n>>> httpx.get("https://expired.badssl.com/")\n'
+        "httpx.ConnectError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed\n```",
+    )
+    pools = ("Pools", "A pool keeps idle sockets open between requests.")
+    transports = ("Transports", "Connection retries are also available via this interface.")
+    picked = pick("How do I retry failed connections?", _ranked(ssl, pools, transports))
+    assert any("retries" in text for text, _ in picked), picked

@@ -6,7 +6,7 @@ writes twice as much; an identifier's group needs its parts, so "proxy" alone is
 those its heading or the sentence before it covers count half, but the first two units under a
 heading of at most four words that is a name the question writes, and no other, are about it:
 "### `SSL_CERT_FILE`"; a name met only inside a longer identifier, "Mutex" in ``MutexGuard``, counts
-half), how well it fits the question's type (``answer.asked.fit``), how much of a reference entry's
+half, here and in the share of the question its type's fit is weighed by), how well it fits the question's type (``answer.asked.fit``), how much of a reference entry's
 option name the question says (``--numeric-sort`` for "sort numerically"), how close together the
 question's terms sit in it, and its hit's rank and relevance. A fragment or a field's label ("Valid
 values: a filename") counts less. Not word coverage alone.
@@ -247,7 +247,7 @@ def _score(
     spec = set(asked.specific)
     mine = sum(weights[i] * (0.5 if i in partial else 1.0) for i in own)
     cover = (mine + 0.5 * sum(weights[i] for i in near)) / (sum(weights) or 1.0)
-    share = len((own | near) & spec) / max(1, len(spec))
+    share = (len(((own - partial) | near) & spec) + 0.5 * len(partial & spec - near)) / max(1, len(spec))
     return 2.0 * cover + 0.9 * fit * share + 0.3 * _closeness(tokens, asked.groups, own)
 
 
