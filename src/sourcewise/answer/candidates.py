@@ -6,9 +6,10 @@ writes twice as much; an identifier's group needs its parts, so "proxy" alone is
 those its heading or the sentence before it covers count half, but the first two units under a
 heading of at most four words that is a name the question writes, and no other, are about it:
 "### `SSL_CERT_FILE`"; a name met only inside a longer identifier, "Mutex" in ``MutexGuard``, counts
-half, here and in the share of the question its type's fit is weighed by), how well it fits the question's type (``answer.asked.fit``), how much of a reference entry's
-option name the question says (``--numeric-sort`` for "sort numerically"), how close together the
-question's terms sit in it, and its hit's rank and relevance. A fragment or a field's label ("Valid
+half, here and in the share of the question its type's fit is weighed by), how well it fits the
+question's type (``answer.asked.fit``), how much of a reference entry's option name the question
+says (``--numeric-sort`` for "sort numerically"), how close together the question's terms sit in
+it, and its hit's rank and relevance. A fragment or a field's label ("Valid
 values: a filename") counts less. Not word coverage alone.
 """
 
