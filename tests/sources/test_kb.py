@@ -572,6 +572,23 @@ def test_one_letter_and_digit_parts_of_query_words_are_not_searched(location: st
     assert sorted(names(base.search("2", mode="lexical"))) == ["a.md", "b.md"]  # "2" on its own
 
 
+def test_korean_question_words_are_not_searched(location: str, tmp_path: Path) -> None:
+    # KorQuAD's questions end in 어디인가, 무엇인가요, 몇 ...: their terms (⟨인가⟩) found passages for
+    # the way the question is asked.
+    from sourcewise.sources.kb.terms import query_terms
+    from sourcewise.text.analyze import analyze
+
+    assert not set(query_terms("회의 장소는 어디인가?")) & set(analyze("어디인가"))
+    assert query_terms("무엇인가요"), "a question of question words alone keeps them"
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("회의 장소는 본관 3층 회의실이다.\n", "utf-8")
+    (folder / "b.md").write_text("제품은 인가를 받았다. 인가 절차와 인가 기준을 따른다.\n", "utf-8")
+    base = KnowledgeBase(location, semantic=False)
+    base.index([folder])
+    assert names(base.search("회의 장소는 어디인가?", mode="lexical")) == ["a.md"]
+
+
 @given(st.text(max_size=80))
 def test_kb_query_terms_are_query_terms_and_never_all_dropped(text: str) -> None:
     from sourcewise.sources.kb.search import kb_query_terms
