@@ -557,17 +557,25 @@ def test_a_korean_query_in_hybrid_mode_never_asks_the_english_model(
         base.search_with_warnings("deployment rollback", mode="hybrid")
 
 
+def _indexed(location: str, tmp_path: Path, pages: dict[str, str]) -> KnowledgeBase:
+    """A knowledge base at ``location`` holding ``pages`` (name -> text), indexed."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name, text in pages.items():
+        (folder / name).write_text(text, "utf-8")
+    base = KnowledgeBase(location, semantic=False)
+    base.index([folder])
+    return base
+
+
 def test_one_letter_and_digit_parts_of_query_words_are_not_searched(location: str, tmp_path: Path) -> None:
     from sourcewise.sources.kb.search import kb_query_terms
 
     assert kb_query_terms("w123 python3") == ["w123", "python3", "python"]
     assert kb_query_terms("x-ray 3 items") == ["x", "ray", "3", "item"]  # words of their own stay
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / "a.md").write_text("release w2 notes\n", "utf-8")
-    (folder / "b.md").write_text("release w9 notes and 2 more\n", "utf-8")
-    base = KnowledgeBase(location, semantic=False)
-    base.index([folder])
+    base = _indexed(
+        location, tmp_path, {"a.md": "release w2 notes\n", "b.md": "release w9 notes and 2 more\n"}
+    )
     assert names(base.search("w2", mode="lexical")) == ["a.md"]  # not every chunk with a "w" or a "2"
     assert sorted(names(base.search("2", mode="lexical"))) == ["a.md", "b.md"]  # "2" on its own
 
@@ -580,12 +588,11 @@ def test_korean_question_words_are_not_searched(location: str, tmp_path: Path) -
 
     assert not set(query_terms("회의 장소는 어디인가?")) & set(analyze("어디인가"))
     assert query_terms("무엇인가요"), "a question of question words alone keeps them"
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / "a.md").write_text("회의 장소는 본관 3층 회의실이다.\n", "utf-8")
-    (folder / "b.md").write_text("제품은 인가를 받았다. 인가 절차와 인가 기준을 따른다.\n", "utf-8")
-    base = KnowledgeBase(location, semantic=False)
-    base.index([folder])
+    pages = {
+        "a.md": "회의 장소는 본관 3층 회의실이다.\n",
+        "b.md": "제품은 인가를 받았다. 인가 절차와 인가 기준을 따른다.\n",
+    }
+    base = _indexed(location, tmp_path, pages)
     assert names(base.search("회의 장소는 어디인가?", mode="lexical")) == ["a.md"]
 
 
