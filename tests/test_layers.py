@@ -51,6 +51,7 @@ PURE = (
     "sourcewise.sources.code.outline",
     "sourcewise.text.passages",
     "sourcewise.answer.pick",
+    "sourcewise.answer.candidates",
     "sourcewise.doors.present",
     "sourcewise.web.projects",
     "sourcewise.web.rank",

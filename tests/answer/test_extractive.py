@@ -8,7 +8,7 @@ import re
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from sourcewise.answer.extractive import assemble, procedural, sentences, units
+from sourcewise.answer.extractive import MAX_SENTENCE, assemble, procedural, sentences, units
 from sourcewise.models import Hit, RankedHit
 from sourcewise.text.markup import clean, directive
 
@@ -197,3 +197,15 @@ def test_a_numbered_item_is_one_unit_with_its_number() -> None:
     assert ("2. Each `Worker` will hold on to the receiver.", "item") in got
     assert ("Version 2.", "prose") in got, "a number ending a sentence still ends it"
     assert all(len(t) > 3 for t, _ in got), got
+
+
+def test_a_sentence_closing_a_long_run_without_ends_is_kept() -> None:
+    # fontconfig's manual as a PDF gives: its property table (no sentence ends) runs on into the
+    # section's first sentence; cut at MAX_SENTENCE, the sentence was lost.
+    table = " ".join(f"prop{i} String The value of property number {i}" for i in range(40))
+    text = f"{table} Font Matching Fontconfig performs matching by measuring the distance from a pattern."
+    found = units(text, wrapped=True)
+    assert any("measuring the distance from a pattern." in u.text for u in found), found
+    assert all(len(u.text) <= MAX_SENTENCE for u in found)
+    assert "prop0" in found[0].text
+    assert "prop39" in " ".join(u.text for u in found), "nothing is lost"

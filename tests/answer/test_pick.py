@@ -9,8 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sourcewise.answer.asked import covered, read
+from sourcewise.answer.candidates import in_name
 from sourcewise.answer.extractive import units
-from sourcewise.answer.pick import _in_name, pick
+from sourcewise.answer.pick import pick
 from sourcewise.config import Settings
 from sourcewise.loops.ask import aask
 from sourcewise.models import Hit, RankedHit
@@ -132,7 +133,7 @@ def test_every_picked_unit_is_from_its_hit_and_holds_a_specific_term(question: s
         assert text in [u.text for u in units(texts[h], wrapped=True)]
     if picked and asked.specific:
         shown = set().union(*(set(analyze(t, stem=True)) for t, _ in picked))
-        named = set().union(*(_in_name(asked, t) for t, _ in picked))  # "-maxdepth" says "depth"
+        named = set().union(*(in_name(asked, t) for t, _ in picked))  # "-maxdepth" says "depth"
         assert (covered(shown, asked.groups) | named) & set(asked.specific)
 
 
@@ -425,11 +426,11 @@ def test_only_a_real_option_says_the_questions_words() -> None:
     # question's "국국d국cb": a unit was picked for it. An option starts "-" or "--" and a letter
     # or digit, and its name says a group as ``covered`` counts one.
     odd = read("국국d국cb")
-    assert _in_name(odd, "-#국 `") == set()
+    assert in_name(odd, "-#국 `") == set()
     asked = read("How do I limit the search depth?")
     depth = next(i for i, g in enumerate(asked.groups) if "depth" in g)
-    assert depth in _in_name(asked, "-maxdepth levels  Descend at most levels of directories.")
-    assert _in_name(asked, "- depth is a plain list item") == set()
+    assert depth in in_name(asked, "-maxdepth levels  Descend at most levels of directories.")
+    assert in_name(asked, "- depth is a plain list item") == set()
 
 
 def test_a_question_for_the_members_of_a_set_gets_the_list_its_sentence_announces() -> None:
@@ -465,3 +466,37 @@ def test_the_same_paragraph_in_two_files_is_said_once() -> None:
     assert any("sourcewise index ~/notes" in text for text in texts)
     assert len(texts) == len(set(texts)), texts
     assert {hit for _, hit in chosen} == {0}, "cited where it ranked first"
+
+
+def test_an_options_entry_answers_for_the_program_its_chunk_is_about() -> None:
+    # bzip2's manual (a PDF Debian ships): the entry names the option, not the program; the
+    # sentences naming bzip2 around it say nothing of -s.
+    manual = (
+        "How to use it",
+        "bzip2 compresses files using the Burrows-Wheeler block sorting text compression algorithm.\n\n"
+        "-k --keep\nKeep (don't delete) input files during compression or decompression.\n\n"
+        "-s --small\nReduce memory usage, for compression, decompression and testing.",
+    )
+    answer = _answer("What does bzip2 -s do?", manual)
+    assert "Reduce memory usage" in answer
+    other = (
+        "How to use it",
+        "tar saves many files together into a single archive.\n\n"
+        "-s --same-order\nSort names to extract to match archive.",
+    )
+    assert _answer("What does bzip2 -s do?", other) == "", "the chunk is not about bzip2"
+
+
+def test_a_block_that_says_the_words_only_inside_names_fits_a_how_question_less() -> None:
+    # httpx's docs: "connect" only inside ``ConnectError`` in the SSL page's error output made it
+    # the "command" for retrying connections, and the transports page that says how was left out.
+    ssl = (
+        "SSL",
+        "By default httpx will verify HTTPS connections.\n\n"
+        '```pycon\n>>> httpx.get("https://expired.badssl.com/")\n'
+        "httpx.ConnectError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed\n```",
+    )
+    pools = ("Pools", "A pool keeps idle sockets open between requests.")
+    transports = ("Transports", "Connection retries are also available via this interface.")
+    picked = pick("How do I retry failed connections?", _ranked(ssl, pools, transports))
+    assert any("retries" in text for text, _ in picked), picked

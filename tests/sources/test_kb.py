@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from sourcewise import IndexReport, KnowledgeBase
 from sourcewise.config import Settings
 from sourcewise.errors import IndexVersionError, InvalidOption, SourceUnavailable, SourcewiseError
-from sourcewise.models import SourceQuery
+from sourcewise.models import Hit, SourceQuery
 from sourcewise.sources import resolve_source
 from sourcewise.sources.kb.store import SCHEMA_VERSION
 
@@ -558,19 +558,43 @@ def test_a_korean_query_in_hybrid_mode_never_asks_the_english_model(
         base.search_with_warnings("deployment rollback", mode="hybrid")
 
 
+def _indexed(location: str, tmp_path: Path, pages: dict[str, str]) -> KnowledgeBase:
+    """A knowledge base at ``location`` holding ``pages`` (name -> text), indexed."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name, text in pages.items():
+        (folder / name).write_text(text, "utf-8")
+    base = KnowledgeBase(location, semantic=False)
+    base.index([folder])
+    return base
+
+
 def test_one_letter_and_digit_parts_of_query_words_are_not_searched(location: str, tmp_path: Path) -> None:
     from sourcewise.sources.kb.search import kb_query_terms
 
     assert kb_query_terms("w123 python3") == ["w123", "python3", "python"]
     assert kb_query_terms("x-ray 3 items") == ["x", "ray", "3", "item"]  # words of their own stay
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / "a.md").write_text("release w2 notes\n", "utf-8")
-    (folder / "b.md").write_text("release w9 notes and 2 more\n", "utf-8")
-    base = KnowledgeBase(location, semantic=False)
-    base.index([folder])
+    base = _indexed(
+        location, tmp_path, {"a.md": "release w2 notes\n", "b.md": "release w9 notes and 2 more\n"}
+    )
     assert names(base.search("w2", mode="lexical")) == ["a.md"]  # not every chunk with a "w" or a "2"
     assert sorted(names(base.search("2", mode="lexical"))) == ["a.md", "b.md"]  # "2" on its own
+
+
+def test_korean_question_words_are_not_searched(location: str, tmp_path: Path) -> None:
+    # KorQuAD's questions end in 어디인가, 무엇인가요, 몇 ...: their terms (⟨인가⟩) found passages for
+    # the way the question is asked.
+    from sourcewise.sources.kb.terms import query_terms
+    from sourcewise.text.analyze import analyze
+
+    assert not set(query_terms("회의 장소는 어디인가?")) & set(analyze("어디인가"))
+    assert query_terms("무엇인가요"), "a question of question words alone keeps them"
+    pages = {
+        "a.md": "회의 장소는 본관 3층 회의실이다.\n",
+        "b.md": "제품은 인가를 받았다. 인가 절차와 인가 기준을 따른다.\n",
+    }
+    base = _indexed(location, tmp_path, pages)
+    assert names(base.search("회의 장소는 어디인가?", mode="lexical")) == ["a.md"]
 
 
 @given(st.text(max_size=80))
@@ -628,23 +652,47 @@ def test_long_words_do_not_fill_the_analyzer_caches(tmp_path: Path) -> None:
     assert held < 10_000_000, f"{held / 1e6:.0f} MB held after the texts were freed"
 
 
-def test_one_long_page_does_not_fill_the_results(tmp_path: Path) -> None:
+def _searched(tmp_path: Path, pages: dict[str, str], query: str, limit: int) -> tuple[list[Hit], list[str]]:
+    """The hits of ``query`` over a knowledge base of ``pages`` (name -> Markdown), with their file names."""
     docs = tmp_path / "docs"
     docs.mkdir()
-    sections = "\n\n".join(f"## Retry section {i}\n\nConnection retry settings, part {i}." for i in range(8))
-    (docs / "long.md").write_text(f"# Retries everywhere\n\n{sections}\n", "utf-8")
-    filler = "The transport object carries pools, limits, proxies and timeouts for every client. " * 6
-    (docs / "short.md").write_text(f"# Transports\n\n{filler}Connection retry is set here.\n", "utf-8")
+    for name, text in pages.items():
+        (docs / name).write_text(text, "utf-8")
     base = KnowledgeBase(tmp_path / "kb.sqlite3", semantic=False)
     try:
         base.index([docs])
-        hits = base.search("connection retry", limit=4)
+        hits = base.search(query, limit=limit)
     finally:
         base.close()
-    paths = [Path(h.location.split("#")[0]).name for h in hits]
+    return hits, [Path(h.location.split("#")[0]).name for h in hits]
+
+
+def test_one_long_page_does_not_fill_the_results(tmp_path: Path) -> None:
+    sections = "\n\n".join(f"## Retry section {i}\n\nConnection retry settings, part {i}." for i in range(8))
+    filler = "The transport object carries pools, limits, proxies and timeouts for every client. " * 6
+    pages = {
+        "long.md": f"# Retries everywhere\n\n{sections}\n",
+        "short.md": f"# Transports\n\n{filler}Connection retry is set here.\n",
+    }
+    _, paths = _searched(tmp_path, pages, "connection retry", 4)
     assert paths.count("long.md") >= 2, paths  # the long page is found, but not alone
     assert "short.md" in paths, paths
     assert paths.count("long.md") <= 3, paths
+
+
+def test_a_long_pages_later_chunk_that_scores_twice_another_pages_keeps_its_place(tmp_path: Path) -> None:
+    # The Rust Book's "What is a Mutex?": the definition was its page's 4th chunk and fell behind
+    # every other page's chunks, though they scored less than half of it.
+    sections = "\n\n".join(f"## Lock part {i}\n\nThe mutex lock guards data, part {i}." for i in range(5))
+    filler = "Threads share memory, channels carry messages and pools run the jobs of a server. " * 4
+    pages = {f"{n}.md": f"# Pools {n}\n\n{filler}A mutex is used here.\n" for n in ("a", "b", "c")}
+    pages["long.md"] = f"# Mutexes\n\n{sections}\n"
+    hits, paths = _searched(tmp_path, pages, "mutex lock", 6)
+    assert len(hits) == 6, paths
+    others = [h.score for h, p in zip(hits, paths, strict=True) if p != "long.md"]
+    assert others, paths  # the page does not fill the list
+    assert paths[:4] == ["long.md"] * 4, paths  # its 4th chunk stays above pages scoring under half of it
+    assert hits[3].score > 2 * max(others)
 
 
 def test_titles_heading_paths_and_snippets_carry_no_markup(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ __all__ = [
     "unmarked",
 ]
 
-MAX_SENTENCE = 400  # characters; a longer "sentence" is cut at a word
+MAX_SENTENCE = 400  # characters; a longer "sentence" is cut into pieces at words (a row, a heading: short)
 MAX_CODE_LINES = 15  # a longer code block is cut, with a "..." line
 ENDS = ".!?。！？"
 STOP = frozenset(
@@ -229,7 +229,22 @@ def _split_line(line: str) -> list[str]:
             out.append(line[start:j])
             start = j
     out.append(line[start:])
-    return [_clip(_unbullet(s.strip(" \t#*>|"))) for s in out if len(s.strip()) > 1]
+    return [piece for s in out if len(s.strip()) > 1 for piece in _pieces(_unbullet(s.strip(" \t#*>|")))]
+
+
+def _pieces(sentence: str) -> list[str]:
+    """``sentence`` in pieces of at most ``MAX_SENTENCE`` characters, cut at words from its end: a
+    run that long is text with no sentence end (a PDF's table, a list of names) before the sentence
+    whose end closed it, which a cut at ``MAX_SENTENCE`` lost (fontconfig's manual: its property
+    table ran on into "Fontconfig performs matching by measuring the distance ...")."""
+    pieces: list[str] = []
+    rest = sentence
+    while len(rest) > MAX_SENTENCE:
+        cut = rest.find(" ", len(rest) - MAX_SENTENCE)
+        cut = len(rest) - MAX_SENTENCE if cut < 0 else cut
+        pieces.append(rest[cut:].strip())
+        rest = rest[:cut].rstrip()
+    return [p for p in [rest, *reversed(pieces)] if p]
 
 
 def _unbullet(sentence: str) -> str:

@@ -3,19 +3,13 @@
 **The question** is read by ``answer.asked.read``: its content groups, the specific ones, the
 operators and options it names, its type.
 
-**A unit's score**: the question's groups it covers (specific ones weigh more, a name the question
-writes twice as much; an identifier's group needs its parts, so "proxy" alone is not "NO_PROXY";
-those its heading or the sentence before it covers count half, but the first two units under a
-heading of at most four words that is a name the question writes, and no other, are about it:
-"### `SSL_CERT_FILE`"; a name met only inside a longer identifier, "Mutex" in ``MutexGuard``, counts
-half), how well it fits the question's type (``answer.asked.fit``), how much of a reference entry's
-option name the question says (``--numeric-sort`` for "sort numerically"), how close together the
-question's terms sit in it, and its hit's rank and relevance. A fragment or a field's label ("Valid
-values: a filename") counts less. Not word coverage alone.
+**A unit's score** is ``answer.candidates``'.
 
 **The gate** (honest refusal): an answer must contain at least one of the question's specific
 terms (or its analyzer forms) and every operator the question names, and with its heading and
-title cover all the specific terms of a short question (60% of a longer one). When no unit
+title cover all the specific terms of a short question (60% of a longer one). An answer naming
+the option or operator the question names may leave its other terms to its chunk ("What does
+bzip2 -s do?": "-s --small Reduce memory usage ..." in bzip2's manual). When no unit
 passes, nothing answers and ``pick`` returns nothing: the caller says so and lists the closest
 passages as ones that may not answer.
 
@@ -31,263 +25,36 @@ chunk after it (``meta["after"]``, ``KnowledgeBaseSource.read``), whose units ne
 
 from __future__ import annotations
 
-import itertools
 import math
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import re2  # type: ignore[import-untyped]
 
-from sourcewise.answer.asked import Asked, completes, covered, needed, read
-from sourcewise.answer.asked import fit as type_fit
-from sourcewise.answer.extractive import Unit, units
-from sourcewise.models import Hit, RankedHit
-from sourcewise.text.analyze import STOPWORDS, analyze
+from sourcewise.answer.asked import Asked, completes, read
+from sourcewise.answer.candidates import Cand, candidates, names
+from sourcewise.answer.extractive import Unit
+from sourcewise.models import RankedHit
 
 __all__ = ["pick"]
 
-HITS = 8  # the best hits whose units are read
 NEAR = 0.85  # a unit scoring this share of the best one's joins the answer
 # A sentence starting with one of these leans on the one before it.
 _BACK = ("These ", "This ", "They ", "Those ", "It ", "That ", "이는 ", "이것은 ", "그러므로 ", "따라서 ")
 # One starting with these goes on where the one before stops ("It is not in the scope of HTTPX
 # to ... However, it is suggested to use LifespanManager"): the answer is often there.
 _ON = ("However", "Instead", "But ", "Rather", "하지만", "그러나", "대신")
-SUBJECT_WORDS = 4  # a heading this short names its section's subject ("### `NO_PROXY`", "## Timeouts")
-ENTRY_NAME = 0.6  # an option entry whose name the question says wholly, over one it says nothing of
 ANNOUNCE_WORDS = 12  # "Take a look at the following example:" announces; a longer sentence says more
-CHUNK_GAP = 3  # lines between two chunks of one section (the blank lines the kb cut at)
-SUBJECT_UNITS = 2  # the units under such a heading that are about it, whether they name it or not
-_WORD = re.compile(r"\w+")
 _FOLLOWING = re2.compile(r"\b(?:following|follows)\s*(?:\.\.\.|…|:|\.)$")
 
 
-@dataclass
-class _Cand:
-    hit: int
-    pos: int
-    place: tuple[int, int]  # (passage, position): a hit's chunk and the chunks next to it read as one
-    unit: Unit
-    own: set[int]
-    context: set[int]  # covered by the headings above it and the hit's title
-    score: float = 0.0
-    fit: float = 0.0
-    aside: bool = False  # from the chunk after the hit: it completes a window, never answers alone
-
-
-def _whole_terms(text: str) -> set[str]:
-    """The terms of ``text``'s words as wholes: ``unwrap_or_else`` gives itself, not ``unwrap``."""
-    out: set[str] = set()
-    for word in _WORD.findall(text):
-        said = analyze(word, stem=True)
-        out.update(said[:1] if word.isascii() and len(said) > 1 else said)
-    return out
-
-
-def _partial(groups: Sequence[frozenset[str]], own: set[int], text: str) -> set[int]:
-    """The groups ``own`` covers only through parts of longer identifiers: "Mutex" in
-    ``MutexGuard``, "unwrap" in ``unwrap_or_else``, "fail" in ``CERTIFICATE_VERIFY_FAILED``: a
-    different name, which counts half."""
-    if not own:
-        return set()
-    whole = _whole_terms(text)
-    return {i for i in own if not groups[i] & whole}
-
-
-_OPTION = re.compile(r"--?[A-Za-z0-9]")  # "-n", "--numeric-sort"; not "-#", "--" alone or a dash
-
-
-def _option_words(text: str) -> list[str]:
-    """The words of the option names a reference entry's line opens with ("-n, --numeric-sort
-    compare ..." gives "n", "numeric", "sort"); none for a line that is not an entry."""
-    words: list[str] = []
-    if text[:1] != "-":
-        return words
-    for token in text.split()[:6]:
-        bare = token.rstrip(",")
-        if _OPTION.match(bare):
-            words += [w.lower() for w in bare.lstrip("-").split("=", 1)[0].split("-") if w]
-        elif not (bare.isupper() or bare[:1] in "[<"):  # an argument ("NUM", "[=WHEN]") goes on
-            break
-    return words
-
-
-def _says(group: frozenset[str], word: str) -> bool:
-    """The option word says the group: as its analyzed form, or inside a name run together
-    ("depth" in ``-maxdepth``, "case" in ``--nocase``; terms of four letters or more)."""
-    said = len(group & set(analyze(word, stem=True))) >= needed(group)  # as ``covered`` counts
-    return said or any(len(t) >= 4 and t in word for t in group)
-
-
-def _in_name(asked: Asked, text: str) -> set[int]:
-    """The question's groups an entry's option names say (``-maxdepth`` says "depth")."""
-    words = _option_words(text)
-    return {i for i, g in enumerate(asked.groups) if any(_says(g, w) for w in words)}
-
-
-def _entry_name(asked: Asked, text: str) -> float:
-    """For a reference entry's line ("-n, --numeric-sort compare according to ..."), the share of
-    its option names' words the question says: ``--numeric-sort`` is all "sort numerically",
-    ``--general-numeric-sort`` two thirds of it, ``--one-file-system`` none of "create an archive"."""
-    words = _option_words(text)
-    if not words:
-        return 0.0
-    return sum(1 for w in words if any(_says(g, w) for g in asked.groups)) / len(words)
-
-
-def _closeness(tokens: list[str], groups: Sequence[frozenset[str]], have: set[int]) -> float:
-    if len(have) < 2:
-        return 1.0 if have else 0.0
-    firsts = [next((p for p, t in enumerate(tokens) if t in groups[g]), 0) for g in have]
-    return len(have) / (max(firsts) - min(firsts) + 1)
-
-
-def _candidates(asked: Asked, hits: Sequence[RankedHit]) -> list[_Cand]:
-    read_hits = []
-    for ranked in hits[:HITS]:
-        hit = ranked.hit
-        title = set(analyze(" ".join([hit.title, *hit.heading_path]), stem=True))
-        wrapped = hit.kind != "chat"
-        found = [(u, analyze(u.text, stem=True)) for u in units(hit.text or hit.snippet, wrapped=wrapped)]
-        aside = [(u, analyze(u.text, stem=True)) for u in units(hit.meta.get("after", ""), wrapped=wrapped)]
-        read_hits.append((ranked, title, found, len(found)))
-        found.extend(aside)
-    weights = _weights(asked, [set(tokens) for _, _, found, own in read_hits for _, tokens in found[:own]])
-    starts = _passages([r.hit for r, _, _, _ in read_hits], [len(found) for _, _, found, _ in read_hits])
-    unit_at = {
-        (starts[h][0], starts[h][1] + pos): unit
-        for h, (_, _, found, _) in enumerate(read_hits)
-        for pos, (unit, _) in enumerate(found)
-    }
-    out: list[_Cand] = []
-    for h, (ranked, title, found, mine) in enumerate(read_hits):
-        passage, offset = starts[h]
-        heading: set[str] = set()
-        previous: set[int] = set()
-        path = ranked.hit.heading_path
-        subject, under = _subject(asked, path[-1] if path else ""), 0
-        for pos, (unit, tokens) in enumerate(found):
-            terms = set(tokens)
-            if unit.kind == "heading":
-                heading, under = terms, 0
-                subject = _subject(asked, unit.text)
-                continue
-            under += 1
-            about = subject if under <= SUBJECT_UNITS else set()
-            own = covered(terms, asked.groups) | about | _in_name(asked, unit.text)
-            context = covered(title | heading, asked.groups) - own
-            fit = type_fit(asked, unit, tokens, about)
-            after = unit_at.get((passage, offset + pos + 1))
-            if after is not None and completes(asked.kind, unit, after):
-                fit = max(fit, 0.8)  # the value or the command is the next unit
-            partial = _partial(asked.groups, own - about, unit.text)
-            score = _score(asked, weights, own, (context | previous) - own, fit, tokens, partial)
-            score += ENTRY_NAME * _entry_name(asked, unit.text)
-            score += 0.4 / (1 + h) + 0.3 * ranked.relevance - 0.02 * min(pos, 10)
-            if asked.symbols and all(_names(unit.text, sym) for sym in asked.symbols):
-                score += 1.0  # the operator the question names, which no word search sees
-            if unit.kind != "code" and (len(unit.text.split()) < 4 or _label(unit.text)):
-                score -= 0.3  # a fragment, or a field's label and value ("Valid values: a filename")
-            out.append(_Cand(h, pos, (passage, offset + pos), unit, own, context, score, fit, pos >= mine))
-            previous = own
-    return out
-
-
-def _passages(hits: Sequence[Hit], sizes: Sequence[int]) -> list[tuple[int, int]]:
-    """Per hit, its passage and the position of its first unit in it: a chunk that goes on, in
-    the same file and section, where another hit's chunk stops (the kb cuts a section into chunks
-    at blank lines) continues that hit's passage, so a sentence and the command or value in the
-    next chunk ("... send the `--test-threads` flag" and the block after it) are read together."""
-    out = [(h, 0) for h in range(len(hits))]
-    order = sorted(
-        (h for h in range(len(hits)) if hits[h].path and hits[h].start_line is not None),
-        key=lambda h: (hits[h].path or "", hits[h].start_line or 0),
-    )
-    for before, h in itertools.pairwise(order):
-        a, b = hits[before], hits[h]
-        if (
-            a.path == b.path
-            and a.heading_path == b.heading_path
-            and a.end_line is not None
-            and 0 < (b.start_line or 0) - a.end_line <= CHUNK_GAP
-        ):
-            passage, offset = out[before]
-            out[h] = (passage, offset + sizes[before])
-    return out
-
-
-def _label(text: str) -> bool:  # ``Label: value`` with no sentence's end: a reference's field
-    head, colon, rest = text.partition(":")
-    return bool(colon and rest.strip()) and len(head.split()) <= 2 and text[-1:] not in ".!?"
-
-
-def _subject(asked: Asked, heading: str) -> set[int]:
-    """The names the question writes that a heading of at most ``SUBJECT_WORDS`` words covers: the
-    entry of a reference ("### `SSL_CERT_FILE`"), whose text need not repeat its name. A heading
-    of plain words ("## Timeouts") names a topic its whole section shares, and one naming other
-    things beside it ("### Comparing `RefCell<T>`/`Rc<T>` and `Mutex<T>`/`Arc<T>`") is about
-    them all: no subject."""
-    if not heading or not asked.names or len(heading.split()) > SUBJECT_WORDS:
-        return set()
-    said = set().union(*asked.groups)
-    other = [
-        w for w in _WORD.findall(heading)
-        if len(w) > 1 and w.lower() not in STOPWORDS and not said & set(analyze(w, stem=True))
-    ]  # fmt: skip
-    if len(other) > 1:
-        return set()
-    return covered(set(analyze(heading, stem=True)), asked.groups) & set(asked.names)
-
-
-def _weights(asked: Asked, unit_terms: list[set[str]]) -> list[float]:
-    """A weight per group: specific ones by how rare they are among the units read (an inverse
-    document frequency: "NO_PROXY" outweighs "environment"), twice that for a name the question
-    writes ("NO_PROXY", "Rc"), generic ones 0.3."""
-    n = len(unit_terms)
-    out = []
-    for i, group in enumerate(asked.groups):
-        if i not in asked.specific:
-            out.append(0.3)
-            continue
-        df = sum(1 for terms in unit_terms if len(group & terms) >= needed(group))
-        out.append((1.0 + math.log((n + 1) / (df + 1)) / 2) * (2 if i in asked.names else 1))
-    return out
-
-
-def _score(
-    asked: Asked,
-    weights: list[float],
-    own: set[int],
-    near: set[int],
-    fit: float,
-    tokens: list[str],
-    partial: set[int] = frozenset(),  # type: ignore[assignment]
-) -> float:
-    """What the unit covers (rare specific groups weigh most; the ones around it, and those it
-    meets only inside a longer identifier, half), its fit to the question's type as far as it is on
-    topic, and how close its terms sit."""
-    spec = set(asked.specific)
-    mine = sum(weights[i] * (0.5 if i in partial else 1.0) for i in own)
-    cover = (mine + 0.5 * sum(weights[i] for i in near)) / (sum(weights) or 1.0)
-    share = len((own | near) & spec) / max(1, len(spec))
-    return 2.0 * cover + 0.9 * fit * share + 0.3 * _closeness(tokens, asked.groups, own)
-
-
 def _passes(asked: Asked, shown: set[int], context: set[int], text: str) -> bool:
-    if not all(_names(text, s) for s in asked.symbols):
+    if not all(names(text, s) for s in asked.symbols):
         return False
     spec = set(asked.specific)
     need = len(spec) if len(spec) <= 2 else math.ceil(0.6 * len(spec))
-    if asked.symbols:  # the operator or option it names is the most specific thing it asks
-        need = max(1, need - 1)
-    return not spec or (bool(shown & spec) and len((shown | context) & spec) >= need)
-
-
-def _names(text: str, symbol: str) -> bool:
-    """The unit names the operator or option: as a word of its own, or in backticks."""
-    padded = f" {text} ".replace(",", " ").replace("`", " ")
-    return f" {symbol} " in padded or f" {symbol}=" in padded or f" {symbol}[" in padded
+    if asked.symbols:  # the operator or option it names is the most specific thing it asks,
+        need = max(1, need - 1)  # and what it belongs to may be said around it ("bzip2 -s")
+    return not spec or ((bool(shown & spec) or bool(asked.symbols)) and len((shown | context) & spec) >= need)
 
 
 def pick(
@@ -299,11 +66,11 @@ def pick(
     asked = read(question)
     if not asked.groups and not asked.symbols:
         return []
-    cands = _candidates(asked, hits)
+    cands = candidates(asked, hits)
     if _absent(asked, cands):
         return []
     by_place = {c.place: c for c in cands}
-    passing: list[tuple[_Cand, list[_Cand], set[int]]] = []
+    passing: list[tuple[Cand, list[Cand], set[int]]] = []
     for cand in sorted(cands, key=lambda c: (-c.score, c.hit, c.pos)):
         if cand.aside:
             continue
@@ -333,14 +100,14 @@ def pick(
     return chosen
 
 
-def _absent(asked: Asked, cands: Sequence[_Cand]) -> bool:
+def _absent(asked: Asked, cands: Sequence[Cand]) -> bool:
     """A name the question writes (capitalized or with digits, not its first word) that nothing
     read contains: the documents do not talk about what it asks ("QUIC", "Gopher", "HTTP3")."""
     seen = set().union(*(c.own | c.context for c in cands)) if cands else set()
     return any(i not in seen for i in asked.names)
 
 
-def _window(asked: Asked, cand: _Cand, by_place: dict[tuple[int, int], _Cand]) -> list[_Cand]:
+def _window(asked: Asked, cand: Cand, by_place: dict[tuple[int, int], Cand]) -> list[Cand]:
     """The unit with the neighbours it needs: the sentence before when it holds specific terms the
     unit lacks; the next one for a default's value or a how-to's command."""
     spec = set(asked.specific)
@@ -377,7 +144,7 @@ def _window(asked: Asked, cand: _Cand, by_place: dict[tuple[int, int], _Cand]) -
     return window
 
 
-def _goes_on(asked: Asked, window: Sequence[_Cand], after: _Cand) -> bool:
+def _goes_on(asked: Asked, window: Sequence[Cand], after: Cand) -> bool:
     """What a thing is or does takes more than one sentence: the sentence after a definition ("X is
     a simple program whose purpose is ..."), or after any unit when it names the subject again,
     comes with it."""

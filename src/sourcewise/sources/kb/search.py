@@ -19,8 +19,8 @@ from sourcewise.text.analyze import MAX_TERM
 from sourcewise.web.rank import _builder
 
 __all__ = [
-    "DIVERSIFY", "KB_FILTERS", "PER_FILE", "TYPE_EXTS", "Key", "build_filter", "diversified", "following",
-    "hit", "kb_query_terms", "lex_query", "parse",
+    "DEMOTED", "DIVERSIFY", "KB_FILTERS", "PER_FILE", "TYPE_EXTS", "Key", "build_filter", "diversified",
+    "following", "hit", "kb_query_terms", "lex_query", "parse",
 ]  # fmt: skip
 
 KB_FILTERS = frozenset({"path", "type", "ext", "title", "after", "before"})
@@ -30,26 +30,37 @@ TYPE_EXTS = {
 }  # fmt: skip
 Key = tuple[int, int]  # a chunk in one view of the index
 # Results diversified per file: of the best ``DIVERSIFY`` x limit chunks, a file's first
-# ``PER_FILE`` keep their places and its others follow every file's first ones, so one long page
-# cannot fill the list and push out the page that answers.
+# ``PER_FILE`` keep their places and its others rank as if they scored ``DEMOTED`` of their score,
+# and never all of the list: one long page cannot fill it and push out every other page, yet a
+# chunk of it that scores twice another page's stays above that one (the Rust Book's "Mutex is an
+# abbreviation for mutual exclusion", its page's 4th chunk at 17.7, fell behind chunks at 7 and below).
 DIVERSIFY = 3
 PER_FILE = 3
+DEMOTED = 0.5
 
 
 def diversified(view: Viewer, scored: list[tuple[Key, float]], limit: int) -> list[tuple[Row, float]]:
     """The first ``limit`` of ``scored`` (best first) once each file's chunks after its
-    ``PER_FILE``-th are moved to the end, in order, with their rows: the files come from
-    ``view.files`` (a column), so only the chunks returned are read. A chunk whose text an
-    earlier one has (the same page in two folders indexed, a copied file) is a copy: it is left
-    out and the next chunk of ``scored`` takes its place (``scored`` holds ``DIVERSIFY`` x limit,
-    at most ``MAX_LIMIT``: at the largest limits copies can shorten the list)."""
+    ``PER_FILE``-th are ranked at ``DEMOTED`` of their scores (a negative score lowered as much),
+    with another file's best chunk in the last place when one file would fill the list, with their
+    rows and scores: the files come from ``view.files`` (a column), so only the chunks returned are
+    read. A chunk whose text an earlier one has (the same page in two folders indexed, a copied
+    file) is a copy: it is left out and the next chunk of ``scored`` takes its place (``scored``
+    holds ``DIVERSIFY`` x limit, at most ``MAX_LIMIT``: at the largest limits copies can shorten the
+    list)."""
+    files = view.files([key for key, _ in scored])
     seen: dict[Hashable, int] = {}
-    first: list[tuple[Key, float]] = []
-    rest: list[tuple[Key, float]] = []
-    for (key, score), file in zip(scored, view.files([key for key, _ in scored]), strict=True):
+    ranks: list[float] = []
+    for (_, score), file in zip(scored, files, strict=True):
         seen[file] = seen.get(file, 0) + 1
-        (first if seen[file] <= PER_FILE else rest).append((key, score))
-    order = first + rest
+        ranks.append(score if seen[file] <= PER_FILE else score - abs(score) * (1 - DEMOTED))
+    at_rank = sorted(range(len(scored)), key=lambda i: -ranks[i])  # stable: ties keep their order
+    lone = {files[i] for i in at_rank[:limit]}
+    other = next((i for i in at_rank[limit:] if files[i] not in lone), None)
+    if len(lone) == 1 and other is not None:
+        at_rank.remove(other)
+        at_rank.insert(limit - 1, other)
+    order = [scored[i] for i in at_rank]
     out: list[tuple[Row, float]] = []
     texts: set[str] = set()
     at = 0

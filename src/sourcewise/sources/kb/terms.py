@@ -29,7 +29,7 @@ from itertools import chain
 import tantivy
 
 from sourcewise.text.analyze import ANALYZER_ID as CORE_ANALYZER_ID
-from sourcewise.text.analyze import MAX_TERM, STOPWORDS, analyze
+from sourcewise.text.analyze import MAX_TERM, STOPWORDS, analyze, question_word
 from sourcewise.text.words import is_hangul
 
 __all__ = [
@@ -227,7 +227,8 @@ _STOP_TERMS = frozenset(engine_terms(" ".join(STOPWORDS))) | STOPWORDS
 
 
 def query_terms(text: str) -> list[str]:
-    """The distinct terms of a query, English stopwords left out unless nothing else is left. A term
+    """The distinct terms of a query, English stopwords and Korean question and filler words
+    (``analyze.question_word``: 어디인가, 무엇인가요, 몇) left out unless nothing else is left. A term
     ending in a Greek sigma is asked in both forms: the engine lower-cases "ΣΟΦΟΣ" to "σοφοσ" and
     keeps "σοφος" as written. Queries repeat (a search asks for them twice): short ones are cached."""
     return list(_query_terms(text)) if len(text) <= 512 else list(_query_terms.__wrapped__(text))
@@ -236,7 +237,11 @@ def query_terms(text: str) -> list[str]:
 @lru_cache(maxsize=4096)
 def _query_terms(text: str) -> tuple[str, ...]:
     found = list(dict.fromkeys(terms(text)))
-    kept = [t for t in found if t not in _STOP_TERMS] or found
+    # A Korean question word's terms (its stem and bigrams: 어디인가 gave ⟨인가⟩) matched passages
+    # for what the question asks, not what it is about (KorQuAD, kb lexical: nDCG@10 0.9482 -> 0.9493).
+    asked = _WORD.sub(lambda m: " " if is_hangul(m.group()) and question_word(m.group()) else m.group(), text)
+    said = set(terms(asked)) if asked != text else set(found)
+    kept = [t for t in found if t not in _STOP_TERMS and t in said] or found
     return tuple(dict.fromkeys(v for t in kept for v in _sigmas(t)))
 
 
