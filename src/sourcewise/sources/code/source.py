@@ -33,7 +33,7 @@ from sourcewise.sources.base import Capabilities, Source, SourceOptions
 from sourcewise.sources.code.index import PROGRESS_EVERY, ChunkRow, CodeIndex, index_path
 from sourcewise.sources.code.locate import FileFacts, Located, Repo, rank, verbatim_strings
 from sourcewise.sources.code.outline import ALIASES, LANGUAGES, Outline, enclosing, language_of
-from sourcewise.sources.code.taskread import Reading
+from sourcewise.sources.code.taskread import Reading, tails
 from sourcewise.sources.code.walk import Globs, compile_globs, walk
 from sourcewise.sources.filters import ParsedQuery
 from sourcewise.text.analyze import analyze, fts_query
@@ -313,12 +313,12 @@ class CodeSource(Source):
         fresh: bool = True,
     ) -> list[Located]:
         """The repository's files ranked for a task (``sources/code/locate.py``): what the task names,
-        its words (``terms`` added) and the kinds of files. ``fresh=False``: rank the index as of
-        the last refresh (a retrieval's later cycles)."""
+        its words (``terms`` added; of a path, its last parts, never the folders it was written in)
+        and the kinds of files. ``fresh=False``: rank the index as of the last refresh (later cycles)."""
         report = await self.refresh() if fresh or self._last is None else self._last
         index = self._index
         assert index is not None
-        named = [t for n in (*reading.names, *reading.modules) for t in analyze(n)]
+        named = [t for n in (*reading.names, *reading.modules, *tails(reading.paths)) for t in analyze(n)]
         said = [*named, *analyze(reading.prose)]
         kept = set(list(dict.fromkeys(said))[:MAX_TERMS])
         words = [w for w in said if w in kept]  # repeats kept: a word said often weighs more
