@@ -23,9 +23,10 @@ from dataclasses import dataclass
 
 import re2  # type: ignore[import-untyped]
 
+from sourcewise.text.analyze import analyze
 from sourcewise.text.sanitize import utf8
 
-__all__ = ["MAX_TEXT", "Reading", "read_task", "tails"]
+__all__ = ["MAX_TEXT", "Reading", "read_task", "tails", "task_words"]
 
 MAX_TEXT = 20_000
 MAX_NAMES = 60
@@ -160,6 +161,13 @@ def tails(paths: Sequence[str]) -> list[str]:
     """What of each path points into a repository: its last two parts (``_path_hits`` matches by
     them), never the folders of the machine it was written on."""
     return ["/".join(p.rstrip("/").split("/")[-2:]) for p in paths]
+
+
+def task_words(reading: Reading) -> list[str]:
+    """The task's words as searched, repeats kept: what it names first (names, modules, a path's
+    last parts, never the folders it was written in), then its prose in order."""
+    named = (*reading.names, *reading.modules, *tails(reading.paths))
+    return [*(t for n in named for t in analyze(n)), *analyze(reading.prose)]
 
 
 def _frames(text: str) -> list[tuple[str, str]]:
