@@ -177,23 +177,9 @@ def _frames(text: str) -> list[tuple[str, str]]:
     return [found[at] for at in sorted(found)]
 
 
-def read_task(text: str) -> Reading:
-    """Pull out what ``text`` names (exact pointers) and its prose (see the module docstring)."""
-    text = utf8(text[:MAX_TEXT])
-    frames = _frames(text)
-    kept: list[str] = []
-    dropped = 0
-    for line in text.splitlines():
-        if not _keep_line(line):
-            dropped += 1
-        elif not _TRACE_LINE.match(line):
-            kept.append(line)
-    body = "\n".join(kept)
-    paths = [p for p, _ in frames if not p.startswith("<")]
-    paths += [m.group(0) for m in _PATH.finditer(body)]
-    body = _without_paths(body)
-    spans = (m.group(1) for m in _TICKS.finditer(body))
-    ticked = " ".join(s for s in spans if len(s.split()) <= 3)  # code in backticks, not a quoted sentence
+def _named(body: str, ticked: str) -> tuple[list[str], list[str]]:
+    """The identifiers ``body`` names (backticked ``ticked`` first) and the modules: ``import x``,
+    ``from x import y`` (and ``y``), dotted names."""
     names: list[str] = []
     # ``import x`` and ``from x import y`` name modules (and ``y``)
     modules: list[str] = []
@@ -215,6 +201,27 @@ def read_task(text: str) -> Reading:
                 names.extend(p for p in parts[1:] if p not in STOP_NAMES and len(p) > 1)
             else:
                 names.append(word)
+    return names, modules
+
+
+def read_task(text: str) -> Reading:
+    """Pull out what ``text`` names (exact pointers) and its prose (see the module docstring)."""
+    text = utf8(text[:MAX_TEXT])
+    frames = _frames(text)
+    kept: list[str] = []
+    dropped = 0
+    for line in text.splitlines():
+        if not _keep_line(line):
+            dropped += 1
+        elif not _TRACE_LINE.match(line):
+            kept.append(line)
+    body = "\n".join(kept)
+    paths = [p for p, _ in frames if not p.startswith("<")]
+    paths += [m.group(0) for m in _PATH.finditer(body)]
+    body = _without_paths(body)
+    spans = (m.group(1) for m in _TICKS.finditer(body))
+    ticked = " ".join(s for s in spans if len(s.split()) <= 3)  # code in backticks, not a quoted sentence
+    names, modules = _named(body, ticked)
     errors: list[str] = []
     for m in _ERROR.finditer(text):
         errors.append(m.group(1))
