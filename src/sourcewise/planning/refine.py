@@ -61,6 +61,7 @@ RELEVANT = 0.7
 ENOUGH = 3
 EXCLUDE_BELOW = 0.2
 MAX_LEARN = 3
+MAX_STANDS = 3  # a word learned where more task terms are missing stands for none of them: it is context
 MEMO_LINE = 400  # characters of a line whose stems are remembered
 LEARNED_WEIGHT = 0.75  # a learned term is a guess at a synonym, not the word itself
 VARIANT_WEIGHT = 0.9
@@ -327,6 +328,7 @@ def learn(
         word, via, origin = first[st]
         confidence = round(score[st] / score[best[0]], 3)
         stands = tuple(g for g in gaps if g in origin.missing) if confidence >= 0.5 else ()
+        stands = stands if len(stands) <= MAX_STANDS else ()  # one word is not a synonym for ten
         out.append(
             Learned(
                 term=word, stands_for=stands, via=cast(Via, via), confidence=confidence,

@@ -33,7 +33,7 @@ from sourcewise.sources.base import Capabilities, Source, SourceOptions
 from sourcewise.sources.code.index import PROGRESS_EVERY, ChunkRow, CodeIndex, index_path
 from sourcewise.sources.code.locate import FileFacts, Located, Repo, rank, verbatim_strings
 from sourcewise.sources.code.outline import ALIASES, LANGUAGES, Outline, enclosing, language_of
-from sourcewise.sources.code.taskread import Reading
+from sourcewise.sources.code.taskread import Reading, task_words
 from sourcewise.sources.code.walk import Globs, compile_globs, walk
 from sourcewise.sources.filters import ParsedQuery
 from sourcewise.text.analyze import analyze, fts_query
@@ -43,7 +43,8 @@ __all__ = ["CodeIndexReport", "CodeOptions", "CodeSource"]
 
 MAX_SKIPPED_REPORTED = 200
 MAX_TERMS = 96  # distinct words of a task ranked on: what it names first, then its prose in order
-PASSAGE_WORDS = 64  # distinct words of its prose a file's passages are scored on
+PASSAGE_WORDS = 64  # distinct words of its prose a file's passages are scored on (with what the task
+# names first, measured: the loop's Acc@5 fell from 102 to 99 of the 107 tuning tasks)
 
 
 class CodeOptions(SourceOptions):
@@ -313,13 +314,12 @@ class CodeSource(Source):
         fresh: bool = True,
     ) -> list[Located]:
         """The repository's files ranked for a task (``sources/code/locate.py``): what the task names,
-        its words (``terms`` added) and the kinds of files. ``fresh=False``: rank the index as of
-        the last refresh (a retrieval's later cycles)."""
+        its words (``taskread.task_words``; ``terms`` added) and the kinds of files.
+        ``fresh=False``: rank the index as of the last refresh (a retrieval's later cycles)."""
         report = await self.refresh() if fresh or self._last is None else self._last
         index = self._index
         assert index is not None
-        named = [t for n in (*reading.names, *reading.modules) for t in analyze(n)]
-        said = [*named, *analyze(reading.prose)]
+        said = task_words(reading)
         kept = set(list(dict.fromkeys(said))[:MAX_TERMS])
         words = [w for w in said if w in kept]  # repeats kept: a word said often weighs more
         added = [w for w in dict.fromkeys(t for term in terms for t in analyze(term)) if w not in words]

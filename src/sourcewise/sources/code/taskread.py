@@ -5,22 +5,28 @@ methods (``NetRCAuth``, ``Response.iter_lines``), error classes and messages, tr
 (``File ".../attr/_make.py", line 2181, in _make_init``, and as IPython, pytest and pdb print
 them), config keys (``SESSION_COOKIE_HTTPONLY``)
 and command-line flags (``--at``). Those are near-certain pointers and are searched first and
-exactly; the prose is searched second. Environment dumps (``pip freeze``, "Python version: 3.10",
-a pasted pytest run's header: ``platform linux -- Python 3.12``, ``rootdir:``, ``=== test session
-starts ===``) and timestamped log lines are context, not key terms: they are dropped from the prose.
+exactly; the prose is searched second. A path (``src/flask/cli.py``, a frame's
+``~/.venv/lib/python3.10/site-packages/_pytest/runner.py``) is read as a path only: a pointer matched
+by its last parts against the tree's files, never prose, so an environment's folders
+(``site-packages``, ``virtualenvs``, a user's home) never become key terms. A URL stays prose.
+Environment dumps (``pip freeze``, "Python version: 3.10", a pasted pytest run's header:
+``platform linux -- Python 3.12``, ``rootdir:``, ``=== test session starts ===``) and timestamped
+log lines are context, not key terms: they are dropped from the prose.
 
 Pure and linear: every pattern is RE2 (outside text), and the input is cut at ``MAX_TEXT``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import re2  # type: ignore[import-untyped]
 
+from sourcewise.text.analyze import analyze
 from sourcewise.text.sanitize import utf8
 
-__all__ = ["MAX_TEXT", "Reading", "read_task"]
+__all__ = ["MAX_TEXT", "Reading", "read_task", "tails", "task_words"]
 
 MAX_TEXT = 20_000
 MAX_NAMES = 60
@@ -35,6 +41,14 @@ _FRAMES = (  # IPython 8 prints ``File ~/x.py:12, in f()``, IPython 7 ``~/x.py i
     re2.compile(r"([^\s\"(),:]{1,400}\.py)\(\d+\)" + _FUNC + r"\(\)"),  # pdb: ``x.py(12)f()``
 )
 _PATH = re2.compile(r"[\w./\\-]{0,300}\w\.(?:" + CODE_EXTS + r")\b")
+# a path as written: parts joined by ``/`` or ``\`` (a path only when rooted, of three or more parts,
+# or ending in a file's name: "and/or", "I/O" and ``owner/repo`` stay prose); a URL is matched whole
+# so that its parts are never taken for a path
+_PATHISH = re2.compile(
+    r"[A-Za-z][\w+.-]{0,20}://[^\s`'\"<>()\[\]]+"
+    r"|(?:[A-Za-z]:|~|\.{1,2})?[/\\]?[\w.@+-]+(?:[/\\][\w.@+-]+)+[/\\]?"
+)
+_FILE_NAME = re2.compile(r"\w\.[A-Za-z]\w{0,9}$")
 _TICKS = re2.compile(r"`{1,3}([^`\n]{1,200})`{1,3}")
 _IDENT = re2.compile(r"[A-Za-z_][A-Za-z0-9_.]*[A-Za-z0-9_](\()?")
 _IMPORT = re2.compile(
@@ -125,6 +139,37 @@ def _keep_line(line: str) -> bool:
     return not _DUMP.match(line)
 
 
+def _is_path(token: str) -> bool:
+    """A file system path (a URL is not: a docs link's anchor names a module, ``#sympy.core.numbers``;
+    measured: blanking URLs cost a tuning task its rank 1)."""
+    if "://" in token:
+        return False
+    if token[:1] in "/\\~." or token[1:2] == ":":
+        return True
+    return token.count("/") + token.count("\\") >= 2 or bool(_FILE_NAME.search(token))
+
+
+def _without_paths(text: str) -> str:
+    """``text`` with every path in it blanked (a file's name too: ``conf.py``): a path points at a
+    file, its parts are not prose."""
+    kept: str = _PATHISH.sub(lambda m: " " if _is_path(m.group(0)) else m.group(0), text)
+    blanked: str = _PATH.sub(" ", kept)
+    return blanked
+
+
+def tails(paths: Sequence[str]) -> list[str]:
+    """What of each path points into a repository: its last two parts (``_path_hits`` matches by
+    them), never the folders of the machine it was written on."""
+    return ["/".join(p.rstrip("/").split("/")[-2:]) for p in paths]
+
+
+def task_words(reading: Reading) -> list[str]:
+    """The task's words as searched, repeats kept: what it names first (names, modules, a path's
+    last parts, never the folders it was written in), then its prose in order."""
+    named = (*reading.names, *reading.modules, *tails(reading.paths))
+    return [*(t for n in named for t in analyze(n)), *analyze(reading.prose)]
+
+
 def _frames(text: str) -> list[tuple[str, str]]:
     """Each traceback frame's (file, function) in the order printed (innermost last), whichever
     tool printed it (CPython, IPython, pytest, pdb)."""
@@ -132,22 +177,9 @@ def _frames(text: str) -> list[tuple[str, str]]:
     return [found[at] for at in sorted(found)]
 
 
-def read_task(text: str) -> Reading:
-    """Pull out what ``text`` names (exact pointers) and its prose (see the module docstring)."""
-    text = utf8(text[:MAX_TEXT])
-    frames = _frames(text)
-    kept: list[str] = []
-    dropped = 0
-    for line in text.splitlines():
-        if not _keep_line(line):
-            dropped += 1
-        elif not _TRACE_LINE.match(line):
-            kept.append(line)
-    body = "\n".join(kept)
-    paths = [p for p, _ in frames if not p.startswith("<")]
-    paths += [m.group(0) for m in _PATH.finditer(body)]
-    spans = (m.group(1) for m in _TICKS.finditer(body))
-    ticked = " ".join(s for s in spans if len(s.split()) <= 3)  # code in backticks, not a quoted sentence
+def _named(body: str, ticked: str) -> tuple[list[str], list[str]]:
+    """The identifiers ``body`` names (backticked ``ticked`` first) and the modules: ``import x``,
+    ``from x import y`` (and ``y``), dotted names."""
     names: list[str] = []
     # ``import x`` and ``from x import y`` name modules (and ``y``)
     modules: list[str] = []
@@ -169,6 +201,27 @@ def read_task(text: str) -> Reading:
                 names.extend(p for p in parts[1:] if p not in STOP_NAMES and len(p) > 1)
             else:
                 names.append(word)
+    return names, modules
+
+
+def read_task(text: str) -> Reading:
+    """Pull out what ``text`` names (exact pointers) and its prose (see the module docstring)."""
+    text = utf8(text[:MAX_TEXT])
+    frames = _frames(text)
+    kept: list[str] = []
+    dropped = 0
+    for line in text.splitlines():
+        if not _keep_line(line):
+            dropped += 1
+        elif not _TRACE_LINE.match(line):
+            kept.append(line)
+    body = "\n".join(kept)
+    paths = [p for p, _ in frames if not p.startswith("<")]
+    paths += [m.group(0) for m in _PATH.finditer(body)]
+    body = _without_paths(body)
+    spans = (m.group(1) for m in _TICKS.finditer(body))
+    ticked = " ".join(s for s in spans if len(s.split()) <= 3)  # code in backticks, not a quoted sentence
+    names, modules = _named(body, ticked)
     errors: list[str] = []
     for m in _ERROR.finditer(text):
         errors.append(m.group(1))
