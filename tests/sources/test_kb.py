@@ -597,6 +597,35 @@ def test_korean_question_words_are_not_searched(location: str, tmp_path: Path) -
     assert names(base.search("회의 장소는 어디인가?", mode="lexical")) == ["a.md"]
 
 
+def test_a_query_term_weighs_what_its_weight_says(location: str, tmp_path: Path) -> None:
+    from sourcewise.sources.kb.query import LexQuery, StoreFilter
+
+    base = _indexed(location, tmp_path, {"a.md": "alpha notes\n", "b.md": "beta notes\n"})
+    view = base.store.view()
+
+    def first(weights: dict[str, float]) -> str:
+        keys = [k for k, _ in view.lexical(LexQuery(["alpha", "beta"], weights), StoreFilter(), 5)]
+        return Path(view.rows(keys[:1])[keys[0]].path).name
+
+    assert first({"alpha": 0.2}) == "b.md"
+    assert first({"beta": 0.2}) == "a.md"
+
+
+def test_a_korean_words_bigrams_share_one_weight_in_the_query() -> None:
+    # Each bigram at weight 1 made a three-syllable word three terms of the query (itself and two
+    # bigrams) and let it outweigh the shorter words beside it.
+    from sourcewise.sources.kb.terms import BIGRAM_SHARE, weighted_query_terms
+    from sourcewise.text.analyze import BIGRAM
+
+    weights = dict(weighted_query_terms("대통령 선거 timeout"))
+    assert weights["대통령"] == weights["선거"] == weights["timeout"] == 1.0
+    pieces = [w for t, w in weights.items() if t.startswith(BIGRAM) and t[1:] in "대통령"]
+    assert len(pieces) == 2
+    assert sum(pieces) == pytest.approx(BIGRAM_SHARE)
+    assert BIGRAM_SHARE < 1.0
+    assert weights[BIGRAM + "선거"] == pytest.approx(BIGRAM_SHARE)
+
+
 @given(st.text(max_size=80))
 def test_kb_query_terms_are_query_terms_and_never_all_dropped(text: str) -> None:
     from sourcewise.sources.kb.search import kb_query_terms

@@ -4,7 +4,7 @@ The ranking is the embedded engine's (tantivy): per field, ``idf = ln(1 + (N - d
 and ``idf * (k1 + 1) * tf / (tf + k1 * (1 - b + b * dl / avgdl))`` with k1 = 1.2, b = 0.75, ``N`` the
 chunks, ``df`` the chunks whose field holds the term, ``dl`` the field's length in terms (stored as
 the engine stores it: ``fieldnorm``) and ``avgdl`` its exact average; each field's score weighted as
-``kbquery.WEIGHTS`` says, summed over the query's clauses.
+``kbquery.WEIGHTS`` says and by the term's own weight (``LexQuery.weights``), summed over the query's clauses.
 A required term scores as a clause of its own; a phrase (several words) must occur in one field, in
 order, and scores like the engine's phrase query: its frequency, the sum of its words' idf, unweighted.
 Filters, required and excluded terms are conditions of the same SQL query, never applied after it.
@@ -29,14 +29,16 @@ K1 = 1.2
 B = 0.75
 
 _SCORE = """
-WITH q(clause, term) AS (SELECT * FROM unnest(%(clauses)s::int[], %(terms)s::text[])),
+WITH q(clause, term, w) AS (
+    SELECT * FROM unnest(%(clauses)s::int[], %(terms)s::text[], %(boosts)s::float8[])),
 st AS (SELECT (SELECT greatest(value, 1)::float8 FROM kb_counts WHERE name = 'docs') AS n,
     ARRAY(SELECT value::float8 FROM kb_counts WHERE name LIKE 'tokens\\_%%' ORDER BY name) AS tokens),
 p AS (SELECT chunk_id, term, field, tf, dl, count(*) OVER (PARTITION BY term, field)::float8 AS df
       FROM kb_postings WHERE term = ANY(%(terms)s)),
 per AS (
     SELECT p.chunk_id, q.clause, sum(
-        (%(weights)s::float8[])[p.field + 1] * ln(1 + (st.n - p.df + 0.5) / (p.df + 0.5)) * %(k1p)s * p.tf
+        q.w * (%(weights)s::float8[])[p.field + 1]
+        * ln(1 + (st.n - p.df + 0.5) / (p.df + 0.5)) * %(k1p)s * p.tf
         / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.dl / greatest(st.tokens[p.field + 1] / st.n, 1e-9)))) AS s
     FROM p JOIN q ON q.term = p.term CROSS JOIN st
     {only}
@@ -202,6 +204,7 @@ class PgView:
         params: dict[str, Any] = {
             "clauses": [c for c, _ in clauses],
             "terms": [t for _, t in clauses],
+            "boosts": [q.weights.get(t, 1.0) if i < len(q.terms) else 1.0 for i, t in clauses],
             "required": required,
             "weights": [WEIGHTS[f] for f in FIELDS],
             "k1": K1,

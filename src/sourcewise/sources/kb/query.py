@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
@@ -93,10 +93,11 @@ class StoreFilter:
 
 @dataclass
 class LexQuery:
-    """Analyzed terms: any of ``terms``, every phrase (or every term of a ``required`` group), none
-    of ``excluded``."""
+    """Analyzed terms: any of ``terms`` (each weighted by ``weights``, 1 when absent), every phrase
+    (or every term of a ``required`` group), none of ``excluded``."""
 
     terms: list[str] = field(default_factory=list)
+    weights: dict[str, float] = field(default_factory=dict)
     phrases: list[list[str]] = field(default_factory=list)
     required: list[str] = field(default_factory=list)
     excluded: list[str] = field(default_factory=list)
@@ -185,9 +186,14 @@ class View:
         got = self._addresses.get
         return [got(k) or tantivy.DocAddress(*k) for k in keys]
 
-    def _field_terms(self, terms: Iterable[str]) -> list[tantivy.Query]:
+    def _field_terms(
+        self, terms: Iterable[str], weights: Mapping[str, float] | None = None
+    ) -> list[tantivy.Query]:
+        got = (weights or {}).get
         return [
-            tantivy.Query.boost_query(tantivy.Query.term_query(self.schema, name, t, "freq"), weight)
+            tantivy.Query.boost_query(
+                tantivy.Query.term_query(self.schema, name, t, "freq"), weight * got(t, 1.0)
+            )
             for t in terms
             for name, weight in WEIGHTS.items()
         ]
@@ -204,7 +210,9 @@ class View:
         if q.empty():
             return []
         should, must = tantivy.Occur.Should, tantivy.Occur.Must
-        clauses: list[tuple[tantivy.Occur, tantivy.Query]] = [(should, x) for x in self._field_terms(q.terms)]
+        clauses: list[tuple[tantivy.Occur, tantivy.Query]] = [
+            (should, x) for x in self._field_terms(q.terms, q.weights)
+        ]
         clauses += [(must, self._phrase(p)) for p in q.phrases]
         clauses += [(must, self._phrase([t])) for t in q.required]
         clauses += [(tantivy.Occur.MustNot, x) for x in self._field_terms(q.excluded)]

@@ -122,11 +122,14 @@ def _first_term(word: str) -> str | None:
 
 
 def lex_query(parsed: ParsedQuery, negations: list[str]) -> LexQuery:
-    """Required phrases, any of the terms, none of the negated words, all analyzed by ``kbterms``.
+    """Required phrases, any of the terms (weighted as ``kbterms.weighted_query_terms`` says), none
+    of the negated words, all analyzed by ``kbterms``.
 
     A phrase is matched by position on the engine's terms; a phrase holding identifiers or Hangul
     (whose extra terms have no positions of their own) requires each of its terms instead."""
-    q = LexQuery(terms=kb_query_terms(" ".join(parsed.terms)))
+    text = " ".join(parsed.terms)
+    weights = {t: w for t, w in kbterms.weighted_query_terms(text) if w != 1.0}
+    q = LexQuery(terms=kb_query_terms(text), weights=weights)
     for phrase in parsed.phrases:
         engine_text, extras = kbterms.split(phrase)
         words = kbterms.engine_terms(engine_text)

@@ -30,12 +30,12 @@ from operator import is_
 import tantivy
 
 from sourcewise.text.analyze import ANALYZER_ID as CORE_ANALYZER_ID
-from sourcewise.text.analyze import MAX_TERM, STOPWORDS, analyze, question_word
+from sourcewise.text.analyze import BIGRAM, MAX_TERM, STOPWORDS, analyze, question_word
 from sourcewise.text.words import is_hangul
 
 __all__ = [
     "ANALYZER_ID", "TOKENIZER", "engine_terms", "has_any", "odd_words", "query_terms", "register", "split",
-    "terms", "word_terms",
+    "terms", "weighted_query_terms", "word_terms",
 ]  # fmt: skip
 
 TOKENIZER = "sw_kb"
@@ -238,18 +238,38 @@ def query_terms(text: str) -> list[str]:
     (``analyze.question_word``: 어디인가, 무엇인가요, 몇) left out unless nothing else is left. A term
     ending in a Greek sigma is asked in both forms: the engine lower-cases "ΣΟΦΟΣ" to "σοφοσ" and
     keeps "σοφος" as written. Queries repeat (a search asks for them twice): short ones are cached."""
+    return [t for t, _ in weighted_query_terms(text)]
+
+
+def weighted_query_terms(text: str) -> list[tuple[str, float]]:
+    """``query_terms`` with each term's weight in the query: 1, but a Korean word's character
+    bigrams (``BIGRAM``) share ``BIGRAM_SHARE`` between them (the largest share a term gets from
+    any word of the query). A bigram is a piece of its word: with a weight of 1 each, a
+    three-syllable word brought three terms to the query (itself and two bigrams) and outweighed
+    the shorter words beside it. Measured (kb lexical, nDCG@10, KorQuAD dev 5,774 questions /
+    the Korean set): each bigram at 1 0.9493 / 0.9804; a share of 1 0.9506 / 0.9804, 0.7 0.9512 /
+    0.9804, 0.5 0.9512 / 0.9665 (the set's compounds lost their parts' weight). English queries
+    have no bigrams: their query is as it was."""
     return list(_query_terms(text)) if len(text) <= 512 else list(_query_terms.__wrapped__(text))
 
 
+BIGRAM_SHARE = 0.7
+
+
 @lru_cache(maxsize=4096)
-def _query_terms(text: str) -> tuple[str, ...]:
+def _query_terms(text: str) -> tuple[tuple[str, float], ...]:
     found = list(dict.fromkeys(terms(text)))
     # A Korean question word's terms (its stem and bigrams: 어디인가 gave ⟨인가⟩) matched passages
     # for what the question asks, not what it is about (KorQuAD, kb lexical: nDCG@10 0.9482 -> 0.9493).
     asked = _WORD.sub(lambda m: " " if is_hangul(m.group()) and question_word(m.group()) else m.group(), text)
     said = set(terms(asked)) if asked != text else set(found)
     kept = [t for t in found if t not in _STOP_TERMS and t in said] or found
-    return tuple(dict.fromkeys(v for t in kept for v in _sigmas(t)))
+    shares: dict[str, float] = {}
+    for word in _WORD.findall(text) if _HANGUL_CHAR.search(text) else ():
+        pieces = [t for t in _extra(word[:MAX_TERM]) if t.startswith(BIGRAM)] if is_hangul(word) else []
+        for piece in pieces:
+            shares[piece] = max(shares.get(piece, 0.0), BIGRAM_SHARE / len(pieces))
+    return tuple(dict.fromkeys((v, shares.get(t, 1.0)) for t in kept for v in _sigmas(t)))
 
 
 def _sigmas(term: str) -> tuple[str, ...]:
