@@ -8,6 +8,9 @@ from pathlib import Path
 
 from sourcewise import retrieve
 from sourcewise.config import Settings, load_settings
+from sourcewise.loops.retrieve_code import HIGH, looked_again
+from sourcewise.loops.retrieve_state import State
+from sourcewise.planning.refine import Vocabulary
 from sourcewise.sources._fts import fts_match
 from sourcewise.sources.code.source import CodeOptions, CodeSource
 from sourcewise.sources.code.taskread import read_task
@@ -85,3 +88,27 @@ async def test_best_passages_are_each_files_best_chunk_among_the_search(tmp_path
         assert await source.passages(read_task(TASK), ["pkg/writer.py"]), "the file holds the task's words"
     finally:
         await source.aclose()
+
+
+def _looked(shares: dict[str, float], best: dict[str, float]) -> list[str]:
+    """The second look's order of files the first ranking put in ``shares``' order (each its share
+    of the best file's score) with ``best`` their best passages' scores."""
+    located = {p: (round(HIGH * s, 3), "words of the task") for p, s in shares.items()}
+    state = State(Vocabulary(("footnote",)), located=located, first_order=tuple(shares))
+    return list(looked_again(state, list(shares), best).first_order)
+
+
+def test_a_passage_a_little_better_does_not_lift_a_file_past_one_ranked_above_it() -> None:
+    """The second look weighs a passage against the first ranking's scores, not beside them: a file
+    the first ranking put lower passes one above it only on a passage better in proportion. With
+    a sum, a passage 0.1 of the best better passed a file 0.025 of the best higher, whatever their
+    scores: such swaps at the edge of the top 5 pushed the file to change out (pytest #13031)."""
+    shares = {"pkg/top.py": 1.0, "pkg/above.py": 0.40, "pkg/below.py": 0.375}
+    best = {"pkg/top.py": 5.0, "pkg/above.py": 9.0, "pkg/below.py": 10.0}
+    assert _looked(shares, best) == ["pkg/top.py", "pkg/above.py", "pkg/below.py"]
+
+
+def test_a_passage_far_better_still_lifts_a_file_past_one_ranked_above_it() -> None:
+    shares = {"pkg/top.py": 1.0, "pkg/above.py": 0.40, "pkg/below.py": 0.30}
+    best = {"pkg/top.py": 5.0, "pkg/above.py": 2.0, "pkg/below.py": 10.0}
+    assert _looked(shares, best) == ["pkg/top.py", "pkg/below.py", "pkg/above.py"]
