@@ -468,3 +468,33 @@ async def test_minimum_interval_between_requests_to_a_host(server: LocalServer, 
     gaps = [b - a for a, b in itertools.pairwise(arrivals)]
     assert len(arrivals) == 3
     assert min(gaps) >= 0.25
+
+
+async def test_a_request_that_starts_late_still_has_the_interval_after_it(
+    server: LocalServer, tmp_path: Path
+) -> None:
+    """A busy machine wakes the second request late (here the event loop is held for 0.7 s once the
+    first has arrived): the third still waits the interval after the second really started. With
+    slots reserved ahead, the third's slot had passed by then and both went out together."""
+    arrivals: list[float] = []
+
+    def note(_seen: Seen) -> Reply:
+        arrivals.append(time.monotonic())
+        return Reply(200, ARTICLE)
+
+    async def busy() -> None:
+        while not arrivals:  # noqa: ASYNC110 - filled by the server's thread, not this loop
+            await asyncio.sleep(0.01)
+        time.sleep(0.7)  # noqa: ASYNC251 - the loop is held on purpose: no request wakes meanwhile
+
+    server.route("/p", note)
+    f = Fetcher(settings_for(tmp_path, host_interval=0.3))
+    try:
+        await asyncio.gather(
+            busy(), *[f.document(f"{server.url}/p?n={i}", allow_private=True) for i in range(3)]
+        )
+    finally:
+        await f.aclose()
+    gaps = [b - a for a, b in itertools.pairwise(arrivals)]
+    assert len(arrivals) == 3
+    assert min(gaps) >= 0.25, gaps
