@@ -20,6 +20,7 @@ from sourcewise.config import Settings
 from sourcewise.errors import IndexVersionError, InvalidOption, SourceUnavailable, SourcewiseError
 from sourcewise.models import Hit, SourceQuery
 from sourcewise.sources import resolve_source
+from sourcewise.sources.kb.search import PER_FILE
 from sourcewise.sources.kb.store import SCHEMA_VERSION
 
 from clirun import Ran, run_cli
@@ -707,6 +708,22 @@ def test_one_long_page_does_not_fill_the_results(tmp_path: Path) -> None:
     assert paths.count("long.md") >= 2, paths  # the long page is found, but not alone
     assert "short.md" in paths, paths
     assert paths.count("long.md") <= 3, paths
+
+
+def test_a_list_no_longer_than_a_files_first_chunks_is_its_best_chunks(tmp_path: Path) -> None:
+    """``limit`` 1 to ``PER_FILE``: one page's first chunks, best first, fill the list as they rank;
+    another page's weaker chunk took the last place, the only place at limit 1 (its best hit)."""
+    sections = "\n\n".join(f"## Retry section {i}\n\nConnection retry settings, part {i}." for i in range(3))
+    filler = "The transport object carries pools, limits, proxies and timeouts for every client. " * 6
+    pages = {
+        "long.md": f"# Retries everywhere\n\n{sections}\n",
+        "short.md": f"# Transports\n\n{filler}Connection retry is set here.\n",
+    }
+    for limit in (1, PER_FILE):
+        (tmp_path / str(limit)).mkdir()
+        hits, paths = _searched(tmp_path / str(limit), pages, "connection retry", limit)
+        assert paths == ["long.md"] * limit, paths
+        assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 
 def test_a_long_pages_later_chunk_that_scores_twice_another_pages_keeps_its_place(tmp_path: Path) -> None:

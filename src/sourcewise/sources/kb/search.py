@@ -42,7 +42,8 @@ DEMOTED = 0.5
 def diversified(view: Viewer, scored: list[tuple[Key, float]], limit: int) -> list[tuple[Row, float]]:
     """The first ``limit`` of ``scored`` (best first) once each file's chunks after its
     ``PER_FILE``-th are ranked at ``DEMOTED`` of their scores (a negative score lowered as much),
-    with another file's best chunk in the last place when one file would fill the list, with their
+    with another file's best chunk in the last place when one file would fill a list longer than
+    ``PER_FILE`` (a shorter one is the best file's first chunks, as they rank), with their
     rows and scores: the files come from ``view.files`` (a column), so only the chunks returned are
     read. A chunk whose text an earlier one has (the same page in two folders indexed, a copied
     file) is a copy: it is left out and the next chunk of ``scored`` takes its place (``scored``
@@ -57,7 +58,7 @@ def diversified(view: Viewer, scored: list[tuple[Key, float]], limit: int) -> li
     at_rank = sorted(range(len(scored)), key=lambda i: -ranks[i])  # stable: ties keep their order
     lone = {files[i] for i in at_rank[:limit]}
     other = next((i for i in at_rank[limit:] if files[i] not in lone), None)
-    if len(lone) == 1 and other is not None:
+    if limit > PER_FILE and len(lone) == 1 and other is not None:
         at_rank.remove(other)
         at_rank.insert(limit - 1, other)
     order = [scored[i] for i in at_rank]
