@@ -112,3 +112,16 @@ def test_a_passage_far_better_still_lifts_a_file_past_one_ranked_above_it() -> N
     shares = {"pkg/top.py": 1.0, "pkg/above.py": 0.40, "pkg/below.py": 0.30}
     best = {"pkg/top.py": 5.0, "pkg/above.py": 2.0, "pkg/below.py": 10.0}
     assert _looked(shares, best) == ["pkg/top.py", "pkg/below.py", "pkg/above.py"]
+
+
+def test_a_file_with_no_passage_keeps_its_first_rank_against_weaker_files() -> None:
+    """A file found by what the task names but holding none of its prose's words has no passage: it
+    weighs as the weakest passage found, so it stays above files the first ranking scored lower
+    and keeps a relevance above nothing (it sank to the bottom at 0)."""
+    shares = {"pkg/named.py": 1.0, "pkg/hub.py": 0.5, "pkg/c.py": 0.3}
+    best = {"pkg/hub.py": 4.0, "pkg/c.py": 2.0}
+    located = {p: (round(HIGH * s, 3), "words of the task") for p, s in shares.items()}
+    state = State(Vocabulary(("footnote",)), located=located, first_order=tuple(shares))
+    again = looked_again(state, list(shares), best)
+    assert again.first_order[0] == "pkg/named.py"
+    assert again.located["pkg/named.py"][0] > again.located["pkg/c.py"][0] > 0

@@ -100,7 +100,11 @@ def looked_again(state: State, first: Sequence[str], best: Mapping[str, float]) 
     top = max(best.values(), default=0.0)
     if top <= 0:
         return state
-    fused = {p: state.located[p][0] / HIGH * (best.get(p, 0.0) / top) ** W_PASSAGE for p in first}
+    # A file with no passage (found by what the task names, a traceback frame or a path, and none of
+    # the prose's words) weighs as the weakest passage found, not as none: a factor of 0 sank it
+    # below every other file and its relevance to 0, out of the answer.
+    weakest = min(best.values())
+    fused = {p: state.located[p][0] / HIGH * (best.get(p, weakest) / top) ** W_PASSAGE for p in first}
     peak = max(fused.values())
     if peak <= 0:
         return state
