@@ -12,7 +12,7 @@ from sourcewise.sources.kb import terms as kbterms
 _PIECE = st.text(alphabet=st.sampled_from(list("0123456789$|.()[]=-:aZé_")), min_size=1, max_size=12)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)  # the profile decides how many (HYPOTHESIS_PROFILE=deep: 300)
 @given(st.lists(_PIECE, min_size=1, max_size=8), st.integers(0, 3))
 def test_pieces_of_digits_and_punctuation_learned_cold_are_the_analyzers(pieces: list[str], k: int) -> None:
     """Nothing cached, then again from the cache: each piece's terms and the line's answer are the
