@@ -49,6 +49,10 @@ def test_a_pasted_environment_path_is_a_pointer_not_prose() -> None:
             "see https://docs.example.org/en/latest/core.html#app.core.Rational",
             "see https://docs.example.org/en/latest/core.html#app.core.Rational",
         ),
+        (
+            "see https://github.com/pallets/flask/blob/main/src/flask/cli.py#L10 for load_dotenv",
+            "see https://github.com/pallets/flask/blob/main/src/flask/cli.py#L10 for load_dotenv",
+        ),
         ("in src/flask/cli.py and conf.py the key is read", "in   and   the key is read"),
         ("C:\\Users\\me\\proj\\x.py fails, as ~/proj/y does", "  fails, as   does"),
     ],

@@ -152,9 +152,16 @@ def _is_path(token: str) -> bool:
 def _without_paths(text: str) -> str:
     """``text`` with every path in it blanked (a file's name too: ``conf.py``): a path points at a
     file, its parts are not prose."""
-    kept: str = _PATHISH.sub(lambda m: " " if _is_path(m.group(0)) else m.group(0), text)
-    blanked: str = _PATH.sub(" ", kept)
-    return blanked
+    out: list[str] = []
+    at = 0
+    for m in _PATHISH.finditer(text):
+        token = m.group(0)
+        out.append(_PATH.sub(" ", text[at : m.start()]))
+        # a URL is prose whole, a code file's name in it too (``.../src/flask/cli.py#L10``)
+        out.append(" " if _is_path(token) else token if "://" in token else _PATH.sub(" ", token))
+        at = m.end()
+    out.append(_PATH.sub(" ", text[at:]))
+    return "".join(out)
 
 
 def tails(paths: Sequence[str]) -> list[str]:
