@@ -3,20 +3,24 @@ deadline (retries and back-off included) plus 0.5 s, against local servers on 12
 slowly, then fail.
 
 These tests read the wall clock, because what the issue bounds is what a user waits. The bound is
-the issue's own (deadline + 0.5 s) and the deadlines are 3 s, so that a loaded machine's scheduling
-delays (tens of milliseconds) fit the slack many times over; before this issue the same calls took
-2.4-3.2 times their deadline. Each test also checks what the code did with the time (which tries
-were made, what was kept), so that a fast failure cannot pass for a bounded one.
+the issue's own (deadline + 0.5 s) and the deadlines are 3 s; before this issue the same calls took
+2.4-3.2 times their deadline. A machine running the suite on every core delays a process by up to
+half a second at times (CI once measured 3.54 s for a call that ends at 3.0 s quiet), and such
+delays only ever add: so each scenario is tried up to three times, each on a fresh server and state
+directory, and passes when one try ends within the bound. Code that outlasts its deadline does so
+on every try and fails. Each try also checks what the code did with the time (which tries were
+made, what was kept), so that a fast failure cannot pass for a bounded one.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -31,25 +35,47 @@ from sourcewise.web.engine import Engine
 
 from conftest import FIXTURES
 from doorkit import uvicorn_thread
-from servers import LocalServer, Reply, Seen
+from servers import LocalServer, Reply, Seen, local_server
 
 DEADLINE = 3.0
 SLACK = 0.5  # the issue's bound: nothing may take longer than its deadline plus this
+TRIES = 3  # scheduling delays only add: the quickest of three tries is what the code does
 SMALL = (FIXTURES / "searxng_small.json").read_text("utf-8")
 JSON = "application/json"
 MCP_SERVER = Path(__file__).parent.parent / "mcp_search_server.py"
 
 
-@contextmanager
-def bounded(deadline: float = DEADLINE) -> Iterator[list[float]]:
-    """Time the block; it must end by ``deadline`` + ``SLACK`` (the elapsed time is yielded)."""
+class Stopwatch:
+    """Times the one bounded block of a try (set-up and the checks after it are not the user's wait)."""
+
+    def __init__(self) -> None:
+        self.took: float | None = None
+
+    @contextmanager
+    def bounded(self) -> Iterator[None]:
+        start = time.monotonic()
+        try:
+            yield
+        finally:
+            self.took = time.monotonic() - start
+
+
+Try = Callable[[LocalServer, Path, Stopwatch], Awaitable[None]]
+
+
+async def ends_by_deadline(attempt: Try, tmp_path: Path, deadline: float = DEADLINE) -> None:
+    """Run ``attempt`` (its checks inside) on a fresh local server and directory until one try's
+    bounded block ends by ``deadline`` + ``SLACK``, at most ``TRIES`` times."""
     took: list[float] = []
-    start = time.monotonic()
-    try:
-        yield took
-    finally:
-        took.append(time.monotonic() - start)
-    assert took[0] <= deadline + SLACK, f"took {took[0]:.2f} s for a {deadline:g} s deadline"
+    for n in range(TRIES):
+        watch = Stopwatch()
+        with local_server() as server:
+            await attempt(server, tmp_path / f"try{n}", watch)
+        assert watch.took is not None, "the try timed no block"
+        took.append(watch.took)
+        if watch.took <= deadline + SLACK:
+            return
+    pytest.fail(f"took {', '.join(f'{t:.2f}' for t in took)} s for a {deadline:g} s deadline, every try")
 
 
 def replies(*answers: Reply) -> Callable[[Seen], Reply]:
@@ -58,11 +84,11 @@ def replies(*answers: Reply) -> Callable[[Seen], Reply]:
     return lambda _seen: queue.pop(0) if len(queue) > 1 else queue[0]
 
 
-def engine_for(server: LocalServer, tmp_path: Path, chain: list[str]) -> Engine:
+def engine_for(server: LocalServer, where: Path, chain: list[str]) -> Engine:
     settings: Settings = load_settings(
         providers=chain,
         timeout=DEADLINE,
-        state_dir=tmp_path / "state",
+        state_dir=where / "state",
         provider_options={
             "searxng": {"url": f"{server.url}/sx"},
             "brave": {"url": f"{server.url}/brave", "api_key": "k"},
@@ -71,65 +97,71 @@ def engine_for(server: LocalServer, tmp_path: Path, chain: list[str]) -> Engine:
     return Engine(settings)
 
 
-async def test_a_search_whose_providers_answer_slowly_then_fail_ends_by_its_deadline(
-    server: LocalServer, tmp_path: Path
-) -> None:
+async def test_a_search_whose_providers_answer_slowly_then_fail_ends_by_its_deadline(tmp_path: Path) -> None:
     """brave fails at once (its retry fits: the suite's retry delay is 0.01 s), then answers slowly
     with a 503; searxng, next in the chain, gets only what is left and hangs past it."""
-    server.route("/brave", replies(Reply(503, "busy"), Reply(503, "busy", delay=1.2)))
-    server.route("/sx/search", Reply(200, SMALL, content_type=JSON, delay=30))
-    engine = engine_for(server, tmp_path, ["brave", "searxng"])
-    with bounded(), pytest.raises(NoProviderAvailable) as info:
-        await engine.asearch("react server components")
-    assert server.hits("/brave") == 2  # the retry fitted and was made
-    assert server.hits("/sx/search") == 1  # asked with what was left, not a fresh deadline
-    assert "no answer within" in dict(info.value.attempts)["searxng"]
+
+    async def attempt(server: LocalServer, where: Path, watch: Stopwatch) -> None:
+        server.route("/brave", replies(Reply(503, "busy"), Reply(503, "busy", delay=1.2)))
+        server.route("/sx/search", Reply(200, SMALL, content_type=JSON, delay=30))
+        engine = engine_for(server, where, ["brave", "searxng"])
+        with watch.bounded(), pytest.raises(NoProviderAvailable) as info:
+            await engine.asearch("react server components")
+        assert server.hits("/brave") == 2  # the retry fitted and was made
+        assert server.hits("/sx/search") == 1  # asked with what was left, not a fresh deadline
+        assert "no answer within" in dict(info.value.attempts)["searxng"]
+
+    await ends_by_deadline(attempt, tmp_path)
 
 
-async def test_both_rounds_of_a_progressive_search_share_one_deadline(
-    server: LocalServer, tmp_path: Path
-) -> None:
+async def test_both_rounds_of_a_progressive_search_share_one_deadline(tmp_path: Path) -> None:
     """The second round (examples) hangs: it is cut at the search's deadline and the first round
     is what the user gets, with a warning saying so."""
-    server.route(
-        "/sx/search", replies(Reply(200, SMALL, content_type=JSON, delay=1.0), Reply(503, "x", delay=30))
-    )
-    engine = engine_for(server, tmp_path, ["searxng"])
-    with bounded():
-        response = await engine.asearch("react server components", strategy="progressive")
-    assert response.provider == "searxng"
-    assert response.results
-    assert any("follow-up search failed" in w for w in response.warnings)
+
+    async def attempt(server: LocalServer, where: Path, watch: Stopwatch) -> None:
+        server.route(
+            "/sx/search", replies(Reply(200, SMALL, content_type=JSON, delay=1.0), Reply(503, "x", delay=30))
+        )
+        engine = engine_for(server, where, ["searxng"])
+        with watch.bounded():
+            response = await engine.asearch("react server components", strategy="progressive")
+        assert response.provider == "searxng"
+        assert response.results
+        assert any("follow-up search failed" in w for w in response.warnings)
+
+    await ends_by_deadline(attempt, tmp_path)
 
 
-async def test_a_fetch_that_answers_slowly_then_fails_ends_by_its_deadline(
-    server: LocalServer, tmp_path: Path
-) -> None:
+async def test_a_fetch_that_answers_slowly_then_fails_ends_by_its_deadline(tmp_path: Path) -> None:
     """A quick 503 (its retry fits), then a page that hangs: cut at the fetch's one deadline."""
-    server.route("/page", replies(Reply(503, "busy"), Reply(200, "<p>late</p>", delay=30)))
-    settings = load_settings(state_dir=tmp_path / "state", timeout=DEADLINE, fetch_retries=3)
-    fetcher = Fetcher(settings)
-    try:
-        with bounded(), pytest.raises(FetchTimeout):
-            await fetcher.document(server.url + "/page", allow_private=True)
-    finally:
-        await fetcher.aclose()
-    assert server.hits("/page") == 2
+
+    async def attempt(server: LocalServer, where: Path, watch: Stopwatch) -> None:
+        server.route("/page", replies(Reply(503, "busy"), Reply(200, "<p>late</p>", delay=30)))
+        settings = load_settings(state_dir=where / "state", timeout=DEADLINE, fetch_retries=3)
+        fetcher = Fetcher(settings)
+        try:
+            with watch.bounded(), pytest.raises(FetchTimeout):
+                await fetcher.document(server.url + "/page", allow_private=True)
+        finally:
+            await fetcher.aclose()
+        assert server.hits("/page") == 2
+
+    await ends_by_deadline(attempt, tmp_path)
 
 
-def _mcp_settings(tmp_path: Path, arguments: dict[str, str], url: str | None = None) -> Settings:
-    where: dict[str, Any] = {"url": url} if url else {"command": [sys.executable, str(MCP_SERVER)]}
-    mcp = {**where, "tool": "slow_failing", "arguments": arguments}
+def _mcp_settings(where: Path, arguments: dict[str, str], url: str | None = None) -> Settings:
+    place: dict[str, Any] = {"url": url} if url else {"command": [sys.executable, str(MCP_SERVER)]}
+    mcp = {**place, "tool": "slow_failing", "arguments": arguments}
     return load_settings(
-        providers=["mcp"], state_dir=tmp_path / "state", timeout=DEADLINE, provider_options={"mcp": mcp}
+        providers=["mcp"], state_dir=where / "state", timeout=DEADLINE, provider_options={"mcp": mcp}
     )
 
 
-async def _failed_mcp_search(settings: Settings) -> str:
-    """Search once (bounded), expecting the MCP provider to fail; what the report says of it."""
+async def _failed_mcp_search(settings: Settings, watch: Stopwatch) -> str:
+    """Search once (timed), expecting the MCP provider to fail; what the report says of it."""
     engine = Engine(settings)
     try:
-        with bounded(), pytest.raises(NoProviderAvailable) as info:
+        with watch.bounded(), pytest.raises(NoProviderAvailable) as info:
             await engine.asearch("react server components")
     finally:
         await engine.aclose()
@@ -141,19 +173,26 @@ async def test_an_mcp_provider_that_answers_slowly_then_fails_ends_by_its_deadli
     failure is reported at once, not retried past the deadline."""
     from mcp_search_server import app
 
-    with uvicorn_thread(app.streamable_http_app()) as base:
-        said = await _failed_mcp_search(
-            _mcp_settings(tmp_path, {"q": "{query}", "seconds": "2.0"}, f"{base}/mcp")
-        )
-    assert "the tool 'slow_failing' failed" in said
+    async def attempt(_server: LocalServer, where: Path, watch: Stopwatch) -> None:
+        with uvicorn_thread(app.streamable_http_app()) as base:
+            said = await _failed_mcp_search(
+                _mcp_settings(where, {"q": "{query}", "seconds": "2.0"}, f"{base}/mcp"), watch
+            )
+        assert "the tool 'slow_failing' failed" in said
+
+    await ends_by_deadline(attempt, tmp_path)
 
 
 async def test_an_mcp_provider_that_hangs_is_cut_at_its_deadline(tmp_path: Path) -> None:
     """A stdio server started by the call (the SDK imported, the server started, all within the
     budget: a cold import of the SDK alone can take longer than the deadline on a busy machine)
     whose tool hangs: the call ends at its deadline."""
-    said = await _failed_mcp_search(_mcp_settings(tmp_path, {"q": "{query}", "seconds": "60"}))
-    assert "no answer within" in said
+
+    async def attempt(_server: LocalServer, where: Path, watch: Stopwatch) -> None:
+        said = await _failed_mcp_search(_mcp_settings(where, {"q": "{query}", "seconds": "60"}), watch)
+        assert "no answer within" in said
+
+    await ends_by_deadline(attempt, tmp_path)
 
 
 #: Run in a fresh interpreter: the MCP SDK's import is made to take 4 s (a cold import took 6.6 s
@@ -201,50 +240,63 @@ os._exit(0)  # measured above; the import thread still sleeping is joined at a n
 """
 
 
-def test_a_slow_first_import_of_the_mcp_sdk_does_not_outlast_the_deadline(tmp_path: Path) -> None:
+async def test_a_slow_first_import_of_the_mcp_sdk_does_not_outlast_the_deadline(tmp_path: Path) -> None:
     """The SDK is imported in a thread, so the deadline fires on time; on the event loop, the
     import blocked the deadline and the call took the import's time and more."""
-    out = subprocess.run(
-        [sys.executable, "-c", COLD_START, str(tmp_path / "state"), str(MCP_SERVER), str(DEADLINE)],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-    )  # fmt: skip
-    assert out.returncode == 0, out.stderr[-2000:]
-    seen = json.loads(out.stdout.strip().splitlines()[-1])
-    assert seen["took"] <= DEADLINE + SLACK, seen
-    assert "no answer within" in seen["said"], seen
+
+    async def attempt(_server: LocalServer, where: Path, watch: Stopwatch) -> None:
+        out = await asyncio.to_thread(
+            subprocess.run,
+            [sys.executable, "-c", COLD_START, str(where / "state"), str(MCP_SERVER), str(DEADLINE)],
+            capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        )  # fmt: skip
+        assert out.returncode == 0, out.stderr[-2000:]
+        seen = json.loads(out.stdout.strip().splitlines()[-1])
+        assert "no answer within" in seen["said"], seen
+        watch.took = float(seen["took"])  # timed inside the fresh interpreter, around the search alone
+
+    await ends_by_deadline(attempt, tmp_path)
 
 
-def _cli_settings(tmp_path: Path, **extra: Any) -> Settings:
-    return load_settings(providers=["gemini-cli"], state_dir=tmp_path / "state", timeout=DEADLINE, **extra)
+def _cli_settings(where: Path, **extra: Any) -> Settings:
+    return load_settings(providers=["gemini-cli"], state_dir=where / "state", timeout=DEADLINE, **extra)
 
 
 @pytest.mark.usefixtures("on_path")  # tmp_path / "bin" on PATH: a fake gemini is written there
 async def test_gemini_cli_that_answers_slowly_then_fails_ends_by_its_deadline(tmp_path: Path) -> None:
     fake_gemini(tmp_path / "bin", "", code=1, stderr="backend down", sleep=2.0)
-    with bounded(), pytest.raises(NoProviderAvailable) as info:
-        await Engine(_cli_settings(tmp_path)).asearch("react server components")
-    assert "status 1: backend down" in dict(info.value.attempts)["gemini-cli"]
+
+    async def attempt(_server: LocalServer, where: Path, watch: Stopwatch) -> None:
+        with watch.bounded(), pytest.raises(NoProviderAvailable) as info:
+            await Engine(_cli_settings(where)).asearch("react server components")
+        assert "status 1: backend down" in dict(info.value.attempts)["gemini-cli"]
+
+    await ends_by_deadline(attempt, tmp_path)
 
 
 @pytest.mark.usefixtures("on_path")
 async def test_gemini_cli_keeps_a_late_answer_when_its_links_cannot_be_resolved_in_time(
-    tmp_path: Path, server: LocalServer
+    tmp_path: Path,
 ) -> None:
     """The CLI answers after a second or two of its 3 s, citing grounding redirects that hang. Resolving gets what
     is left of the call's budget (not all of it again), so the answer arrives by the deadline with
     the links as they are, instead of the whole call being cut and the answer lost."""
-    server.route(
-        "/grounding-api-redirect/1", Reply(302, "", headers={"Location": "https://react.dev/"}, delay=30)
-    )
-    link = f"{server.url}/grounding-api-redirect/1"
-    prose = f"React Server Components render on the server.[1]\n\nSources:\n[1] react.dev ({link})"
-    fake_gemini(tmp_path / "bin", json.dumps({"response": prose, "stats": {}}), sleep=1.0)
-    settings = _cli_settings(tmp_path, gemini_redirect_hosts=["127.0.0.1"], allow_hosts=["127.0.0.1"])
-    with bounded():
-        response = await Engine(settings).asearch("react server components")
-    assert response.provider == "gemini-cli"
-    assert response.answer is not None
-    assert "render on the server" in response.answer
-    assert [r.url for r in response.results] == [link]
-    assert response.results[0].tier == 4  # unresolved: rated as a link, never for its host
-    assert server.hits("/grounding-api-redirect/1") == 1
+
+    async def attempt(server: LocalServer, where: Path, watch: Stopwatch) -> None:
+        server.route(
+            "/grounding-api-redirect/1", Reply(302, "", headers={"Location": "https://react.dev/"}, delay=30)
+        )
+        link = f"{server.url}/grounding-api-redirect/1"
+        prose = f"React Server Components render on the server.[1]\n\nSources:\n[1] react.dev ({link})"
+        fake_gemini(tmp_path / "bin", json.dumps({"response": prose, "stats": {}}), sleep=1.0)
+        settings = _cli_settings(where, gemini_redirect_hosts=["127.0.0.1"], allow_hosts=["127.0.0.1"])
+        with watch.bounded():
+            response = await Engine(settings).asearch("react server components")
+        assert response.provider == "gemini-cli"
+        assert response.answer is not None
+        assert "render on the server" in response.answer
+        assert [r.url for r in response.results] == [link]
+        assert response.results[0].tier == 4  # unresolved: rated as a link, never for its host
+        assert server.hits("/grounding-api-redirect/1") == 1
+
+    await ends_by_deadline(attempt, tmp_path)
