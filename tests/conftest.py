@@ -28,6 +28,7 @@ from sourcewise.web import engine as engine_module
 from pgserver import pg_server, pg_url, pgvector_server, pgvector_url  # noqa: F401  (fixtures: a throwaway PostgreSQL)
 from scheduling import (  # noqa: F401  (hooks)
     pytest_collection_modifyitems,
+    pytest_configure,
     pytest_xdist_auto_num_workers,
     pytest_xdist_make_scheduler,
 )
