@@ -500,3 +500,25 @@ def test_a_block_that_says_the_words_only_inside_names_fits_a_how_question_less(
     transports = ("Transports", "Connection retries are also available via this interface.")
     picked = pick("How do I retry failed connections?", _ranked(ssl, pools, transports))
     assert any("retries" in text for text, _ in picked), picked
+
+
+def test_a_term_nothing_read_holds_weighs_twice_in_the_gate() -> None:
+    """The Rust Book says Rust works "without needing a garbage collector"; asked how to write a
+    garbage collector *plugin*, it must not answer with that: "plugin" is in nothing read, so the
+    question is about what the documents do not say. (Found with hybrid search, whose semantic leg
+    ranks that sentence first: 3 of the question's 5 specific terms passed the 60% rule.)"""
+    question = "How do I write a garbage collector plugin for Rust?"
+    ownership = (
+        "Understanding Ownership",
+        "Ownership is Rust's most unique feature. It enables Rust to make memory safety guarantees "
+        "without needing a garbage collector, so it's important to understand how ownership works.",
+    )
+    testing = ("Writing Tests", "Tests are Rust functions that verify that the non-test code works.")
+    unsafe = ("Unsafe Rust", "To write unsafe code, use the unsafe keyword and start a new block.")
+    assert pick(question, _ranked(ownership, testing, unsafe)) == []
+    # What the rest of the question asks, all of it said, still answers without the missing term.
+    allocator = (
+        "Allocators",
+        "To write a garbage collector for Rust, implement the GlobalAlloc trait for your type.",
+    )
+    assert "GlobalAlloc" in _answer(question, allocator, testing, unsafe)

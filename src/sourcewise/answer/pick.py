@@ -7,7 +7,8 @@ operators and options it names, its type.
 
 **The gate** (honest refusal): an answer must contain at least one of the question's specific
 terms (or its analyzer forms) and every operator the question names, and with its heading and
-title cover all the specific terms of a short question (60% of a longer one). An answer naming
+title cover all the specific terms of a short question (60% of a longer one's; in a question of four or more, a
+specific term that no unit of three or more hits read holds counts twice). An answer naming
 the option or operator the question names may leave its other terms to its chunk ("What does
 bzip2 -s do?": "-s --small Reduce memory usage ..." in bzip2's manual). When no unit
 passes, nothing answers and ``pick`` returns nothing: the caller says so and lists the closest
@@ -37,6 +38,7 @@ from sourcewise.models import RankedHit
 
 __all__ = ["pick"]
 
+READ_ENOUGH = 3  # hits read before a term none of them holds counts twice in the gate
 NEAR = 0.85  # a unit scoring this share of the best one's joins the answer
 # A sentence starting with one of these leans on the one before it.
 _BACK = ("These ", "This ", "They ", "Those ", "It ", "That ", "이는 ", "이것은 ", "그러므로 ", "따라서 ")
@@ -47,11 +49,18 @@ ANNOUNCE_WORDS = 12  # "Take a look at the following example:" announces; a long
 _FOLLOWING = re2.compile(r"\b(?:following|follows)\s*(?:\.\.\.|…|:|\.)$")
 
 
-def _passes(asked: Asked, shown: set[int], context: set[int], text: str) -> bool:
+def _passes(asked: Asked, shown: set[int], context: set[int], text: str, unread: set[int]) -> bool:
     if not all(names(text, s) for s in asked.symbols):
         return False
     spec = set(asked.specific)
-    need = len(spec) if len(spec) <= 2 else math.ceil(0.6 * len(spec))
+    # A specific term no unit read holds (in its text or around it) counts twice: what the
+    # documents never say is what the question is most about ("a garbage collector *plugin*"
+    # against a book that says only "without a garbage collector"). It is never covered, so it
+    # only raises what the rest must cover.
+    # A question of three terms may already leave only one out, which may be worded otherwise in
+    # the answer ("쓰이지" for "사용되지"): the doubling is for a longer question's 60%.
+    extra = len(unread & spec) if len(spec) > 3 else 0
+    need = len(spec) if len(spec) <= 2 else math.ceil(0.6 * (len(spec) + extra))
     if asked.symbols:  # the operator or option it names is the most specific thing it asks,
         need = max(1, need - 1)  # and what it belongs to may be said around it ("bzip2 -s")
     return not spec or ((bool(shown & spec) or bool(asked.symbols)) and len((shown | context) & spec) >= need)
@@ -67,8 +76,14 @@ def pick(
     if not asked.groups and not asked.symbols:
         return []
     cands = candidates(asked, hits)
-    if _absent(asked, cands):
+    seen: set[int] = set().union(*(c.own | c.context for c in cands)) if cands else set()
+    # A name the question writes (capitalized or with digits, not its first word) that nothing read
+    # contains: the documents do not talk about what it asks ("QUIC", "Gopher", "HTTP3").
+    if any(i not in seen for i in asked.names):
         return []
+    # What nothing read says is evidence only when several passages were read: a question's word
+    # missing from one or two passages may just be worded otherwise there.
+    unread = set(asked.specific) - seen if len({c.hit for c in cands}) >= READ_ENOUGH else set()
     by_place = {c.place: c for c in cands}
     passing: list[tuple[Cand, list[Cand], set[int]]] = []
     for cand in sorted(cands, key=lambda c: (-c.score, c.hit, c.pos)):
@@ -76,7 +91,7 @@ def pick(
             continue
         window = _window(asked, cand, by_place)
         shown = set().union(*(c.own for c in window))
-        if _passes(asked, shown, cand.context, " ".join(c.unit.text for c in window)):
+        if _passes(asked, shown, cand.context, " ".join(c.unit.text for c in window), unread):
             passing.append((cand, window, shown))
     if not passing:
         return []
@@ -98,13 +113,6 @@ def pick(
             if len(chosen) < limit and all(c.unit.text != text for text, _ in chosen):
                 chosen.append((c.unit.text, c.hit))
     return chosen
-
-
-def _absent(asked: Asked, cands: Sequence[Cand]) -> bool:
-    """A name the question writes (capitalized or with digits, not its first word) that nothing
-    read contains: the documents do not talk about what it asks ("QUIC", "Gopher", "HTTP3")."""
-    seen = set().union(*(c.own | c.context for c in cands)) if cands else set()
-    return any(i not in seen for i in asked.names)
 
 
 def _window(asked: Asked, cand: Cand, by_place: dict[tuple[int, int], Cand]) -> list[Cand]:
