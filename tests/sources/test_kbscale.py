@@ -10,7 +10,6 @@ import subprocess
 import sys
 import sysconfig
 from collections.abc import Iterator
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ import tantivy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from realtext import real_paragraphs as _real_paragraphs
 from sourcewise import IndexReport, KnowledgeBase
 from sourcewise.sources.kb import terms as kbterms
 from sourcewise.sources.kb.query import HEADINGS_SEP, pack, unpack
@@ -130,26 +130,6 @@ def test_split_gives_the_same_terms_as_the_engine_reading_the_same_value(text: s
     assert all(t and " " not in t for t in kbterms.query_terms(text))
 
 
-@cache  # read once for the tests that share it
-def _real_paragraphs() -> list[str]:
-    """Paragraphs of documentation nobody here wrote: the standard library's docstrings (60 modules:
-    parsing them is most of the cost) and, when installed, Vim's help and the text files under
-    /usr/share/doc (Greek, Cyrillic, CJK among them)."""
-    texts: list[str] = []
-    for path in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[:60]:
-        try:
-            tree = ast.parse(path.read_bytes())
-        except (SyntaxError, ValueError):
-            continue
-        nodes = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef | ast.Module)]
-        texts.extend(d for n in nodes if (d := ast.get_docstring(n)))
-    for pattern in ("/usr/share/vim/vim*/doc/*.txt", "/usr/share/doc/*/*.txt", "/usr/share/doc/*/README*"):
-        for path in sorted(Path("/").glob(pattern.lstrip("/")))[:300]:
-            if path.is_file() and path.stat().st_size < 2_000_000:
-                texts.append(path.read_text("utf-8", "replace"))
-    return [p for t in texts for p in t.split("\n\n") if p.strip()]
-
-
 def test_odd_words_are_the_words_the_plain_check_refuses_over_real_text() -> None:
     """``split`` reads only the words ``odd_words`` gives: over real text those hold every word
     ``_plain`` refuses, each time it occurs and in order, and in ASCII text nothing else; every 5th
@@ -226,35 +206,6 @@ def test_has_any_tells_whether_a_text_holds_one_of_the_terms(text: str, k: int) 
     wanted = {*found[:k], "qzxq"}
     for _ in range(3):
         assert kbterms.has_any(text, wanted) == (not wanted.isdisjoint(found))
-
-
-def _snippet_as_defined(text: str, terms: set[str], size: int = 200) -> str:
-    """The snippet's definition read whole: every shown line (not blank, no directive), from the
-    first holding a term, joined, four times the size cleaned, cut at a word."""
-    from sourcewise.text.markup import clean, directive
-
-    lines = [s for ln in text.splitlines() if (s := ln.strip()) and directive(s) is None]
-    start = next((i for i, ln in enumerate(lines) if not terms.isdisjoint(kbterms.terms(ln))), 0)
-    joined = clean(" ".join(lines[start:])[: 4 * size])
-    return joined if len(joined) <= size else joined[: size - 1].rsplit(" ", 1)[0] + "…"
-
-
-_LINE = st.text(alphabet=st.sampled_from(list("ab rollbck_*`!.:-\\")), max_size=90)
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    st.lists(st.one_of(_LINE, st.sampled_from(["", "   ", '!!! note "x"', ".. code-block:: python", "/// tip"])),
-             max_size=12),
-    st.integers(20, 200),
-)  # fmt: skip
-def test_a_snippet_reads_only_its_lines_and_is_what_its_definition_says(lines: list[str], size: int) -> None:
-    """The snippet reads lines only up to its start and its window: the same as the definition."""
-    from sourcewise.sources.kb.snippet import snippet
-
-    text = "\n".join(lines)
-    for wanted in ({"rollback"}, {"b"}, {"qzxq"}):
-        assert snippet(text, wanted, size) == _snippet_as_defined(text, wanted, size)
 
 
 def test_an_index_of_schema_2_is_rebuilt_with_its_file_column(

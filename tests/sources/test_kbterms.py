@@ -1,12 +1,19 @@
-"""``kbterms.has_any`` on a new process's pieces: what it learns one by one and what in one call."""
+"""How a snippet finds the lines holding a query's terms: ``kbterms.has_any`` on a new process's pieces
+(what it learns one by one and what in one call), ``lines_holding``'s shortcuts, the snippet itself."""
 
 from __future__ import annotations
+
+import random
+import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from realtext import real_paragraphs
 from sourcewise.sources.kb import terms as kbterms
+from sourcewise.sources.kb.snippet import snippet
+from sourcewise.text.markup import clean, directive
 
 # Digits and ASCII punctuation between letters, as in man pages' option tables and numbered lists.
 _PIECE = st.text(alphabet=st.sampled_from(list("0123456789$|.()[]=-:aZé_")), min_size=1, max_size=12)
@@ -47,3 +54,114 @@ def test_digits_and_punctuation_alone_are_not_analyzed_one_by_one(monkeypatch: p
     assert kbterms.word_terms("$") == ()
     assert kbterms.has_any(line, {"404"})
     assert kbterms.has_any(line, {"token_expiry"})
+
+
+def _snippet_as_defined(text: str, terms: set[str], size: int = 200) -> str:
+    """The snippet's definition read whole: every shown line (not blank, no directive), from the
+    first holding a term, joined, four times the size cleaned, cut at a word."""
+    lines = [s for ln in text.splitlines() if (s := ln.strip()) and directive(s) is None]
+    start = next((i for i, ln in enumerate(lines) if not terms.isdisjoint(kbterms.terms(ln))), 0)
+    joined = clean(" ".join(lines[start:])[: 4 * size])
+    return joined if len(joined) <= size else joined[: size - 1].rsplit(" ", 1)[0] + "…"
+
+
+_LINE = st.text(alphabet=st.sampled_from(list("ab rollbck_*`!.:-\\")), max_size=90)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.one_of(_LINE, st.sampled_from(["", "   ", '!!! note "x"', ".. code-block:: python", "/// tip"])),
+             max_size=12),
+    st.integers(20, 200),
+)  # fmt: skip
+def test_a_snippet_reads_only_its_lines_and_is_what_its_definition_says(lines: list[str], size: int) -> None:
+    """The snippet reads lines only up to its start and its window: the same as the definition."""
+    text = "\n".join(lines)
+    for query in ("rollback", "b", "qzxq", "Rollback_b"):
+        wanted = kbterms.asked(query)
+        assert snippet(text, wanted, size) == _snippet_as_defined(text, set(wanted.terms), size)
+
+
+_WORDS = re.compile(r"\w{3,}")
+
+
+def _queries(paragraphs: list[str], rng: random.Random) -> list[str]:
+    """Queries as the benchmark asks them: two words of a paragraph, in any case, and one word of it
+    beside one of another paragraph."""
+    out = []
+    for text in paragraphs:
+        words = _WORDS.findall(text) or ["x", "y"]
+        a, b = rng.sample(words, 2) if len(words) >= 2 else (words[0], words[0])
+        other = rng.choice(_WORDS.findall(rng.choice(paragraphs)) or ["x"])
+        out += [f"{a.lower()} {b.lower()}", f"{a} {other}"]
+    return out
+
+
+def test_lines_holding_are_the_lines_has_any_finds_over_real_text() -> None:
+    """Over real paragraphs of several lines and queries of their own words: the lines
+    ``lines_holding`` gives are the ones ``has_any`` says hold a term, with nothing cached and
+    again from the cache; both shortcuts are taken (a line holding a query's word, an ASCII line
+    holding no term's beginning)."""
+    rng = random.Random(7)
+    paragraphs = [p for p in real_paragraphs()[::15] if p.count("\n") >= 1]
+    queries = _queries(paragraphs, rng)
+    kbterms._WORD_TERMS.clear()
+    sure = skipped = checked = 0
+    for _ in range(2):
+        for text, query in zip(paragraphs, queries[::2], strict=False):
+            wanted = kbterms.asked(query)
+            lines = text.splitlines()
+            expected = [i for i, ln in enumerate(lines) if kbterms.has_any(ln, wanted.terms)]
+            assert list(kbterms.lines_holding(lines, wanted)) == expected, (query, text[:300])
+            for line in lines:
+                low = line.lower()
+                sure += kbterms._sure(low, wanted.words, kbterms._AROUND)
+                skipped += low.isascii() and not any(s in low for s in wanted.starts)
+            checked += len(lines)
+    assert checked > 20_000  # two rounds
+    assert sure > 1000
+    assert skipped > 1000
+
+
+def test_every_term_of_real_ascii_text_begins_as_start_says() -> None:
+    """A line of ASCII text holds, lower-cased, the beginning ``_start`` gives of each of its terms
+    (the engine's stems, an identifier's whole and parts): every 7th line of the real paragraphs."""
+    lines = [ln for p in real_paragraphs() for ln in p.splitlines() if ln.strip() and ln.isascii()][::7]
+    found = 0
+    for line in lines:
+        for term in set(kbterms.terms(line)):
+            assert kbterms._start(term) in line.lower(), (term, line)
+            found += 1
+    assert found > 100_000
+
+
+_TEXT = st.text(
+    alphabet=st.sampled_from(list("aAbBsSyY _-.,()'`\n\t0129\u212a\u0130\u03a3\u00dfé한국")), max_size=80
+)
+
+
+@settings(deadline=None)  # the profile decides how many
+@given(_TEXT, _TEXT)
+def test_lines_holding_are_the_lines_has_any_finds(text: str, query: str) -> None:
+    """Hostile text (KELVIN SIGN, dotted I, sigma, sharp s, Hangul, "_", digits) and queries of its
+    own words or others: ``lines_holding`` is ``has_any`` line by line."""
+    lines = text.splitlines()
+    for q in (query, text[: len(text) // 2]):
+        wanted = kbterms.asked(q)
+        assert list(kbterms.lines_holding(lines, wanted)) == [
+            i for i, ln in enumerate(lines) if kbterms.has_any(ln, wanted.terms)
+        ]
+
+
+def test_a_snippet_of_real_text_is_what_its_definition_says() -> None:
+    """Real paragraphs of several lines, queries of their words: the snippet is its definition's."""
+    rng = random.Random(11)
+    paragraphs = [p for p in real_paragraphs()[::11] if p.count("\n") >= 2]
+    later = 0
+    for text, query in zip(paragraphs, _queries(paragraphs, rng), strict=False):
+        wanted = kbterms.asked(query)
+        got = snippet(text, wanted)
+        assert got == _snippet_as_defined(text, set(wanted.terms)), (query, text[:300])
+        later += not clean(text.strip()).startswith(got[:20])
+    assert len(paragraphs) > 2000
+    assert later > 100  # snippets that start after the first line

@@ -150,10 +150,15 @@ def unpack(record: bytes, key: tuple[int, int]) -> Row:
     a = int(n_path)
     b = a + int(n_title)
     c = b + int(n_headings)
-    return Row(
+    # ``tuple.__new__`` with the values in field order: what ``Row(...)`` does, without its
+    # function in Python (a fifth of the time: every hit of every query reads one)
+    return _new_row(Row, (
         key, rest[:a], rest[a:b], doc_date, tuple(rest[b:c].split(HEADINGS_SEP)) if c > b else (), rest[c:],
         int(start), int(end), embed_hash, dated == "1",
-    )  # fmt: skip
+    ))  # fmt: skip
+
+
+_new_row = tuple.__new__
 
 
 class Viewer(Protocol):

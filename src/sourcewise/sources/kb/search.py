@@ -185,14 +185,14 @@ def _filter_pairs(filters: Mapping[str, str | list[str]] | None) -> list[tuple[s
 _new_hit = _builder(Hit)
 
 
-def hit(row: Row, score: float, terms: set[str], source: str) -> Hit:
+def hit(row: Row, score: float, wanted: kbterms.Asked, source: str) -> Hit:
     # Built without validation (``rank._builder``, every field given in order): each value is
     # typed here or by the store's ``Row``, the texts cleaned when indexed; validating ten hits
     # cost about a fifth of a query.
     return _new_hit(
         title=row.title,
         location=f"{row.path}#L{row.start_line}-L{row.end_line}",
-        snippet=_snippet(row.text, terms),
+        snippet=_snippet(row.text, wanted),
         text=row.text,
         source=source,
         kind="knowledge_base",

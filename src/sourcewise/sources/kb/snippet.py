@@ -14,15 +14,15 @@ SNIPPET = 200
 _WINDOW = 4  # x size: markup takes room, so more than is shown is cleaned
 
 
-def snippet(text: str, terms: set[str], size: int = SNIPPET) -> str:
+def snippet(text: str, wanted: kbterms.Asked, size: int = SNIPPET) -> str:
     # Every hit of every query makes one: only the lines up to the start and the ones the window
-    # holds are read. The snippet starts at the first shown line holding a query term (the first
-    # line when none does, as when only the title or a heading matched); a shown line is one that
-    # is not blank and no admonition or directive.
+    # holds are read. The snippet starts at the first shown line holding a query term (one of
+    # ``wanted.terms``; the first line when none does, as when only the title or a heading
+    # matched); a shown line is one that is not blank and no admonition or directive.
     lines = text.splitlines()
     start = 0
     if len(lines) > 1:
-        start = next((i for i, ln in enumerate(lines) if kbterms.has_any(ln, terms) and _shown(ln)), 0)
+        start = next((i for i in kbterms.lines_holding(lines, wanted) if _shown(lines[i])), 0)
     window: list[str] = []
     used, room = 0, _WINDOW * size
     for line in islice(lines, start, None):

@@ -207,8 +207,8 @@ class KnowledgeBase:
         view = self.store.view()  # one searcher: the keys it ranks are the ones it reads
         wider = min(MAX_LIMIT, limit * DIVERSIFY)
         scored = self._ranked(view, parsed, negations, where, mode, wider, warnings)
-        terms = set(kbterms.query_terms(parsed.text))
-        hits = [hit(row, score, terms, self.name) for row, score in diversified(view, scored, limit)]
+        wanted = kbterms.asked(parsed.text)
+        hits = [hit(row, score, wanted, self.name) for row, score in diversified(view, scored, limit)]
         return hits, warnings
 
     def _ranked(

@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from itertools import chain, compress, repeat
 from operator import is_
+from typing import NamedTuple
 
 import tantivy
 
@@ -34,8 +36,8 @@ from sourcewise.text.analyze import BIGRAM, MAX_TERM, STOPWORDS, analyze, questi
 from sourcewise.text.words import is_hangul
 
 __all__ = [
-    "ANALYZER_ID", "TOKENIZER", "engine_terms", "has_any", "odd_words", "query_terms", "register", "split",
-    "terms", "weighted_query_terms", "word_terms",
+    "ANALYZER_ID", "TOKENIZER", "Asked", "asked", "engine_terms", "has_any", "lines_holding", "odd_words",
+    "query_terms", "register", "split", "terms", "weighted_query_terms", "word_terms",
 ]  # fmt: skip
 
 TOKENIZER = "sw_kb"
@@ -215,7 +217,7 @@ def _learn(missing: list[str]) -> Iterator[tuple[str, ...]]:
             yield got
 
 
-def has_any(text: str, wanted: set[str]) -> bool:
+def has_any(text: str, wanted: AbstractSet[str]) -> bool:
     """Whether one of ``wanted`` is among the terms of ``text``: its pieces looked up in the cache
     in one C loop, and only when none of those holds one, the pieces it misses analyzed (``_learn``),
     stopping at the first that does: a new process's snippets spent most of their time analyzing
@@ -228,6 +230,95 @@ def has_any(text: str, wanted: set[str]) -> bool:
         return False
     missing = list(dict.fromkeys(compress(pieces, map(is_, found, repeat(None)))))  # C loops
     return any(not wanted.isdisjoint(got) for got in _learn(missing))
+
+
+class Asked(NamedTuple):
+    """A query's terms as snippets look for them in lines (``asked``, ``lines_holding``)."""
+
+    terms: frozenset[str]
+    # Lower-case words of ASCII letters, at most ``_SURE_MAX`` long, whose term is one of ``terms``.
+    words: frozenset[str]
+    # What a line of ASCII text holds, lower-cased, when one of ``terms`` is among its terms: one
+    # of these beginnings of them (``_start``).
+    starts: tuple[str, ...]
+
+
+# A word of ASCII letters is found by ``_sure`` even with a KELVIN SIGN in it (it lower-cases to
+# "k", in Python and in the engine alike; the only character that does): three bytes in UTF-8, and
+# the engine drops a token of more than MAX_TERM bytes before it lower-cases. 21 x 3 < MAX_TERM.
+_SURE_MAX = 21
+# Snowball's English exceptions that change a word's second letter (dying -> die).
+_SECOND_LETTER = frozenset({"die", "lie", "tie"})
+
+
+def _start(term: str) -> str:
+    """What every ASCII word (lower-cased) that gives ``term`` begins with: the term less its last
+    letter, at least its first two. The stemmer changes a word's end (happy -> happi, ability ->
+    abil), never more than the stem's last letter of what it keeps, save three exceptions (dying ->
+    die), tested over 240,000 words of real text; an identifier's parts and whole are lower-cased
+    pieces of it, stemmed alike."""
+    return term[:1] if term in _SECOND_LETTER else term[: max(2, len(term) - 1)]
+
+
+def asked(text: str) -> Asked:
+    """``query_terms(text)`` as ``lines_holding`` looks for them: cached, as queries repeat."""
+    return _asked(text) if len(text) <= 512 else _asked.__wrapped__(text)
+
+
+@lru_cache(maxsize=4096)
+def _asked(text: str) -> Asked:
+    found = query_terms(text)
+    words = list(dict.fromkeys(w for w in map(str.lower, [*_WORD.findall(text), *found])
+                               if len(w) <= _SURE_MAX and w.isascii() and w.isalpha()))  # fmt: skip
+    given = engine_terms(" ".join(words))  # one term a word: ASCII letters, short
+    sure = [w for w, t in zip(words, given, strict=True) if t in found] if len(given) == len(words) else []
+    starts = tuple(dict.fromkeys(_start(t) for t in found if t.isascii()))
+    return Asked(frozenset(found), frozenset(sure), starts)
+
+
+def lines_holding(lines: list[str], wanted: Asked) -> Iterator[int]:
+    """The indices of ``lines`` holding one of ``wanted.terms``, in order, found as they are asked
+    for. A line where ``_sure`` finds one of ``wanted.words`` does; a line of ASCII text holding
+    none of ``wanted.starts`` does not (its terms are ASCII, each begins as ``_start`` says); the
+    other lines are ``has_any``'s to decide. Both checks are ``str.find``s in C that make no string,
+    where ``has_any`` split the line into new strings (most of its time) and analyzed the pieces a
+    new process had not seen: half the lines read were lines without a term (a hit found by its
+    title, the lines before the first holding one), and hits spell the query's words with
+    punctuation and capitals ("Options,")."""
+    words, terms, starts = wanted.words, wanted.terms, wanted.starts
+    for i, line in enumerate(lines):
+        low = line.lower()
+        ascii_ = low.isascii()
+        if words and _sure(low, words, _AROUND_ASCII if ascii_ else _AROUND):
+            yield i
+        elif ascii_ and not any(map(low.__contains__, starts)):
+            continue
+        elif has_any(line, terms):
+            yield i
+
+
+# Around a word the engine reads whole and ours too (``_sure``): whitespace, ASCII punctuation but
+# "_" (a word character to ``_WORD``: "x_한국" is one word, Korean, taken out of the engine's text),
+# and "_" too in ASCII text, where the engine splits at it and no word holds Hangul.
+_AROUND = _EDGES
+_AROUND_ASCII = _EDGES + "_"
+
+
+def _sure(low: str, words: frozenset[str], around: str) -> bool:
+    """Whether the lower-cased line ``low`` holds one of ``words`` with whitespace, one of
+    ``around`` or the line's ends on both sides. The engine reads those letters as one token (it
+    splits at every character that is not alphanumeric), lower-cases them and stems them as it did
+    the query's word, and it reads them (tested over real text): the line holds its term."""
+    for word in words:
+        at = low.find(word)
+        while at >= 0:
+            end = at + len(word)
+            if (at == 0 or low[at - 1] in around or low[at - 1].isspace()) and (
+                end == len(low) or low[end] in around or low[end].isspace()
+            ):
+                return True
+            at = low.find(word, at + 1)
+    return False
 
 
 _STOP_TERMS = frozenset(engine_terms(" ".join(STOPWORDS))) | STOPWORDS
