@@ -42,6 +42,9 @@ _HANGUL = re.compile("[\uac00-\ud7a3]")
 # Its past (이었 / 였) takes these endings; the present forms are listed whole.
 _PAST_COPULA = ("", *"다 던 고 는가 는데 는지 나 나요 다고 으며 으나 을 지만 습니다".split())
 _COPULA = tuple("인가 인가요 인지 인데 이라고 라고 이자 일까 입니까 이지만 이었다가".split())
+# Nouns of time and place written onto the word before ("월드컵때", "서거후", "해군중", "결혼당시"),
+# and 씨 after a name ("박왕자씨"): off after two syllables (three before 씨: "아저씨", "날씨" stay).
+_GLUED = ("때", "후", "중", "동안", "당시", "씨")
 # Korean particles and copulas that attach to the end of a noun ("시장을", "트렌드가", "규정에서").
 PARTICLES: tuple[str, ...] = tuple(
     sorted(
@@ -52,7 +55,7 @@ PARTICLES: tuple[str, ...] = tuple(
             "입니다", "이에요", "예요", "들", "에는", "에서는", "으로는", "로는", "과의", "와의", "하고",
             "이며", "며", "요", "조차", "마저", "밖에", "이라도", "라도", "이라는", "라는", "이든", "든",
             "에도", "에서도", "으로도", "로도", "인", "이고", "고",
-            *(c + e for c in ("이었", "였") for e in _PAST_COPULA), *_COPULA,
+            *(c + e for c in ("이었", "였") for e in _PAST_COPULA), *_COPULA, *_GLUED,
         },
         key=len,
         reverse=True,
@@ -62,7 +65,9 @@ PARTICLES: tuple[str, ...] = tuple(
 # "고양이"): taken off only when two syllables remain, and the word is kept whole as well.
 AMBIGUOUS = frozenset("이 가 의 과 와 나 라 도 만 로 요 며 란 들 랑 께 인 고 든".split())
 # Particles that another particle can follow ("순서만으로도", "사람들이", "집에서는").
-_INNER = frozenset("만 들 에 에서 으로 로 까지 부터 보다 처럼 와 과 께서 에게 한테 조차 마저 밖에".split())
+_INNER = frozenset(
+    (*"만 들 에 에서 으로 로 까지 부터 보다 처럼 와 과 께서 에게 한테 조차 마저 밖에".split(), *_GLUED)
+)
 PARTICLE_SET = frozenset(PARTICLES)
 # 와 / 과 and 로 take only these particles after them ("회의와는", "서울로도"): before any other
 # ("조사결과에") the syllable is the noun's own.
@@ -77,7 +82,7 @@ def _inner(outer: str) -> frozenset[str]:
 
 # The copula's past forms also end verbs ("보였던" is 보이다's): taken as the copula after two
 # syllables at least.
-_NEEDS_TWO = frozenset(c + e for c in ("이었", "였") for e in _PAST_COPULA)
+_NEEDS_TWO = frozenset((*(c + e for c in ("이었", "였") for e in _PAST_COPULA), *_GLUED))
 _LONGEST_PARTICLE = max(map(len, PARTICLES))
 
 # The syllables that start a 하다 / 되다 / 시키다 verb's ending: cut there when two syllables precede
@@ -115,7 +120,8 @@ def _strip_once(word: str, allowed: frozenset[str] | None) -> tuple[str, bool] |
         if suffix not in PARTICLE_SET or (allowed is not None and suffix not in allowed):
             continue
         ambiguous = suffix in AMBIGUOUS
-        if len(word) - size >= (2 if ambiguous or suffix in _NEEDS_TWO else 1) or _one_syllable_noun(word):
+        least = 3 if suffix == "씨" else 2 if ambiguous or suffix in _NEEDS_TWO else 1
+        if len(word) - size >= least or _one_syllable_noun(word):
             return word[:-size], ambiguous
     return None
 
