@@ -141,6 +141,10 @@ def test_question_and_filler_words_are_not_query_terms() -> None:
         "make",
     ]
     assert query_terms("what is the") == ["what", "is", "the"]  # nothing else: kept rather than nothing
+    # a noun starting with a one-syllable question word is a noun ("왜곡": distortion)
+    assert query_terms("언론의 왜곡 보도는 왜요?")[:2] == ["언론", BIGRAM + "언론"]
+    assert "왜곡" in query_terms("언론의 왜곡 보도는 왜요?")
+    assert not {"왜", "왜요", "뭐라고"} & set(query_terms("왜요 뭐라고 했나요 왜곡"))
     # adverbs and the negating auxiliary say nothing a document holds ("why is OAuth 1 not used much")
     assert "잘" not in query_terms("OAuth 1은 왜 잘 쓰이지 않나요?")
     assert not any(t.startswith("않") for t in query_terms("OAuth 1은 왜 잘 쓰이지 않나요?"))

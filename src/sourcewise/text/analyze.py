@@ -213,9 +213,17 @@ def question_word(word: str) -> bool:
         return True
     if not is_hangul(low):
         return False
-    if low.startswith((*KO_QUESTION, *KO_AUXILIARY)) or low.endswith(KO_REQUEST_ENDINGS):
+    if low.startswith(KO_AUXILIARY) or low.endswith(KO_REQUEST_ENDINGS) or _asks(low):
         return True
     return low in KO_FILLER or hangul_stem(low) in KO_FILLER
+
+
+def _asks(word: str) -> bool:
+    """Whether a Korean word starts with a question word ("무엇인가요", "어디에서", "몇년"). A one-syllable
+    one (왜, 뭐, 뭔) only alone or before a particle: "왜곡", "왜구" are nouns, "왜요", "뭐라고" ask."""
+    asked = next((q for q in KO_QUESTION if word.startswith(q)), "")
+    rest = word[len(asked) :]
+    return bool(asked) and (len(asked) > 1 or asked == "몇" or not rest or rest in PARTICLE_SET)
 
 
 def query_terms(text: str, *, stem: bool = False, repeats: bool = False) -> list[str]:
