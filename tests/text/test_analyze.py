@@ -125,7 +125,11 @@ def test_the_korean_and_english_table(written: str, term: str, never: str | None
     ("one", "other"),
     [("결혼했는가", "결혼하였으나"), ("회의", "회의에서"), ("휴가 신청", "휴가를 신청하려면"), ("log", "logging"),
      ("오로라", "오로라가"), ("배포 절차", "배포절차는"), ("맡은", "맡았다"), ("태어났는가", "태어났다"),
-     ("열렸던", "열렸다"), ("대표였는가", "대표의"), ("집의", "집에서")],
+     ("열렸던", "열렸다"), ("대표였는가", "대표의"), ("집의", "집에서"),
+     # a bare word whose last 의/이 is its own meets itself with a particle (found in review)
+     ("종이", "종이를"), ("임의", "임의의 값"), ("토의", "토의가"), ("명의", "명의로"),
+     # a compound ending in a noun that is also a glued word or a copula keeps that noun
+     ("황후", "명성황후는"), ("기후", "온대기후"), ("대중", "일반대중"), ("이자", "대출이자")],
 )  # fmt: skip
 def test_forms_of_one_word_meet(one: str, other: str) -> None:
     assert set(query_terms(one, stem=True)) & set(analyze(other, stem=True))
@@ -145,6 +149,9 @@ def test_question_and_filler_words_are_not_query_terms() -> None:
     assert query_terms("언론의 왜곡 보도는 왜요?")[:2] == ["언론", BIGRAM + "언론"]
     assert "왜곡" in query_terms("언론의 왜곡 보도는 왜요?")
     assert not {"왜", "왜요", "뭐라고"} & set(query_terms("왜요 뭐라고 했나요 왜곡"))
+    # everyday question forms of 뭐 / 뭔 / 왜 are question words too (found in review)
+    for asking in "뭐야 뭐지 뭐죠 뭐에요 뭔가요 뭔지 뭔데 왜죠 왜지 왜냐하면".split():
+        assert query_terms(f"OAuth {asking}") == ["oauth", "o", "auth"], asking
     # adverbs and the negating auxiliary say nothing a document holds ("why is OAuth 1 not used much")
     assert "잘" not in query_terms("OAuth 1은 왜 잘 쓰이지 않나요?")
     assert not any(t.startswith("않") for t in query_terms("OAuth 1은 왜 잘 쓰이지 않나요?"))

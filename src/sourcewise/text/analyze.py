@@ -57,7 +57,7 @@ __all__ = [
     "strip_particle",
 ]
 
-ANALYZER_ID = "sw6:snowball-en+ko-rules5-bigram2"
+ANALYZER_ID = "sw7:snowball-en+ko-rules6-bigram2"
 # Marks a Korean bigram term: a private-use character, never in a word (``\w`` does not match it) and
 # a token character to SQLite FTS5's unicode61, so a bigram is no word's term in any index.
 BIGRAM = "\ue000"
@@ -137,8 +137,12 @@ def _hangul_terms(word: str) -> list[str]:
     # 0.9338 -> 0.9398 on a quarter of its questions under FTS5; the Korean set unchanged, 0.9665).
     forms = korean_forms(word)
     base = noun(word) if len(forms) > 1 else forms[-1]
-    # Bigrams let a compound ("배포절차") meet its parts ("배포", "절차") without a dictionary.
-    return [base, *dict.fromkeys(bigrams(base))]
+    # Bigrams let a compound ("배포절차") meet its parts ("배포", "절차") without a dictionary. A
+    # bare two-syllable word read as a one-syllable noun and its particle ("집의" -> "집") keeps its
+    # own bigram too: when the syllable is the noun's own ("종이", "임의"), the word still meets
+    # itself with a particle ("종이를" -> "종이").
+    whole = bigrams(word) if len(base) == 1 and len(word) == 2 else []
+    return [base, *dict.fromkeys([*bigrams(base), *whole])]
 
 
 def readable(terms: Iterable[str]) -> list[str]:
@@ -218,12 +222,19 @@ def question_word(word: str) -> bool:
     return low in KO_FILLER or hangul_stem(low) in KO_FILLER
 
 
+# What follows 왜 when it asks ("왜요", "왜죠", "왜지", "왜냐하면", "왜야", "왜인지", "왜일까", "왜라고",
+# "왜들"): any other syllable after it makes a noun ("왜곡", "왜구", "왜소", "왜가리").
+_WHY_NEXT = frozenset("요죠지냐야인일라들니")
+
+
 def _asks(word: str) -> bool:
-    """Whether a Korean word starts with a question word ("무엇인가요", "어디에서", "몇년"). A one-syllable
-    one (왜, 뭐, 뭔) only alone or before a particle: "왜곡", "왜구" are nouns, "왜요", "뭐라고" ask."""
+    """Whether a Korean word starts with a question word ("무엇인가요", "어디에서", "몇년", "뭐죠",
+    "뭔가요"). 왜 only alone, before a particle or before a question's ending (``_WHY_NEXT``)."""
     asked = next((q for q in KO_QUESTION if word.startswith(q)), "")
     rest = word[len(asked) :]
-    return bool(asked) and (len(asked) > 1 or asked == "몇" or not rest or rest in PARTICLE_SET)
+    if asked != "왜":
+        return bool(asked)
+    return not rest or rest in PARTICLE_SET or rest[0] in _WHY_NEXT
 
 
 def query_terms(text: str, *, stem: bool = False, repeats: bool = False) -> list[str]:

@@ -9,7 +9,7 @@ The one analyzer (``text.analyze``) asks this module for each Hangul word; nothi
   "고양이가" gives "고양이", "대통령이" gives "대통령". Stacked particles come off one after another
   ("순서만으로도" -> "순서", "집에서" -> "집") where the grammar stacks them ("조사결과에" keeps its 과).
 - **the copula after a noun** comes off as a particle does ("대사인가", "목표였던", "상대였다고"), and so do
-  nouns of time glued to the word before ("월드컵때", "서거후") and 씨 after a name ("박왕자씨").
+  nouns of time glued to the word before ("월드컵때", "결혼당시") and 씨 after a name ("박왕자씨").
 - **verbs and adjectives by their stems**: a 하다/되다 verb is cut before its 하/했/된... syllable
   ("결혼했는가" and "결혼하였으나" both give "결혼"); a past tense before its ending, the past marker
   undone ("맡았다" -> "맡", "태어났는가" and "태어났다" -> "태어나", "열렸던" -> "열리"); other verbs
@@ -43,10 +43,12 @@ _HANGUL = re.compile("[\uac00-\ud7a3]")
 # The copula 이다 after a noun ("대사인가", "목표였던", "상대였다고"): the noun is what the word names.
 # Its past (이었 / 였) takes these endings; the present forms are listed whole.
 _PAST_COPULA = ("", *"다 던 고 는가 는데 는지 나 나요 다고 으며 으나 을 지만 습니다".split())
-_COPULA = tuple("인가 인가요 인지 인데 이라고 라고 이자 일까 입니까 이지만 이었다가".split())
-# Nouns of time and place written onto the word before ("월드컵때", "서거후", "해군중", "결혼당시"),
-# and 씨 after a name ("박왕자씨"): off after two syllables (three before 씨: "아저씨", "날씨" stay).
-_GLUED = ("때", "후", "중", "동안", "당시", "씨")
+# Not 이자: it ends too many nouns ("대출이자").
+_COPULA = tuple("인가 인가요 인지 인데 이라고 라고 일까 입니까 이지만 이었다가".split())
+# Nouns of time written onto the word before ("월드컵때", "결혼당시"), and 씨 after a name
+# ("박왕자씨"): off after two syllables (three before 씨: "아저씨", "날씨" stay). Not 후 and 중,
+# which end many nouns ("명성황후", "기후", "일반대중", "오리무중").
+_GLUED = ("때", "동안", "당시", "씨")
 # Korean particles and copulas that attach to the end of a noun ("시장을", "트렌드가", "규정에서").
 PARTICLES: tuple[str, ...] = tuple(
     sorted(
