@@ -78,7 +78,7 @@ def test_a_snippet_reads_only_its_lines_and_is_what_its_definition_says(lines: l
     """The snippet reads lines only up to its start and its window: the same as the definition."""
     text = "\n".join(lines)
     for query in ("rollback", "b", "qzxq", "Rollback_b"):
-        wanted = kbterms.asked(query)
+        wanted = kbterms.wanted(query)
         assert snippet(text, wanted, size) == _snippet_as_defined(text, set(wanted.terms), size)
 
 
@@ -109,7 +109,7 @@ def test_lines_holding_are_the_lines_has_any_finds_over_real_text() -> None:
     sure = skipped = checked = 0
     for _ in range(2):
         for text, query in zip(paragraphs, queries[::2], strict=False):
-            wanted = kbterms.asked(query)
+            wanted = kbterms.wanted(query)
             lines = text.splitlines()
             expected = [i for i, ln in enumerate(lines) if kbterms.has_any(ln, wanted.terms)]
             assert list(kbterms.lines_holding(lines, wanted)) == expected, (query, text[:300])
@@ -147,7 +147,7 @@ def test_lines_holding_are_the_lines_has_any_finds(text: str, query: str) -> Non
     own words or others: ``lines_holding`` is ``has_any`` line by line."""
     lines = text.splitlines()
     for q in (query, text[: len(text) // 2]):
-        wanted = kbterms.asked(q)
+        wanted = kbterms.wanted(q)
         assert list(kbterms.lines_holding(lines, wanted)) == [
             i for i, ln in enumerate(lines) if kbterms.has_any(ln, wanted.terms)
         ]
@@ -159,7 +159,7 @@ def test_a_snippet_of_real_text_is_what_its_definition_says() -> None:
     paragraphs = [p for p in real_paragraphs()[::11] if p.count("\n") >= 2]
     later = 0
     for text, query in zip(paragraphs, _queries(paragraphs, rng), strict=False):
-        wanted = kbterms.asked(query)
+        wanted = kbterms.wanted(query)
         got = snippet(text, wanted)
         assert got == _snippet_as_defined(text, set(wanted.terms)), (query, text[:300])
         later += not clean(text.strip()).startswith(got[:20])
@@ -174,7 +174,7 @@ def test_a_consonant_and_ying_is_found_by_its_stem_in_ie(word: str) -> None:
     ``has_any`` finds it (found in review: "vie" missed "Teams are vying for control")."""
     lines = ["Nothing to see here.", f"Teams are {word} for control"]
     for query in (word, kbterms.query_terms(word)[0]):
-        wanted = kbterms.asked(query)
+        wanted = kbterms.wanted(query)
         expected = [i for i, ln in enumerate(lines) if kbterms.has_any(ln, wanted.terms)]
         assert expected == [1], (query, wanted.terms)
         assert list(kbterms.lines_holding(lines, wanted)) == expected, query

@@ -185,7 +185,7 @@ def _filter_pairs(filters: Mapping[str, str | list[str]] | None) -> list[tuple[s
 _new_hit = _builder(Hit)
 
 
-def hit(row: Row, score: float, wanted: kbterms.Asked, source: str) -> Hit:
+def hit(row: Row, score: float, wanted: kbterms.Wanted, source: str) -> Hit:
     # Built without validation (``rank._builder``, every field given in order): each value is
     # typed here or by the store's ``Row``, the texts cleaned when indexed; validating ten hits
     # cost about a fifth of a query.

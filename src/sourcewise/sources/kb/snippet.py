@@ -14,7 +14,7 @@ SNIPPET = 200
 _WINDOW = 4  # x size: markup takes room, so more than is shown is cleaned
 
 
-def snippet(text: str, wanted: kbterms.Asked, size: int = SNIPPET) -> str:
+def snippet(text: str, wanted: kbterms.Wanted, size: int = SNIPPET) -> str:
     # Every hit of every query makes one: only the lines up to the start and the ones the window
     # holds are read. The snippet starts at the first shown line holding a query term (one of
     # ``wanted.terms``; the first line when none does, as when only the title or a heading

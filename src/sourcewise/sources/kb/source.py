@@ -207,7 +207,7 @@ class KnowledgeBase:
         view = self.store.view()  # one searcher: the keys it ranks are the ones it reads
         wider = min(MAX_LIMIT, limit * DIVERSIFY)
         scored = self._ranked(view, parsed, negations, where, mode, wider, warnings)
-        wanted = kbterms.asked(parsed.text)
+        wanted = kbterms.wanted(parsed.text)
         hits = [hit(row, score, wanted, self.name) for row, score in diversified(view, scored, limit)]
         return hits, warnings
 

@@ -36,8 +36,8 @@ from sourcewise.text.analyze import BIGRAM, MAX_TERM, STOPWORDS, analyze, questi
 from sourcewise.text.words import is_hangul
 
 __all__ = [
-    "ANALYZER_ID", "TOKENIZER", "Asked", "asked", "engine_terms", "has_any", "lines_holding", "odd_words",
-    "query_terms", "register", "split", "terms", "weighted_query_terms", "word_terms",
+    "ANALYZER_ID", "TOKENIZER", "Wanted", "engine_terms", "has_any", "lines_holding", "odd_words",
+    "query_terms", "register", "split", "terms", "wanted", "weighted_query_terms", "word_terms",
 ]  # fmt: skip
 
 TOKENIZER = "sw_kb"
@@ -232,8 +232,8 @@ def has_any(text: str, wanted: AbstractSet[str]) -> bool:
     return any(not wanted.isdisjoint(got) for got in _learn(missing))
 
 
-class Asked(NamedTuple):
-    """A query's terms as snippets look for them in lines (``asked``, ``lines_holding``)."""
+class Wanted(NamedTuple):
+    """A query's terms as snippets look for them in lines (``wanted``, ``lines_holding``)."""
 
     terms: frozenset[str]
     # Lower-case words of ASCII letters, at most ``_SURE_MAX`` long, whose term is one of ``terms``.
@@ -260,23 +260,23 @@ def _start(term: str) -> str:
     return term[:1] if len(term) == 3 and term.endswith("ie") else term[: max(2, len(term) - 1)]
 
 
-def asked(text: str) -> Asked:
+def wanted(text: str) -> Wanted:
     """``query_terms(text)`` as ``lines_holding`` looks for them: cached, as queries repeat."""
-    return _asked(text) if len(text) <= 512 else _asked.__wrapped__(text)
+    return _wanted(text) if len(text) <= 512 else _wanted.__wrapped__(text)
 
 
 @lru_cache(maxsize=4096)
-def _asked(text: str) -> Asked:
+def _wanted(text: str) -> Wanted:
     found = query_terms(text)
     words = list(dict.fromkeys(w for w in map(str.lower, [*_WORD.findall(text), *found])
                                if len(w) <= _SURE_MAX and w.isascii() and w.isalpha()))  # fmt: skip
     given = engine_terms(" ".join(words))  # one term a word: ASCII letters, short
     sure = [w for w, t in zip(words, given, strict=True) if t in found] if len(given) == len(words) else []
     starts = tuple(dict.fromkeys(_start(t) for t in found if t.isascii()))
-    return Asked(frozenset(found), frozenset(sure), starts)
+    return Wanted(frozenset(found), frozenset(sure), starts)
 
 
-def lines_holding(lines: list[str], wanted: Asked) -> Iterator[int]:
+def lines_holding(lines: list[str], wanted: Wanted) -> Iterator[int]:
     """The indices of ``lines`` holding one of ``wanted.terms``, in order, found as they are asked
     for. A line where ``_sure`` finds one of ``wanted.words`` does; a line of ASCII text holding
     none of ``wanted.starts`` does not (its terms are ASCII, each begins as ``_start`` says); the
