@@ -8,7 +8,8 @@ Stage one ranks files by what the task names exactly (``sources/code/taskread.py
   ``ssl``, never a doc page or a package's ``__init__``); a package it names lifts its own modules a
   little (``sphinx.ext.autosummary`` -> its ``generate.py``: the bug is in one of them); a name that
   spells a module (``autodoc_typehints`` -> ``autodoc/typehints.py``, ``xr.concat``, ``--line-ranges``);
-- **frames, errors and methods**: a traceback frame's function, an error class the task quotes or a
+- **frames, errors and methods**: a traceback frame's function (a frame in the repository's own
+  code: another package's ``click/core.py`` only ran it), an error class the task quotes or a
   qualified ``Class.method`` it names, defined in a file (its outline's symbols), counts for it,
   more when few files define it (a bare name in the prose is left out: it points at every file
   defining ``route``);
@@ -94,6 +95,7 @@ class Repo:
         self.named: dict[str, list[str]] = defaultdict(list)  # a module's last part -> source files so named
         for p in self.code:
             self.named[path_parts(p)[-1] if path_parts(p) else p].append(p)
+        self.folders = {part for p in self.paths for part in p.split("/")[:-1]}
         self.importers: dict[str, set[str]] = defaultdict(set)  # module -> files that import it
         for f in files:
             for module in f.imports:
@@ -304,15 +306,16 @@ def _named(
     a ``Class.method`` it defines, a string it holds word for word; more when few files do."""
     named: dict[str, float] = defaultdict(float)
     errors = [e for e in reading.errors if " " not in e]  # in the task's order: reasons alike every run
-    for name in dict.fromkeys([*reading.frames, *errors]):  # names in prose: measured to mislead
+    frames = _own_frames(reading, repo)
+    for name in dict.fromkeys([*frames, *errors]):  # names in prose: measured to mislead
         where = repo.definers.get(name, set())
         if not where or len(where) > 25:
             continue
-        weight = W_FRAME if name in reading.frames else W_ERROR
+        weight = W_FRAME if name in frames else W_ERROR
         for p in where:
             named[p] += weight / len(where)
             if len(why[p]) < 6:
-                why[p].append(f"defines {name}" + (" (a traceback frame)" if name in reading.frames else ""))
+                why[p].append(f"defines {name}" + (" (a traceback frame)" if name in frames else ""))
     for qualified in dict.fromkeys(".".join(m.split(".")[-2:]) for m in reading.modules if "." in m):
         where = repo.definers.get(qualified, set()) if qualified[:1].isupper() else set()
         for p in where if len(where) <= 2 else ():
@@ -325,6 +328,19 @@ def _named(
             if len(why[p]) < 6:
                 why[p].append(f"holds {text!r}")
     return named
+
+
+def _own_frames(reading: Reading, repo: Repo) -> list[str]:
+    """The functions of the traceback frames in the repository's own code: a frame's file in one of
+    its folders (``site-packages/fastapi/routing.py``; a since renamed ``httpx/client.py``) or at
+    its root. A frame in another package (``click/core.py``, the standard library's) or in the
+    reporter's script only ran the code: its ``invoke`` or ``__call__`` is not the bug's."""
+    out = []
+    for file, function in reading.framed:
+        parts = [p for p in file.split("/") if p]
+        if (len(parts) >= 2 and parts[-2] in repo.folders) or (parts and parts[-1] in repo.files):
+            out.append(function)
+    return list(dict.fromkeys(out))
 
 
 def _pointed(
