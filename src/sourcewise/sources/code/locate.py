@@ -39,7 +39,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from sourcewise.sources.code.facts import path_parts, resolves_to, spelled_by
+from sourcewise.sources.code.facts import kind_of, path_parts, resolves_to, spelled_by
 from sourcewise.sources.code.outline import Symbol
 from sourcewise.sources.code.taskread import Reading
 from sourcewise.text.analyze import analyze
@@ -66,11 +66,6 @@ NAME_CAP = 3.0
 OTHER_KIND = 0.35  # tests, docs, changelogs, examples, config when the task is not about them
 MAX_DEFINITIONS = 3
 WITH_DEFINITIONS = 30  # the best files whose definitions are picked (stage two): those shown
-SOURCE_EXTS = frozenset(
-    {"py", "pyi", "js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "cts", "go", "rs", "java", "kt", "kts",
-     "scala", "cs", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "rb", "php", "swift", "sh", "bash"}
-)  # fmt: skip
-DOC_NAMES = ("changes", "changelog", "history", "news", "readme", "contributing", "authors", "license")
 
 
 @dataclass(frozen=True)
@@ -110,38 +105,6 @@ class Located:
     score: float
     reasons: tuple[str, ...]
     definitions: tuple[Symbol, ...] = ()
-
-
-def kind_of(path: str) -> str:
-    """``source``, ``test``, ``docs``, ``vendored``, ``example`` or ``config`` by the path alone."""
-    low = path.replace("\\", "/").lower()
-    parts = low.split("/")
-    name = parts[-1]
-    ext = name.rsplit(".", 1)[-1] if "." in name else ""
-    if any(p in ("tests", "test", "testing", "__tests__") for p in parts[:-1]) or name.startswith("test_"):
-        return "test"
-    if name.endswith(("_test.py", ".test.js", ".test.ts", ".spec.ts", ".spec.js")) or name == "conftest.py":
-        return "test"
-    if any(p in ("docs", "doc", "documentation") for p in parts[:-1]) or name.startswith(DOC_NAMES):
-        return "docs"
-    if any(p in ("vendor", "_vendor", "vendored", "third_party", "packages") for p in parts[:-1]):
-        return "vendored"  # another project's code kept in the tree: rarely what a change is for
-    if _released(name):
-        return "vendored"  # ``jquery-3.6.0.js``, ``x.min.js``: another project's release, copied in
-    if any(p in ("examples", "example", "samples", ".github", "scripts") for p in parts[:-1]):
-        return "example"
-    if ext in SOURCE_EXTS and name not in ("setup.py", "noxfile.py", "conftest.py"):
-        return "source"
-    return "docs" if ext in ("md", "rst", "txt", "adoc") else "config"
-
-
-def _released(name: str) -> bool:
-    """A file named as another project's release: a version after its last dash, or minified."""
-    stem = name.rsplit(".", 1)[0]
-    if stem.endswith(".min"):
-        return True
-    version = stem.rsplit("-", 1)[-1].removeprefix("v") if "-" in stem else ""
-    return "." in version and all(part.isdigit() for part in version.split("."))
 
 
 def _last(name: str) -> str:
