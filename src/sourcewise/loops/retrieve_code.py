@@ -94,10 +94,11 @@ def looked_again(state: State, first: Sequence[str], best: Mapping[str, float]) 
     a file the first ranking put well below another needs a passage that much better to pass it;
     with a sum, a file lower in the ranking passed one above it on a passage 0.1 better whatever
     their first scores, and such edge swaps pushed the file to change out of the top 5 (tuning set:
-    +3 -2 at 5 for the sum, +3 -1 for the product). The files move only among the places they held, none more than ``MAX_FALL`` down.
-    Tried and left out: lifting the import-graph neighbours of the best three files (the tuning
-    set's larger trees, @5 27 -> 23: the neighbours are hubs); a margin before overtaking, reciprocal
-    rank fusion and a cap on how far a file falls (none better than the sum but at one task's gap)."""
+    +3 -2 at 5 for the sum, +3 -1 for the product). The files move only among the places they
+    held, none more than ``MAX_FALL`` down (``_reordered``). Tried and left out: lifting the
+    import-graph neighbours of the best three files (the tuning set's larger trees, @5 27 -> 23:
+    the neighbours are hubs); a margin before overtaking and reciprocal rank fusion (none better
+    than the sum but at one task's gap)."""
     top = max(best.values(), default=0.0)
     if top <= 0:
         return state
