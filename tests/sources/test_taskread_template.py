@@ -65,6 +65,14 @@ def test_an_issue_templates_scaffolding_and_setup_sections_are_context() -> None
     assert reading.dropped >= 10
 
 
+def test_a_longer_heading_that_mentions_the_setup_opens_no_context_section() -> None:
+    text = "Crash on save\n\n## Steps to reproduce on a Linux system\n\nCall `save(path)` twice.\n"
+    reading = read_task(text)
+    assert "Call `save(path)` twice." in reading.prose
+    assert "save" in reading.names
+    assert "Linux" not in reading.prose, "the heading itself is scaffolding"
+
+
 def test_a_title_and_prose_without_a_template_are_read_whole() -> None:
     text = "Overloaded defaults render as literals\n\n**Note** that `area(width=3)` shows `width='3'`."
     reading = read_task(text)

@@ -224,6 +224,14 @@ def _named(body: str, ticked: str) -> tuple[list[str], list[str]]:
     return names, modules
 
 
+def _on_setup(heading: str) -> bool:
+    """Whether a template's heading opens a section on the reporter's setup: a short title naming
+    it (``### Python version``, ``**Environment (please complete the following information):**``),
+    never a longer one that mentions it (``## Steps to reproduce on a Linux system``)."""
+    title = heading.split("(", 1)[0].strip("#*: \t")
+    return len(title.split()) <= 3 and bool(_SETUP.search(title))
+
+
 def _kept_lines(text: str) -> tuple[list[str], int]:
     """``text``'s lines less dumps and logs, an issue template's scaffolding outside fenced code,
     and traceback lines; and how many were dropped as dumps, logs or scaffolding."""
@@ -234,7 +242,7 @@ def _kept_lines(text: str) -> tuple[list[str], int]:
         fenced = fenced != line.lstrip().startswith("```")
         heading = not fenced and bool(_SCAFFOLD.match(line))
         if heading:  # a section on the reporter's setup (``### Sphinx extensions``, ``### OS``) is context
-            context = bool(_SETUP.search(line))
+            context = _on_setup(line)
         if not _keep_line(line) or heading or context:
             dropped += 1
         elif not _TRACE_LINE.match(line):
