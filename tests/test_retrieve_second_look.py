@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sourcewise import retrieve
 from sourcewise.config import Settings, load_settings
-from sourcewise.loops.retrieve_code import HIGH, looked_again
+from sourcewise.loops.retrieve_code import HIGH, MAX_FALL, looked_again
 from sourcewise.loops.retrieve_state import State
 from sourcewise.planning.refine import Vocabulary
 from sourcewise.sources._fts import fts_match
@@ -125,3 +125,16 @@ def test_a_file_with_no_passage_keeps_its_first_rank_against_weaker_files() -> N
     again = looked_again(state, list(shares), best)
     assert again.first_order[0] == "pkg/named.py"
     assert again.located["pkg/named.py"][0] > again.located["pkg/c.py"][0] > 0
+
+
+def test_a_weak_passage_sinks_a_file_at_most_max_fall_places() -> None:
+    """The file to change may hold the task's words apart (a new function in a long module): its
+    weak best passage moves it down, never more than ``MAX_FALL`` places below its first rank, while
+    the files with strong passages still rise above it (sphinx #10214 fell from 6 to 14)."""
+    names = [f"pkg/m{i}.py" for i in range(MAX_FALL + 4)]
+    shares = {p: 1.0 - 0.02 * i for i, p in enumerate(names)}
+    best = {p: 10.0 for p in names} | {names[0]: 0.5}
+    order = _looked(shares, best)
+    assert order.index(names[0]) == MAX_FALL, "it falls below the files with better passages, that far only"
+    assert order[:MAX_FALL] == names[1 : MAX_FALL + 1]
+    assert order[MAX_FALL + 1 :] == names[MAX_FALL + 1 :]

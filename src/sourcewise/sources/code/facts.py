@@ -1,5 +1,6 @@
-"""Which file an import names (module and path parts, for the refinement loop's import graph), and
-which module a name of the task spells (``autodoc_typehints`` -> ``autodoc/typehints.py``).
+"""What a file's path says: its kind (``source``, ``test``, ``docs``, ...), which file an import
+names (module and path parts, for the refinement loop's import graph), and which module a name of
+the task spells (``autodoc_typehints`` -> ``autodoc/typehints.py``).
 
 ``sources/code/outline.py`` reads what a file imports (``app.middleware.throttle``, ``./throttle``,
 ``.throttle``); these helpers tell which of the files found so far such a module may be, so a file
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-__all__ = ["module_parts", "path_parts", "resolves_to", "spelled_by"]
+__all__ = ["kind_of", "module_parts", "path_parts", "resolves_to", "spelled_by"]
 
 INDEX_STEMS = frozenset({"__init__", "index", "mod", "main", "lib"})
 # a host (``docs.python.org``) or a file (``para.html``) is not a name of the code
@@ -20,6 +21,11 @@ NOT_CODE = frozenset(
      "yml", "yaml", "toml", "cfg", "ini", "py", "pyi", "png", "jpg", "svg", "so", "log", "js", "css", "gz"}
 )  # fmt: skip
 SUFFIX_SEP = "."
+SOURCE_EXTS = frozenset(
+    {"py", "pyi", "js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "cts", "go", "rs", "java", "kt", "kts",
+     "scala", "cs", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "rb", "php", "swift", "sh", "bash"}
+)  # fmt: skip
+DOC_NAMES = ("changes", "changelog", "history", "news", "readme", "contributing", "authors", "license")
 
 
 def module_parts(module: str) -> list[str]:
@@ -104,3 +110,35 @@ def spelled_by(names: Iterable[str], paths: Iterable[str], most: int = 2) -> dic
                 if (spelled or dotted or flag) and (path not in out or (spelled and not out[path][1])):
                     out[path] = (name, spelled)
     return out
+
+
+def kind_of(path: str) -> str:
+    """``source``, ``test``, ``docs``, ``vendored``, ``example`` or ``config`` by the path alone."""
+    low = path.replace("\\", "/").lower()
+    parts = low.split("/")
+    name = parts[-1]
+    ext = name.rsplit(".", 1)[-1] if "." in name else ""
+    if any(p in ("tests", "test", "testing", "__tests__") for p in parts[:-1]) or name.startswith("test_"):
+        return "test"
+    if name.endswith(("_test.py", ".test.js", ".test.ts", ".spec.ts", ".spec.js")) or name == "conftest.py":
+        return "test"
+    if any(p in ("docs", "doc", "documentation") for p in parts[:-1]) or name.startswith(DOC_NAMES):
+        return "docs"
+    if any(p in ("vendor", "_vendor", "vendored", "third_party", "packages") for p in parts[:-1]):
+        return "vendored"  # another project's code kept in the tree: rarely what a change is for
+    if _released(name):
+        return "vendored"  # ``jquery-3.6.0.js``, ``x.min.js``: another project's release, copied in
+    if any(p in ("examples", "example", "samples", ".github", "scripts") for p in parts[:-1]):
+        return "example"
+    if ext in SOURCE_EXTS and name not in ("setup.py", "noxfile.py", "conftest.py"):
+        return "source"
+    return "docs" if ext in ("md", "rst", "txt", "adoc") else "config"
+
+
+def _released(name: str) -> bool:
+    """A file named as another project's release: a version after its last dash, or minified."""
+    stem = name.rsplit(".", 1)[0]
+    if stem.endswith(".min"):
+        return True
+    version = stem.rsplit("-", 1)[-1].removeprefix("v") if "-" in stem else ""
+    return "." in version and all(part.isdigit() for part in version.split("."))

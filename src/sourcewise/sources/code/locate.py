@@ -8,7 +8,8 @@ Stage one ranks files by what the task names exactly (``sources/code/taskread.py
   ``ssl``, never a doc page or a package's ``__init__``); a package it names lifts its own modules a
   little (``sphinx.ext.autosummary`` -> its ``generate.py``: the bug is in one of them); a name that
   spells a module (``autodoc_typehints`` -> ``autodoc/typehints.py``, ``xr.concat``, ``--line-ranges``);
-- **frames, errors and methods**: a traceback frame's function, an error class the task quotes or a
+- **frames, errors and methods**: a traceback frame's function (a frame in the repository's own
+  code: another package's ``click/core.py`` only ran it), an error class the task quotes or a
   qualified ``Class.method`` it names, defined in a file (its outline's symbols), counts for it,
   more when few files define it (a bare name in the prose is left out: it points at every file
   defining ``route``);
@@ -38,7 +39,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from sourcewise.sources.code.facts import path_parts, resolves_to, spelled_by
+from sourcewise.sources.code.facts import kind_of, path_parts, resolves_to, spelled_by
 from sourcewise.sources.code.outline import Symbol
 from sourcewise.sources.code.taskread import Reading
 from sourcewise.text.analyze import analyze
@@ -65,11 +66,6 @@ NAME_CAP = 3.0
 OTHER_KIND = 0.35  # tests, docs, changelogs, examples, config when the task is not about them
 MAX_DEFINITIONS = 3
 WITH_DEFINITIONS = 30  # the best files whose definitions are picked (stage two): those shown
-SOURCE_EXTS = frozenset(
-    {"py", "pyi", "js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "cts", "go", "rs", "java", "kt", "kts",
-     "scala", "cs", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "rb", "php", "swift", "sh", "bash"}
-)  # fmt: skip
-DOC_NAMES = ("changes", "changelog", "history", "news", "readme", "contributing", "authors", "license")
 
 
 @dataclass(frozen=True)
@@ -94,6 +90,7 @@ class Repo:
         self.named: dict[str, list[str]] = defaultdict(list)  # a module's last part -> source files so named
         for p in self.code:
             self.named[path_parts(p)[-1] if path_parts(p) else p].append(p)
+        self.folders = {part for p in self.paths for part in p.split("/")[:-1]}
         self.importers: dict[str, set[str]] = defaultdict(set)  # module -> files that import it
         for f in files:
             for module in f.imports:
@@ -108,38 +105,6 @@ class Located:
     score: float
     reasons: tuple[str, ...]
     definitions: tuple[Symbol, ...] = ()
-
-
-def kind_of(path: str) -> str:
-    """``source``, ``test``, ``docs``, ``vendored``, ``example`` or ``config`` by the path alone."""
-    low = path.replace("\\", "/").lower()
-    parts = low.split("/")
-    name = parts[-1]
-    ext = name.rsplit(".", 1)[-1] if "." in name else ""
-    if any(p in ("tests", "test", "testing", "__tests__") for p in parts[:-1]) or name.startswith("test_"):
-        return "test"
-    if name.endswith(("_test.py", ".test.js", ".test.ts", ".spec.ts", ".spec.js")) or name == "conftest.py":
-        return "test"
-    if any(p in ("docs", "doc", "documentation") for p in parts[:-1]) or name.startswith(DOC_NAMES):
-        return "docs"
-    if any(p in ("vendor", "_vendor", "vendored", "third_party", "packages") for p in parts[:-1]):
-        return "vendored"  # another project's code kept in the tree: rarely what a change is for
-    if _released(name):
-        return "vendored"  # ``jquery-3.6.0.js``, ``x.min.js``: another project's release, copied in
-    if any(p in ("examples", "example", "samples", ".github", "scripts") for p in parts[:-1]):
-        return "example"
-    if ext in SOURCE_EXTS and name not in ("setup.py", "noxfile.py", "conftest.py"):
-        return "source"
-    return "docs" if ext in ("md", "rst", "txt", "adoc") else "config"
-
-
-def _released(name: str) -> bool:
-    """A file named as another project's release: a version after its last dash, or minified."""
-    stem = name.rsplit(".", 1)[0]
-    if stem.endswith(".min"):
-        return True
-    version = stem.rsplit("-", 1)[-1].removeprefix("v") if "-" in stem else ""
-    return "." in version and all(part.isdigit() for part in version.split("."))
 
 
 def _last(name: str) -> str:
@@ -304,15 +269,16 @@ def _named(
     a ``Class.method`` it defines, a string it holds word for word; more when few files do."""
     named: dict[str, float] = defaultdict(float)
     errors = [e for e in reading.errors if " " not in e]  # in the task's order: reasons alike every run
-    for name in dict.fromkeys([*reading.frames, *errors]):  # names in prose: measured to mislead
+    frames = _own_frames(reading, repo)
+    for name in dict.fromkeys([*frames, *errors]):  # names in prose: measured to mislead
         where = repo.definers.get(name, set())
         if not where or len(where) > 25:
             continue
-        weight = W_FRAME if name in reading.frames else W_ERROR
+        weight = W_FRAME if name in frames else W_ERROR
         for p in where:
             named[p] += weight / len(where)
             if len(why[p]) < 6:
-                why[p].append(f"defines {name}" + (" (a traceback frame)" if name in reading.frames else ""))
+                why[p].append(f"defines {name}" + (" (a traceback frame)" if name in frames else ""))
     for qualified in dict.fromkeys(".".join(m.split(".")[-2:]) for m in reading.modules if "." in m):
         where = repo.definers.get(qualified, set()) if qualified[:1].isupper() else set()
         for p in where if len(where) <= 2 else ():
@@ -325,6 +291,19 @@ def _named(
             if len(why[p]) < 6:
                 why[p].append(f"holds {text!r}")
     return named
+
+
+def _own_frames(reading: Reading, repo: Repo) -> list[str]:
+    """The functions of the traceback frames in the repository's own code: a frame's file in one of
+    its folders (``site-packages/fastapi/routing.py``; a since renamed ``httpx/client.py``) or at
+    its root. A frame in another package (``click/core.py``, the standard library's) or in the
+    reporter's script only ran the code: its ``invoke`` or ``__call__`` is not the bug's."""
+    out = []
+    for file, function in reading.framed:
+        parts = [p for p in file.split("/") if p]
+        if (len(parts) >= 2 and parts[-2] in repo.folders) or (parts and parts[-1] in repo.files):
+            out.append(function)
+    return list(dict.fromkeys(out))
 
 
 def _pointed(
