@@ -18,11 +18,20 @@ def test_semantic_reads_latin_queries_and_not_korean_or_cyrillic() -> None:
     assert semantic_reads("token expiry after login")
     assert semantic_reads("Übergröße café naïve")
     assert semantic_reads("2025 404 -- ?")  # no letters: nothing tells against the model
-    assert semantic_reads("API 배포")  # three Latin letters of five
+    assert semantic_reads("HTTPClient 배포")  # ten Latin letters, four jamo
     assert not semantic_reads("배포 절차")
-    assert not semantic_reads("배포 절차는 in k8s")  # 5 Hangul + 4 Latin letters: 4 < 4.5
+    assert not semantic_reads("배포 절차는 in k8s")  # 12 jamo + 4 Latin letters
     assert not semantic_reads("Привет мир")
     assert not semantic_reads("東京の天気")
+
+
+def test_semantic_reads_counts_a_hangul_syllable_by_its_jamo() -> None:
+    # A syllable block is two or three letters, as written: "File 클래스" is 4 Latin letters and
+    # 7 jamo (클 ㅋㅡㄹ, 래 ㄹㅐ, 스 ㅅㅡ), mostly Korean; counted by blocks it was 4 of 7 Latin.
+    assert not semantic_reads("File 클래스")
+    assert not semantic_reads("API 배포")  # 3 Latin letters, 4 jamo
+    assert not semantic_reads("Files 클래스")  # 5 Latin letters of 12
+    assert semantic_reads("request files 클래스")  # 12 of 19
 
 
 @given(st.text(max_size=200))

@@ -8,11 +8,16 @@ measured comparison that picked the default is in ``benchmarks/RESULTS.md`` (kb 
 
 ``semantic_reads`` says whether the semantic leg can read a query at all: all-MiniLM-L6-v2 was
 trained on English, so for a query mostly in another script (Korean, Japanese, Chinese, Cyrillic
-...) its vectors are noise and hybrid search stays lexical.
+...) its vectors are noise and hybrid search stays lexical. Letters are counted as Unicode decomposes
+them (NFD): a Hangul syllable is the two or three jamo it is written with, as "File" is four
+letters, so "File 클래스" (4 Latin letters, 7 Hangul) is mostly Korean, as it reads; counted by
+syllable blocks (4 of 7) MiniLM read it, and its leg pushed the passage that answers "File은 어떤
+클래스를 상속하나요?" out of the hits.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Hashable, Sequence
 from typing import TypeVar
 
@@ -30,8 +35,9 @@ def _latin(ch: str) -> bool:
 
 def semantic_reads(query: str) -> bool:
     """Whether an English sentence model can read ``query``: at least ``LATIN_SHARE`` of its letters
-    are Latin. A query with no letters at all (numbers, symbols) is left to the model too."""
-    letters = [ch for ch in query if ch.isalpha()]
+    (a Hangul syllable's jamo each, an accent not) are Latin. A query with no letters at all
+    (numbers, symbols) is left to the model too."""
+    letters = [ch for ch in unicodedata.normalize("NFD", query) if ch.isalpha()]
     if not letters:
         return True
     return sum(1 for ch in letters if _latin(ch)) >= LATIN_SHARE * len(letters)
