@@ -69,3 +69,27 @@ def test_convex_weighs_scores_where_rrf_only_sees_ranks() -> None:
     assert next(k for k, _ in convex(lex, sem)) == 1
     assert [k for k, _ in rrf(lex, sem)][:2] in ([1, 2], [2, 1])
     assert next(k for k, _ in convex(lex, sem, alpha=0.0)) == 2  # semantic alone
+
+
+def test_convex_lets_the_lexical_leg_speak_for_what_the_model_did_not_read() -> None:
+    # Chunk 1 holds the question's words (lexically first), past the part the model read (a
+    # third of it): its vector is of a table before them. Chunk 2, short and read whole, is what
+    # the model liked. Without the shares the model's view of chunk 1's beginning wins.
+    lex = [(1, 10.0), (2, 6.0), (3, 1.0)]
+    sem = [(2, 0.60), (3, 0.40), (1, 0.20)]
+    assert [k for k, _ in convex(lex, sem)][:2] == [2, 1]
+    read = {1: 0.3, 2: 1.0, 3: 1.0}
+    assert [k for k, _ in convex(lex, sem, read=read)][:2] == [1, 2]
+
+
+@given(scored, scored, st.floats(0, 1))
+def test_convex_with_every_chunk_read_whole_is_convex(lex: list, sem: list, alpha: float) -> None:  # type: ignore[type-arg]
+    whole = {k: 1.0 for k, _ in [*lex, *sem]}
+    assert convex(lex, sem, alpha, read=whole) == convex(lex, sem, alpha)
+
+
+@given(scored, scored, st.floats(0, 1), st.floats(0, 1))
+def test_convex_with_shares_keeps_scores_in_range(lex: list, sem: list, alpha: float, share: float) -> None:  # type: ignore[type-arg]
+    fused = convex(lex, sem, alpha, read={k: share for k, _ in [*lex, *sem]})
+    assert all(-1e-9 <= s <= 1 + 1e-9 for _, s in fused)
+    assert [s for _, s in fused] == sorted((s for _, s in fused), reverse=True)

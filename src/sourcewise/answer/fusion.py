@@ -18,7 +18,7 @@ syllable blocks (4 of 7) MiniLM read it, and its leg pushed the passage that ans
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import TypeVar
 
 __all__ = ["ALPHA", "LATIN_SHARE", "convex", "rrf", "semantic_reads"]
@@ -63,12 +63,23 @@ def _first_seen(keys: Sequence[K]) -> dict[K, int]:
 
 
 def convex(
-    lexical: Sequence[tuple[K, float]], semantic: Sequence[tuple[K, float]], alpha: float = ALPHA
+    lexical: Sequence[tuple[K, float]],
+    semantic: Sequence[tuple[K, float]],
+    alpha: float = ALPHA,
+    read: Mapping[K, float] | None = None,
 ) -> list[tuple[K, float]]:
-    """(id, fused score) best first; ties keep the lexical order."""
+    """(id, fused score) best first; ties keep the lexical order. ``read``: per chunk, the share
+    of its text the model read (a long chunk's vector is of its beginning only); the semantic
+    leg speaks for that share and the lexical leg for the rest (a chunk missing: all read)."""
     lex, sem = _normalised(lexical), _normalised(semantic)
     order = _first_seen([*lex, *sem])
-    fused = {key: alpha * lex.get(key, 0.0) + (1 - alpha) * sem.get(key, 0.0) for key in order}
+    shares = read or {}
+
+    def semantic_of(key: K) -> float:
+        share = shares.get(key, 1.0)
+        return share * sem.get(key, 0.0) + (1 - share) * lex.get(key, 0.0)
+
+    fused = {key: alpha * lex.get(key, 0.0) + (1 - alpha) * semantic_of(key) for key in order}
     return sorted(fused.items(), key=lambda kv: (-kv[1], order[kv[0]]))
 
 
