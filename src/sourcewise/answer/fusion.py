@@ -1,7 +1,10 @@
 """Fusing a lexical and a semantic ranking into one. Pure.
 
 ``convex`` (the default) min-max normalises each leg's scores over its own candidates and mixes
-them, ``alpha * lexical + (1 - alpha) * semantic``; a chunk missing from a leg gets 0 there.
+them, ``alpha * lexical + (1 - alpha) * semantic``; a chunk missing from a leg gets 0 there. The
+model reads a chunk's first 256 word pieces only (about 1,000 characters; ``kb.embed.read_share``):
+of a longer chunk its semantic score speaks for that share and the lexical one for the rest, so a
+PDF page whose answer sits after a table is not judged by the table alone.
 ``rrf`` is reciprocal rank fusion (Cormack, Clarke & Buettcher, SIGIR 2009): ``sum 1 / (k + rank)``.
 Equal-weight RRF can be worse than its better leg when the legs differ much in quality; the
 measured comparison that picked the default is in ``benchmarks/RESULTS.md`` (kb suite).
