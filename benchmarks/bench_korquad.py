@@ -7,8 +7,9 @@ questions it derives in a cache folder outside the project. Run with the rest of
 (``python benchmarks/run.py kb``) or alone (``python benchmarks/run.py korquad``).
 
 Rows, same run: plain BM25 on the words as written (bm25s, k1 1.2, b 0.75, as in the Vaswani
-reference: its English stemmer and stop words leave Hangul as it is, so no Korean analysis), the one analyzer (``text.analyze``) under SQLite FTS5's BM25, and the knowledge base
-itself (``kb.search``, lexical).
+reference: its English stemmer and stop words leave Hangul as it is, so no Korean analysis), the one
+analyzer (``text.analyze``) under SQLite FTS5's BM25, Kiwi's morphemes (kiwipiepy, when installed)
+with the same bigrams under FTS5, and the knowledge base itself (``kb.search``, lexical).
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def korquad() -> str:
     import bench_kb
 
     from sourcewise.sources.kb.source import KnowledgeBase
-    from sourcewise.text.analyze import analyze
+    from sourcewise.text.analyze import analyze, bigrams, is_hangul
 
     got = dev()
     if isinstance(got, str):
@@ -78,6 +79,17 @@ def korquad() -> str:
     t0 = time.perf_counter()
     ours = bench_kb._fts_rank(docs, queries, lambda s: analyze(s, stem=True), "unicode61")
     rows.append(("the one analyzer under FTS5 BM25", ours, time.perf_counter() - t0))
+    kiwi, note = bench_kb._kiwi()
+    if kiwi is not None:  # the optional dictionary analyzer, with the same bigrams, for comparison
+        t0 = time.perf_counter()
+        tok = lambda s: [x for m in kiwi(s) for x in (m, *(bigrams(m) if is_hangul(m) else ()))]  # noqa: E731
+        rows.append(
+            (
+                "Kiwi morphemes + bigrams under FTS5 BM25",
+                bench_kb._fts_rank(docs, queries, tok, "unicode61"),
+                time.perf_counter() - t0,
+            )
+        )
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "docs"
         bench_kb._write_corpus(docs, folder)
@@ -97,7 +109,7 @@ def korquad() -> str:
         score = statistics.mean(bench_kb.ndcg(ranked[q], rels[q]) for q in queries)
         base = base or score
         lines.append(f"| {name} | {score:.4f} | {score / base:.3f}x | {took:.1f} s |")
-    return "\n".join(lines)
+    return "\n".join([*lines, "", note])
 
 
 def run() -> str:

@@ -12,6 +12,10 @@ Each test file runs whole on one worker (its module-scoped fixtures start once),
   most tests first) is switched off in pyproject (``--no-loadscope-reorder``).
 
 A file missing from the list only runs later; a wrong order costs time, never a result.
+
+Before the workers start, the controller rewrites the asserts of the test files the run collects,
+once (``pytest_configure``), so that the workers find pytest's cache written instead of each
+rewriting every module at the same time.
 """
 
 from __future__ import annotations
@@ -106,8 +110,12 @@ def pytest_configure(config: pytest.Config) -> None:
         from _pytest.assertion import rewrite
 
         state = config.stash[rewrite.assertstate_key]
+        where = config.invocation_params.dir
+        asked = [(where / a.split("::")[0]).resolve() for a in config.args]  # only what this run collects
         for fn in sorted(Path(__file__).parent.rglob("*.py")):
             if not (fn.name.startswith("test_") or fn.name == "conftest.py"):
+                continue
+            if not any(fn == a or a in fn.parents for a in asked):
                 continue
             cache = rewrite.get_cache_dir(fn)
             pyc = cache / (fn.name[:-3] + rewrite.PYC_TAIL)

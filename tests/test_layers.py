@@ -43,6 +43,7 @@ PURE = (
     "sourcewise.sources.tracker.issues",
     "sourcewise.sources.mcp.read",
     "sourcewise.planning.keywords",
+    "sourcewise.text.korean",
     "sourcewise.sources.code.locate",
     "sourcewise.text.markup",
     "sourcewise.answer.merge",

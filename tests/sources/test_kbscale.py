@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from realtext import real_paragraphs as _real_paragraphs
 from sourcewise import IndexReport, KnowledgeBase
 from sourcewise.sources.kb import terms as kbterms
-from sourcewise.sources.kb.query import HEADINGS_SEP, pack, unpack
+from sourcewise.sources.kb.query import HEADINGS_SEP, Row, pack, unpack
 from sourcewise.sources.kb.store import KBStore
 
 from clirun import run_cli
@@ -95,7 +95,13 @@ def test_a_stored_record_gives_back_its_chunk(
     joined = HEADINGS_SEP.join(headings)
     row = unpack(pack(path, title, "2025-01-15", dated, joined, text, (start, end), "ab" * 16), (1, 2))
     shown = tuple(joined.split(HEADINGS_SEP)) if joined else ()
-    assert row == ((1, 2), path, title, "2025-01-15", shown, text, start, end, "ab" * 16, dated)
+    expected = Row(
+        key=(1, 2), path=path, title=title, doc_date="2025-01-15", heading_path=shown, text=text,
+        start_line=start, end_line=end, embed_hash="ab" * 16, dated=dated,
+    )  # fmt: skip
+    assert row == expected
+    assert len(row) == len(Row._fields)  # built field by field, as Row(...) builds it
+    assert row._asdict() == expected._asdict()
 
 
 def test_odd_tokens_of_real_text_are_indexed_and_found(tmp_path: Path) -> None:

@@ -31,6 +31,24 @@ TABLE: list[tuple[str, str, str | None]] = [
     ("집에서", "집", None),
     ("사람들이", "사람", None),
     ("회의에서는", "회의", None),
+    # a one-syllable noun before 의 or 이 (after a final consonant) loses it; a noun in 의 / 이 stays
+    ("집의", "집", "집의"),
+    ("책의", "책", "책의"),
+    ("책이", "책", "책이"),
+    ("회의", "회의", "회"),
+    ("강의", "강의", "강"),
+    ("길이", "길이", "길"),
+    ("아이", "아이", "아"),
+    # stacked only where the grammar stacks: 과 takes no 에 after it
+    ("조사결과에", "조사결과", "조사결"),
+    ("조사결과와는", "조사결과", None),
+    # a particle after a closing quote is the quoted word's
+    ('"함량미달 재판관 후보자"라고', "후보자", "라고"),
+    ("'체스'는", "체스", "는"),
+    # nouns of time glued to the word before, and 씨 after a name
+    ("월드컵때", "월드컵", "월드컵때"),
+    ("박왕자씨는", "박왕자", None),
+    ("날씨가", "날씨", "날"),
     # compounds meet their parts through bigrams, terms of their own: a compound's bigram is no
     # word ("배포절차" does not say the word "배포"), and a two-syllable word is its own bigram
     ("배포절차", BIGRAM + "배포", "배포"),
@@ -67,6 +85,21 @@ TABLE: list[tuple[str, str, str | None]] = [
     ("안정적인", "안정", None),
     ("필요한", "필요", None),
     ("만들었다", "만들", None),
+    # the copula after a noun
+    ("대표였는가", "대표", "대표였"),
+    ("목표였던", "목표", "목표였던"),
+    ("상대였다고", "상대", None),
+    ("사장이었는가", "사장", "사장이"),
+    ("대사인가", "대사", "대사인가"),
+    ("주장이라고", "주장", "주장이라고"),
+    # past tenses by their stems, the fused past marker undone
+    ("맡았다", "맡", "맡았다"),
+    ("태어났다", "태어나", None),
+    ("태어났는가", "태어나", None),
+    ("열렸던", "열리", None),
+    ("이루어졌다", "이루어지", None),
+    ("있었다", "있", None),
+    ("재미있다", "재미있다", "재미이"),
     # English inside Korean
     ("API를", "api", "api를"),
     ("FastAPI는", "fastapi", None),
@@ -91,7 +124,12 @@ def test_the_korean_and_english_table(written: str, term: str, never: str | None
 @pytest.mark.parametrize(
     ("one", "other"),
     [("결혼했는가", "결혼하였으나"), ("회의", "회의에서"), ("휴가 신청", "휴가를 신청하려면"), ("log", "logging"),
-     ("오로라", "오로라가"), ("배포 절차", "배포절차는")],
+     ("오로라", "오로라가"), ("배포 절차", "배포절차는"), ("맡은", "맡았다"), ("태어났는가", "태어났다"),
+     ("열렸던", "열렸다"), ("대표였는가", "대표의"), ("집의", "집에서"),
+     # a bare word whose last 의/이 is its own meets itself with a particle (found in review)
+     ("종이", "종이를"), ("임의", "임의의 값"), ("토의", "토의가"), ("명의", "명의로"),
+     # a compound ending in a noun that is also a glued word or a copula keeps that noun
+     ("황후", "명성황후는"), ("기후", "온대기후"), ("대중", "일반대중"), ("이자", "대출이자")],
 )  # fmt: skip
 def test_forms_of_one_word_meet(one: str, other: str) -> None:
     assert set(query_terms(one, stem=True)) & set(analyze(other, stem=True))
@@ -107,6 +145,13 @@ def test_question_and_filler_words_are_not_query_terms() -> None:
         "make",
     ]
     assert query_terms("what is the") == ["what", "is", "the"]  # nothing else: kept rather than nothing
+    # a noun starting with a one-syllable question word is a noun ("왜곡": distortion)
+    assert query_terms("언론의 왜곡 보도는 왜요?")[:2] == ["언론", BIGRAM + "언론"]
+    assert "왜곡" in query_terms("언론의 왜곡 보도는 왜요?")
+    assert not {"왜", "왜요", "뭐라고"} & set(query_terms("왜요 뭐라고 했나요 왜곡"))
+    # everyday question forms of 뭐 / 뭔 / 왜 are question words too (found in review)
+    for asking in "뭐야 뭐지 뭐죠 뭐에요 뭔가요 뭔지 뭔데 왜죠 왜지 왜냐하면".split():
+        assert query_terms(f"OAuth {asking}") == ["oauth", "o", "auth"], asking
     # adverbs and the negating auxiliary say nothing a document holds ("why is OAuth 1 not used much")
     assert "잘" not in query_terms("OAuth 1은 왜 잘 쓰이지 않나요?")
     assert not any(t.startswith("않") for t in query_terms("OAuth 1은 왜 잘 쓰이지 않나요?"))

@@ -7,8 +7,8 @@ operators and options it names, its type.
 
 **The gate** (honest refusal): an answer must contain at least one of the question's specific
 terms (or its analyzer forms) and every operator the question names, and with its heading and
-title cover all the specific terms of a short question (60% of a longer one's; in a question of four or more, a
-specific term that no unit of three or more hits read holds counts twice). An answer naming
+title cover all the specific terms of a short question (60% of a longer one's; in a question of
+five or more, a specific term that no unit of three or more hits read holds counts twice). An answer naming
 the option or operator the question names may leave its other terms to its chunk ("What does
 bzip2 -s do?": "-s --small Reduce memory usage ..." in bzip2's manual). When no unit
 passes, nothing answers and ``pick`` returns nothing: the caller says so and lists the closest
@@ -57,9 +57,10 @@ def _passes(asked: Asked, shown: set[int], context: set[int], text: str, unread:
     # documents never say is what the question is most about ("a garbage collector *plugin*"
     # against a book that says only "without a garbage collector"). It is never covered, so it
     # only raises what the rest must cover.
-    # A question of three terms may already leave only one out, which may be worded otherwise in
-    # the answer ("쓰이지" for "사용되지"): the doubling is for a longer question's 60%.
-    extra = len(unread & spec) if len(spec) > 3 else 0
+    # A question of three or four terms may already leave only one out, which may be worded
+    # otherwise in the answer ("쓰이지" for "사용되지"): the doubling is for the 60% of a question
+    # of five or more, which could leave out two or more.
+    extra = len(unread & spec) if len(spec) >= 5 else 0
     need = len(spec) if len(spec) <= 2 else math.ceil(0.6 * (len(spec) + extra))
     if asked.symbols:  # the operator or option it names is the most specific thing it asks,
         need = max(1, need - 1)  # and what it belongs to may be said around it ("bzip2 -s")
