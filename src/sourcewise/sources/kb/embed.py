@@ -19,12 +19,15 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["EMBED_DIM", "Embedder", "embedder", "embedder_within", "semantic_available"]
+__all__ = ["EMBED_DIM", "Embedder", "embedder", "embedder_within", "read_share", "semantic_available"]
 
 log = logging.getLogger("sourcewise")
 EMBED_DIM = 384
 MAX_EMBED_CHARS = 2_000  # the model reads 256 word pieces; more text only costs time
 MAX_PIECES = 256  # the model's max_seq_length (its sentence_bert_config.json)
+# What 256 word pieces cover: the median over the chunks of four real documentation sets (httpx,
+# the Rust Book, Debian's PDFs and manual pages; 993 of 1,566 chunks cut) was 860-1,218 characters.
+READ_CHARS = 1_000
 SMALL_BATCH = 4  # up to this many texts (a query) are encoded on one thread
 _threads_lock = threading.Lock()
 _lock = threading.Lock()  # held while the model loads
@@ -72,6 +75,13 @@ class Embedder:
                 return self._vectors(texts, batch_size)
             finally:
                 torch.set_num_threads(before)
+
+
+def read_share(text: str) -> float:
+    """About how much of ``text`` the model reads (``READ_CHARS`` of it): a long chunk's vector is
+    of its beginning only, and says nothing of the rest. An estimate: counting the word pieces
+    of the ~130 chunks a hybrid search fuses took 100-150 ms, the search itself 30."""
+    return min(1.0, READ_CHARS / len(text)) if text else 1.0
 
 
 def semantic_available() -> bool:

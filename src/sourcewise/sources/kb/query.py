@@ -177,6 +177,11 @@ class Viewer(Protocol):
     def after(self, path: str, line: int, limit: int) -> Row | None: ...
 
 
+def embedded(row: Row) -> str:
+    """The text a chunk's embedding reads: its title, headings and body."""
+    return "\n".join([row.title, *row.heading_path, row.text])
+
+
 class View:
     """One searcher: ranks, filters and reads chunks of the index as it was when the view was made."""
 
@@ -277,5 +282,5 @@ class View:
             query = tantivy.Query.term_set_query(self.schema, "hash", part)
             for _, a in self.searcher.search(query, 4 * len(part), count=False).hits:
                 row = self._row(a)
-                out.setdefault(row.embed_hash, "\n".join([row.title, *row.heading_path, row.text]))
+                out.setdefault(row.embed_hash, embedded(row))
         return list(out.items())
