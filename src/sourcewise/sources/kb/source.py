@@ -36,10 +36,10 @@ from sourcewise.sources.base import Capabilities, Source, SourceOptions
 from sourcewise.sources.filters import ParsedQuery
 from sourcewise.sources.kb import search as kbsearch
 from sourcewise.sources.kb import terms as kbterms
-from sourcewise.sources.kb.embed import Embedder, embedder, embedder_within, read_share, semantic_available
+from sourcewise.sources.kb.embed import Embedder, embedder, embedder_within, semantic_available
 from sourcewise.sources.kb.index import IndexReport, Progress, run_index
 from sourcewise.sources.kb.pg import display_url, is_url
-from sourcewise.sources.kb.query import StoreFilter, Viewer, embedded
+from sourcewise.sources.kb.query import StoreFilter, Viewer
 from sourcewise.sources.kb.rows import Store
 from sourcewise.sources.kb.search import DIVERSIFY, KB_FILTERS, Key, diversified, hit, lex_query, parse
 from sourcewise.sources.kb.status import KBStatus, last_run_record, status_of
@@ -70,13 +70,6 @@ def _writable_dir(folder: Path) -> bool:
             return True
     except OSError:
         return False
-
-
-def _read(view: Viewer, scored: Sequence[tuple[Key, float]]) -> dict[Key, float]:
-    """Per chunk, about how much of the text it was embedded from the model read: of a PDF
-    page's 3,000 characters, the first 1,000 (``embed.read_share``)."""
-    rows = view.rows([key for key, _ in scored])
-    return {key: read_share(embedded(row)) for key, row in rows.items()}
 
 
 class KnowledgeBase:
@@ -255,7 +248,7 @@ class KnowledgeBase:
         if mode == "semantic":
             return semantic
         lexical = view.lexical(query, where, CANDIDATES)
-        return convex(lexical, semantic, read=_read(view, [*lexical, *semantic]))[:limit]
+        return convex(lexical, semantic, read=kbsearch.read_shares(view, [*lexical, *semantic]))[:limit]
 
     def status(self) -> KBStatus:
         """Size on disk, chunks, files, the last run and every file's coverage (``index --status``)."""
