@@ -41,6 +41,7 @@ SLOWEST_FIRST = (
     "tests/doors/test_mcp.py",
     "tests/sources/test_mcp_sources.py",
     "tests/sources/test_kbscale.py",
+    "tests/sources/test_kbterms.py",
     "tests/sources/test_mcp_federation.py",
     "tests/doors/test_team.py",
     "tests/doors/test_hostile_hang.py",
@@ -61,6 +62,9 @@ SLOWEST_FIRST = (
     "tests/web/test_gemini_cli.py",
     "tests/sources/test_hostile_kbfail.py",
     "tests/doors/test_access.py",
+    "tests/test_layers.py",
+    "tests/web/test_fast_paths.py",
+    "tests/test_startup.py",
 )
 _RANK = {group: rank for rank, group in enumerate(SLOWEST_FIRST)}
 
