@@ -6,6 +6,7 @@ lifted every file of the repository defining one)."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as hyp
 
@@ -122,3 +123,25 @@ def test_a_frame_at_the_repositorys_root_counts() -> None:
 def test_reading_template_like_text_never_raises(text: str) -> None:
     reading = read_task(text)
     assert reading.dropped <= text.count("\n") + 1
+
+
+@pytest.mark.parametrize(
+    ("report", "names"),
+    [
+        # a heading that names more than a setup word is the reporter's own words
+        ("## os.walk follows symlinks\n\nThe helper `walk_tree` calls `_scan_dir` forever.", ["walk_tree", "_scan_dir"]),
+        ("### Version 2.0 regression\n\n`register_blueprint` fails when called twice.", ["register_blueprint"]),
+        ("## Platform-specific crash\n\n`get_terminal_size` returns 0.", ["get_terminal_size"]),
+        # a setup section ends at the blank line after what it says
+        ("**Versions**\nsphinx 5.0\n\nI think the bug is in ClassDocumenter.format_args.", ["format_args"]),
+        # a comment indented four spaces is code, not a heading
+        ("Repro:\n\n    # platform check\n    result = compute_layout(1)\n\nand `compute_layout` fails.",
+         ["compute_layout"]),
+        # a bold line with code in it is the summary, not the template's
+        ("**`Session.merge_environment_settings` drops proxies**\n\nsee above", ["merge_environment_settings"]),
+    ],
+)  # fmt: skip
+def test_what_only_looks_like_a_templates_setup_is_kept(report: str, names: list[str]) -> None:
+    """Found in review: each of these lost all its names to the setup and scaffolding rules."""
+    found = read_task(report).names
+    assert all(n in found for n in names), found

@@ -54,12 +54,14 @@ _PATHISH = re2.compile(
 )
 _FILE_NAME = re2.compile(r"\w\.[A-Za-z]\w{0,9}$")
 # an issue template's scaffolding, the same in every report of a project: a Markdown heading
-# (``### Describe the bug``), a line that is one bold phrase (``**Is your feature request related to a
-# problem?**``), a checklist item (``- [x] minimal example if possible``)
-_SCAFFOLD = re2.compile(r"^\s*(?:#{1,6}\s.*|\*\*[^*]{1,300}\*\*:?|[-*]\s+\[[ xX]\]\s.*)$")
-# a template's section on the reporter's setup, context like a pasted environment dump
-_SETUP = re2.compile(
-    r"(?i)\b(?:versions?|os|platform|environment|extensions|installed|dependencies|packages|system)\b"
+# (``### Describe the bug``), a line that is one bold phrase without code in it (``**Is your feature
+# request related to a problem?**``), a checklist item (``- [x] minimal example if possible``); at
+# most three spaces in, as Markdown has it: a ``# comment`` indented four is code
+_SCAFFOLD = re2.compile(r"^ {0,3}(?:#{1,6}\s.*|\*\*[^*`]{1,300}\*\*:?|[-*]\s+\[[ xX]\]\s.*)$")
+# a template's section on the reporter's setup, context like a pasted environment dump: its title's
+# words (``Python version``, ``Installed packages``, ``OS``)
+_SETUP = frozenset(
+    "version versions os platform environment extensions installed dependencies packages system".split()
 )
 _TICKS = re2.compile(r"`{1,3}([^`\n]{1,200})`{1,3}")
 _IDENT = re2.compile(r"[A-Za-z_][A-Za-z0-9_.]*[A-Za-z0-9_](\()?")
@@ -225,11 +227,13 @@ def _named(body: str, ticked: str) -> tuple[list[str], list[str]]:
 
 
 def _on_setup(heading: str) -> bool:
-    """Whether a template's heading opens a section on the reporter's setup: a short title naming
-    it (``### Python version``, ``**Environment (please complete the following information):**``),
-    never a longer one that mentions it (``## Steps to reproduce on a Linux system``)."""
-    title = heading.split("(", 1)[0].strip("#*: \t")
-    return len(title.split()) <= 3 and bool(_SETUP.search(title))
+    """Whether a template's heading opens a section on the reporter's setup: a title of setup words
+    and at most one other (``### Python version``, ``**Environment (please complete the following
+    information):**``), never one that says more (``## Steps to reproduce on a Linux system``,
+    ``### Version 2.0 regression``, ``## os.walk follows symlinks``)."""
+    words = [w.strip(":,;") for w in heading.split("(", 1)[0].strip("#*: \t").lower().split()]
+    setup = sum(w in _SETUP for w in words)
+    return setup > 0 and len(words) - setup <= 1
 
 
 def _kept_lines(text: str) -> tuple[list[str], int]:
@@ -237,12 +241,17 @@ def _kept_lines(text: str) -> tuple[list[str], int]:
     and traceback lines; and how many were dropped as dumps, logs or scaffolding."""
     kept: list[str] = []
     dropped = 0
-    fenced = context = False
+    fenced = context = said = False
     for line in text.splitlines():
-        fenced = fenced != line.lstrip().startswith("```")
+        fenced = fenced != line.lstrip().startswith(("```", "~~~"))
         heading = not fenced and bool(_SCAFFOLD.match(line))
         if heading:  # a section on the reporter's setup (``### Sphinx extensions``, ``### OS``) is context
-            context = _on_setup(line)
+            context, said = _on_setup(line), False
+        elif context and not fenced:  # it ends at the blank line after what it says, or the next heading
+            if line.strip():
+                said = True
+            elif said:
+                context = False
         if not _keep_line(line) or heading or context:
             dropped += 1
         elif not _TRACE_LINE.match(line):
