@@ -93,3 +93,11 @@ def test_convex_with_shares_keeps_scores_in_range(lex: list, sem: list, alpha: f
     fused = convex(lex, sem, alpha, read={k: share for k, _ in [*lex, *sem]})
     assert all(-1e-9 <= s <= 1 + 1e-9 for _, s in fused)
     assert [s for _, s in fused] == sorted((s for _, s in fused), reverse=True)
+
+
+def test_convex_reads_a_share_outside_zero_to_one_as_its_bound() -> None:
+    """``convex`` is public: a share past 1 or below 0 (found in review) must not push a score out
+    of 0..1; it counts as all read, or none."""
+    fused = dict(convex([(1, 3.0), (2, 1.0)], [(1, 1.0), (2, 2.0)], read={1: 2.0, 2: -1.0}))
+    assert all(0.0 <= score <= 1.0 for score in fused.values()), fused
+    assert fused == dict(convex([(1, 3.0), (2, 1.0)], [(1, 1.0), (2, 2.0)], read={1: 1.0, 2: 0.0}))

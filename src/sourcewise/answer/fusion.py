@@ -79,7 +79,7 @@ def convex(
     shares = read or {}
 
     def semantic_of(key: K) -> float:
-        share = shares.get(key, 1.0)
+        share = min(1.0, max(0.0, shares.get(key, 1.0)))  # a share outside 0..1 means nothing
         return share * sem.get(key, 0.0) + (1 - share) * lex.get(key, 0.0)
 
     fused = {key: alpha * lex.get(key, 0.0) + (1 - alpha) * semantic_of(key) for key in order}

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sourcewise.errors import IndexWriteError, InvalidOption, SourcewiseError
 from sourcewise.sources._files import file_kind, read_capped, shown
+from sourcewise.sources.kb.query import embedded
 from sourcewise.sources.kb.rows import ChunkRow, FileRow, Store, StoreWriter
 from sourcewise.sources.kb.walk import walk
 from sourcewise.sources.readers import FileReaders
@@ -152,7 +153,7 @@ def prepare(
     title = _clean(doc.title or meta_title or path.stem)[:500]
     rows = []
     for i, c in enumerate(doc.chunks):
-        embed_hash = hashlib.sha256("\n".join([title, *c.heading_path, c.text]).encode()).hexdigest()[:32]
+        embed_hash = hashlib.sha256(embedded(title, c.heading_path, c.text).encode()).hexdigest()[:32]
         rows.append(
             ChunkRow(
                 ordinal=i, text=c.text, heading_path=c.heading_path, start_line=c.start_line,

@@ -20,7 +20,7 @@ from typing import Any
 
 from sourcewise.errors import SourceUnavailable
 from sourcewise.sources.kb.pgvector import NEAREST, as_vector
-from sourcewise.sources.kb.query import HEADINGS_SEP, WEIGHTS, LexQuery, Row, StoreFilter
+from sourcewise.sources.kb.query import HEADINGS_SEP, WEIGHTS, LexQuery, Row, StoreFilter, embedded
 
 __all__ = ["FIELDS", "K1", "B", "PgView", "fieldnorm", "filter_sql", "guarded"]
 
@@ -296,7 +296,7 @@ class PgView:
             [list(hashes)],
         )
         return [
-            (row.embed_hash, "\n".join([row.title, *row.heading_path, row.text])) for row in map(_row, got)
+            (row.embed_hash, embedded(row.title, row.heading_path, row.text)) for row in map(_row, got)
         ]
 
 

@@ -177,9 +177,10 @@ class Viewer(Protocol):
     def after(self, path: str, line: int, limit: int) -> Row | None: ...
 
 
-def embedded(row: Row) -> str:
-    """The text a chunk's embedding reads: its title, headings and body."""
-    return "\n".join([row.title, *row.heading_path, row.text])
+def embedded(title: str, headings: Sequence[str], text: str) -> str:
+    """The text a chunk's embedding reads: its title, headings and body (what its ``embed_hash``
+    is of, at indexing)."""
+    return "\n".join([title, *headings, text])
 
 
 class View:
@@ -282,5 +283,5 @@ class View:
             query = tantivy.Query.term_set_query(self.schema, "hash", part)
             for _, a in self.searcher.search(query, 4 * len(part), count=False).hits:
                 row = self._row(a)
-                out.setdefault(row.embed_hash, embedded(row))
+                out.setdefault(row.embed_hash, embedded(row.title, row.heading_path, row.text))
         return list(out.items())

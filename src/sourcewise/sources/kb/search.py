@@ -217,7 +217,7 @@ def read_shares(view: Viewer, scored: Sequence[tuple[Key, float]]) -> dict[Key, 
     """Per chunk, about how much of the text it was embedded from the model read: of a PDF
     page's 3,000 characters, the first 1,000 (``embed.read_share``)."""
     rows = view.rows([key for key, _ in scored])
-    return {key: read_share(embedded(row)) for key, row in rows.items()}
+    return {key: read_share(embedded(r.title, r.heading_path, r.text)) for key, r in rows.items()}
 
 
 def following(view: Viewer, hits: Sequence[Hit]) -> list[Hit]:
