@@ -145,3 +145,21 @@ def test_what_only_looks_like_a_templates_setup_is_kept(report: str, names: list
     """Found in review: each of these lost all its names to the setup and scaffolding rules."""
     found = read_task(report).names
     assert all(n in found for n in names), found
+
+
+def test_a_frame_in_another_packages_folder_of_the_same_name_does_not_count() -> None:
+    """``numpy/core/fromnumeric.py`` is not the repository's ``xarray/core``: a folder below the
+    top counts with the folder it sits in (found in review); ``site-packages/xarray/core/...``
+    and the repository's own ``xarray/core/...`` still do."""
+    repo = Repo([
+        FileFacts("xarray/core/dataset.py", symbols=(Symbol("_wrapfunc", 1, 2), Symbol("reduce", 3, 4))),
+        FileFacts("xarray/plot.py"),
+    ])  # fmt: skip
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3/dist-packages/numpy/core/fromnumeric.py", line 3, in _wrapfunc\n'
+        '  File "/home/me/.venv/lib/python3.12/site-packages/xarray/core/dataset.py", line 9, in reduce\n'
+    )
+    reasons = rank(read_task(trace), repo, {})[0].reasons
+    assert "defines reduce (a traceback frame)" in reasons
+    assert not any("_wrapfunc (a traceback frame)" in why for why in reasons), reasons

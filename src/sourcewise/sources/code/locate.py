@@ -90,7 +90,12 @@ class Repo:
         self.named: dict[str, list[str]] = defaultdict(list)  # a module's last part -> source files so named
         for p in self.code:
             self.named[path_parts(p)[-1] if path_parts(p) else p].append(p)
-        self.folders = {part for p in self.paths for part in p.split("/")[:-1]}
+        # a folder's name -> the folder it sits in ("" at the top, or under src/ or lib/)
+        self.folders: dict[str, set[str]] = defaultdict(set)
+        for p in self.paths:
+            parts = p.split("/")[:-1]
+            for i, part in enumerate(parts):
+                self.folders[part].add("" if i == 0 or parts[:i] in (["src"], ["lib"]) else parts[i - 1])
         self.importers: dict[str, set[str]] = defaultdict(set)  # module -> files that import it
         for f in files:
             for module in f.imports:
@@ -296,12 +301,14 @@ def _named(
 def _own_frames(reading: Reading, repo: Repo) -> list[str]:
     """The functions of the traceback frames in the repository's own code: a frame's file in one of
     its folders (``site-packages/fastapi/routing.py``; a since renamed ``httpx/client.py``) or at
-    its root. A frame in another package (``click/core.py``, the standard library's) or in the
+    its root. A folder below the top counts with the folder it sits in (``xarray/core``, not
+    ``numpy/core``). A frame in another package (``click/core.py``, the standard library's) or in the
     reporter's script only ran the code: its ``invoke`` or ``__call__`` is not the bug's."""
     out = []
     for file, function in reading.framed:
         parts = [p for p in file.split("/") if p]
-        if (len(parts) >= 2 and parts[-2] in repo.folders) or (parts and parts[-1] in repo.files):
+        ups = repo.folders.get(parts[-2], set()) if len(parts) >= 2 else set()
+        if "" in ups or (len(parts) >= 3 and parts[-3] in ups) or (parts and parts[-1] in repo.files):
             out.append(function)
     return list(dict.fromkeys(out))
 
