@@ -29,7 +29,12 @@ from xdist.scheduler import LoadFileScheduling
 
 MODEL = "the semantic model"
 MODEL_FILES = frozenset(
-    {"tests/sources/test_kb.py", "tests/sources/test_kbvector.py", "tests/sources/test_kbembed.py"}
+    {
+        "tests/sources/test_kb.py",
+        "tests/sources/test_kbvector.py",
+        "tests/sources/test_kbembed.py",
+        "tests/sources/test_kbshare.py",
+    }
 )
 SLOWEST_FIRST = (
     MODEL,

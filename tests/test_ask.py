@@ -155,7 +155,7 @@ async def test_every_source_runs_at_once_and_results_merge(st: Settings) -> None
 
 
 async def test_a_slow_or_failing_source_never_loses_the_others(opened: Opened, tmp_path: Path) -> None:
-    st = load_settings(state_dir=tmp_path / "s", source_timeout=0.3)
+    st = load_settings(state_dir=tmp_path / "s", source_timeout=1.0)
     good = MemorySource("wiki", WIKI)
     slow = MemorySource("slow", CHAT, delay=5)
     broken = MemorySource("broken", CHAT, fail=RuntimeError("disk on fire"))
