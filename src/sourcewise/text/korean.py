@@ -28,6 +28,7 @@ import re
 from functools import lru_cache
 
 __all__ = [
+    "AMBIGUOUS",
     "KO_ENDINGS",
     "PARTICLES",
     "PARTICLE_SET",
