@@ -39,6 +39,24 @@ def test_unsupported_filters_are_reported_not_dropped() -> None:
     assert q.unsupported({"from"}) == ["has:attachment"]
 
 
+def test_a_closing_quote_ends_its_phrase_and_what_follows_is_its_own_term() -> None:
+    # A Korean particle after the closing quote was read into the phrase ("한 날은"), which no
+    # passage holds: the phrase found nothing (KorQuAD, found by its benchmark).
+    q = parse_query('"불법행위를 한 날"은 언제 word"in the middle"s')
+    assert q.phrases == ["불법행위를 한 날", "in the middle"]
+    assert q.terms == ["은", "언제", "word", "s"]
+    q = parse_query('from:"Sarah Kim" -"draft notes" ok')
+    assert (q.filters, q.negations, q.terms) == ([("from", "Sarah Kim")], ["draft notes"], ["ok"])
+
+
+def test_a_quote_left_open_is_not_a_phrase() -> None:
+    # One stray quote had made the rest of the question one required phrase.
+    q = parse_query('"exact phrase" then a 5" screen with glare')
+    assert q.phrases == ["exact phrase"]
+    assert q.terms == ["then", "a", "5", "screen", "with", "glare"]
+    assert parse_query('deploy "window opens friday').terms == ["deploy", "window", "opens", "friday"]
+
+
 @given(st.text(max_size=3000))
 def test_parse_query_takes_any_text(text: str) -> None:
     q = parse_query(text)

@@ -54,17 +54,32 @@ class ParsedQuery:
 
 
 def _tokens(query: str) -> list[tuple[str, bool]]:
-    """Whitespace-separated tokens; a double-quoted run is one token. ``(token, was_quoted)``."""
+    """Whitespace-separated tokens; a double-quoted run is one token. ``(token, was_quoted)``.
+
+    A closing quote ends its token: what follows it is a token of its own (``"한 날"은``: the phrase
+    and the particle; ``"exact phrase"s``); an opening quote starts one unless it follows ``key:``
+    or ``-`` (``from:"Sarah Kim"``, ``-"exact phrase"``). A quote left open is not a quote: a
+    question with one stray ``"`` would otherwise turn all that follows it into one required
+    phrase."""
     if '"' not in query:  # what the loop below makes of it, split in C (every query is parsed)
         return [(token, False) for token in query.split()]
+    if query.count('"') % 2:
+        at = query.rindex('"')
+        query = f"{query[:at]} {query[at + 1 :]}"
     out: list[tuple[str, bool]] = []
     buf: list[str] = []
     quoted = False
     had_quote = False
     for ch in query:
         if ch == '"':
+            if quoted and buf:  # the closing quote: the phrase (or key:"value") is whole
+                out.append(("".join(buf), True))
+                buf, had_quote = [], False
+            elif buf and buf[-1] != ":" and buf != ["-"]:  # word"phrase": two tokens
+                out.append(("".join(buf), had_quote))
+                buf, had_quote = [], False
             quoted = not quoted
-            had_quote = True
+            had_quote = had_quote or quoted
             continue
         if ch.isspace() and not quoted:
             if buf:
