@@ -33,7 +33,7 @@ import re2  # type: ignore[import-untyped]
 
 from sourcewise.text.sanitize import utf8
 
-__all__ = ["CODE_SPAN", "clean", "dehyphenate", "directive"]
+__all__ = ["CODE_SPAN", "DIRECTIVE_STARTS", "clean", "dehyphenate", "directive"]
 
 _IMAGE = re2.compile(r"!\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)|(?i)<img\s[^<>]*>")
 _LINK = re2.compile(r"\[([^\]\n]{1,300})\]\([^)\n]{0,500}\)")
@@ -76,7 +76,8 @@ _ITALIC_CLASSES = bytes(
 # engine runs in one pass (linear, nothing to backtrack), its ``sub`` in C (RE2's binding spent
 # 20-30 us of Python per match, and a line of a man page holds dozens).
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+.!<>|~-])")
-_DIRECTIVE_STARTS = ("!!!", "???", ".. ", ":::", "```", "///")
+#: what an admonition or directive line starts with (after spaces): ``directive`` reads only those
+DIRECTIVE_STARTS = ("!!!", "???", ".. ", ":::", "```", "///")
 _HYPHEN = re2.compile("([a-z])[-\u2010]\n[ \t]*([a-z])")
 # Runs of spaces on Python's engine: one class repeated, nothing after it to backtrack into (linear),
 # and its ``sub`` runs in C, where RE2's binding spent 20-30 us of Python per match (a line of a
@@ -89,7 +90,7 @@ _ENTITY = re2.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1
 def directive(line: str) -> str | None:
     """For an admonition or directive line, its title (``!!! note "Read this"`` -> ``Read this``,
     possibly ``""``); ``None`` for any other line."""
-    if not line.lstrip().startswith(_DIRECTIVE_STARTS):  # what the pattern needs after spaces
+    if not line.lstrip().startswith(DIRECTIVE_STARTS):  # what the pattern needs after spaces
         return None
     match = _DIRECTIVE.match(utf8(line))
     if match is None:
