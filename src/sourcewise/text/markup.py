@@ -43,6 +43,10 @@ _ROLE_TARGET = re2.compile(r"\s*<[^`>\n]*>$")
 #: an inline code span (its backticks too), the one definition; RE2 is linear whatever the length
 CODE_SPAN = re2.compile(r"(`[^`\n]*`)")
 _ATTRS = re2.compile(r"\s*\{:?\s*[#.][^{}\n]{0,200}\}")
+# What ``_ATTRS`` needs to match, found by Python's engine (a class repeated, then one character:
+# linear) before a call into RE2's binding (microseconds of Python each) on every "{" of code or
+# JSON: Python's ``\s`` holds RE2's.
+_ATTRS_START = re.compile(r"\{:?\s*[#.]")
 _TAGS = re2.compile(
     r"(?i)</?(?:abbr|span|div|a|b|i|em|strong|small|sup|sub|kbd|mark|u|s|br|p|img|font|details|summary|"
     r"section|figure|figcaption|center|code|pre|ul|ol|li|dl|dt|dd|table|thead|tbody|tr|td|th|hr|dfn|"
@@ -107,7 +111,8 @@ def clean(text: str) -> str:
     inside inline code (```{:?}```, ```__init__```, ```<T>```) is code and stays as written."""
     if not text:
         return text
-    text = unicodedata.normalize("NFKC", utf8(text))
+    if not text.isascii():  # known without reading the text; ASCII is NFKC already
+        text = unicodedata.normalize("NFKC", utf8(text))
     # Each pattern only where the characters it needs are (a call into RE2 costs microseconds, and
     # most titles and lines hold no markup at all).
     if "\n" in text:
@@ -166,8 +171,12 @@ def _italic_sub(text: str) -> str:
 def _prose(text: str) -> str:
     """Markup out of text outside inline code."""
     if "<" in text:
-        text = _TAGS.sub("", _ELEMENTS.sub("", _COMMENT.sub("", text)))
-    if "{" in text:
+        if "<!--" in text:
+            text = _COMMENT.sub("", text)
+        if "<s" in text or "<S" in text or "<\u017f" in text:  # RE2's (?i) folds "ſ" to "s"
+            text = _ELEMENTS.sub("", text)
+        text = _TAGS.sub("", text)
+    if "{" in text and _ATTRS_START.search(text):
         text = _ATTRS.sub("", text)
     if "*" in text or "_" in text:
         # Twice: a match takes the character after it, which the next one may need before it (a

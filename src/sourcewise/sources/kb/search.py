@@ -56,7 +56,7 @@ def diversified(view: Viewer, scored: list[tuple[Key, float]], limit: int) -> li
     for (_, score), file in zip(scored, files, strict=True):
         seen[file] = seen.get(file, 0) + 1
         ranks.append(score if seen[file] <= PER_FILE else score - abs(score) * (1 - DEMOTED))
-    at_rank = sorted(range(len(scored)), key=lambda i: -ranks[i])  # stable: ties keep their order
+    at_rank = sorted(range(len(scored)), key=ranks.__getitem__, reverse=True)  # stable: ties keep their order
     lone = {files[i] for i in at_rank[:limit]}
     other = next((i for i in at_rank[limit:] if files[i] not in lone), None)
     if limit > PER_FILE and len(lone) == 1 and other is not None:
