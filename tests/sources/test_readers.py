@@ -241,6 +241,7 @@ def test_the_filter_keeps_a_document_exactly_when_a_principal_is_among_its_reade
 ) -> None:
     """Any readers on four documents, any user: the query finds exactly the documents one of the
     user's principals (and ``*``, which every user has) may read, on both backends."""
+    from sourcewise.sources.kb.query import embedded
     from sourcewise.sources.kb.rows import ChunkRow, FileRow
 
     with KnowledgeBase(location, semantic=False) as kb:
@@ -249,7 +250,8 @@ def test_the_filter_keeps_a_document_exactly_when_a_principal_is_among_its_reade
             row = FileRow(
                 f"/d/{i}.md", f"h{i}", 1, 10, f"Doc {i}", "2025-01-01", "md", readers=tuple(readers)
             )
-            chunk = ChunkRow(0, f"The {WORD} note number {i}.", (), 1, 1, f"{i:032x}")
+            text = f"The {WORD} note number {i}."
+            chunk = ChunkRow(0, text, (), 1, 1, f"{i:032x}", len(embedded(f"Doc {i}", (), text)))
             writer.put_file(row, [chunk], known=True)
         writer.finish()
         user = ("*", *mine)

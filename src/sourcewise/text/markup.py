@@ -33,7 +33,7 @@ import re2  # type: ignore[import-untyped]
 
 from sourcewise.text.sanitize import utf8
 
-__all__ = ["CODE_SPAN", "clean", "dehyphenate", "directive"]
+__all__ = ["CODE_SPAN", "DIRECTIVE_STARTS", "clean", "dehyphenate", "directive"]
 
 _IMAGE = re2.compile(r"!\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)|(?i)<img\s[^<>]*>")
 _LINK = re2.compile(r"\[([^\]\n]{1,300})\]\([^)\n]{0,500}\)")
@@ -43,6 +43,10 @@ _ROLE_TARGET = re2.compile(r"\s*<[^`>\n]*>$")
 #: an inline code span (its backticks too), the one definition; RE2 is linear whatever the length
 CODE_SPAN = re2.compile(r"(`[^`\n]*`)")
 _ATTRS = re2.compile(r"\s*\{:?\s*[#.][^{}\n]{0,200}\}")
+# What ``_ATTRS`` needs to match, found by Python's engine (a class repeated, then one character:
+# linear) before a call into RE2's binding (microseconds of Python each) on every "{" of code or
+# JSON: Python's ``\s`` holds RE2's.
+_ATTRS_START = re.compile(r"\{:?\s*[#.]")
 _TAGS = re2.compile(
     r"(?i)</?(?:abbr|span|div|a|b|i|em|strong|small|sup|sub|kbd|mark|u|s|br|p|img|font|details|summary|"
     r"section|figure|figcaption|center|code|pre|ul|ol|li|dl|dt|dd|table|thead|tbody|tr|td|th|hr|dfn|"
@@ -76,7 +80,8 @@ _ITALIC_CLASSES = bytes(
 # engine runs in one pass (linear, nothing to backtrack), its ``sub`` in C (RE2's binding spent
 # 20-30 us of Python per match, and a line of a man page holds dozens).
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+.!<>|~-])")
-_DIRECTIVE_STARTS = ("!!!", "???", ".. ", ":::", "```", "///")
+#: what an admonition or directive line starts with (after spaces): ``directive`` reads only those
+DIRECTIVE_STARTS = ("!!!", "???", ".. ", ":::", "```", "///")
 _HYPHEN = re2.compile("([a-z])[-\u2010]\n[ \t]*([a-z])")
 # Runs of spaces on Python's engine: one class repeated, nothing after it to backtrack into (linear),
 # and its ``sub`` runs in C, where RE2's binding spent 20-30 us of Python per match (a line of a
@@ -89,7 +94,7 @@ _ENTITY = re2.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1
 def directive(line: str) -> str | None:
     """For an admonition or directive line, its title (``!!! note "Read this"`` -> ``Read this``,
     possibly ``""``); ``None`` for any other line."""
-    if not line.lstrip().startswith(_DIRECTIVE_STARTS):  # what the pattern needs after spaces
+    if not line.lstrip().startswith(DIRECTIVE_STARTS):  # what the pattern needs after spaces
         return None
     match = _DIRECTIVE.match(utf8(line))
     if match is None:
@@ -106,7 +111,8 @@ def clean(text: str) -> str:
     inside inline code (```{:?}```, ```__init__```, ```<T>```) is code and stays as written."""
     if not text:
         return text
-    text = unicodedata.normalize("NFKC", utf8(text))
+    if not text.isascii():  # known without reading the text; ASCII is NFKC already
+        text = unicodedata.normalize("NFKC", utf8(text))
     # Each pattern only where the characters it needs are (a call into RE2 costs microseconds, and
     # most titles and lines hold no markup at all).
     if "\n" in text:
@@ -165,8 +171,12 @@ def _italic_sub(text: str) -> str:
 def _prose(text: str) -> str:
     """Markup out of text outside inline code."""
     if "<" in text:
-        text = _TAGS.sub("", _ELEMENTS.sub("", _COMMENT.sub("", text)))
-    if "{" in text:
+        if "<!--" in text:
+            text = _COMMENT.sub("", text)
+        if "<s" in text or "<S" in text or "<\u017f" in text:  # RE2's (?i) folds "ſ" to "s"
+            text = _ELEMENTS.sub("", text)
+        text = _TAGS.sub("", text)
+    if "{" in text and _ATTRS_START.search(text):
         text = _ATTRS.sub("", text)
     if "*" in text or "_" in text:
         # Twice: a match takes the character after it, which the next one may need before it (a

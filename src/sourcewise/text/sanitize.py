@@ -9,7 +9,10 @@ __all__ = ["strip_controls", "utf8"]
 
 def utf8(text: str) -> str:
     """``text`` as UTF-8 can hold it: a lone surrogate becomes ``?``. RE2 and SQLite read UTF-8,
-    and outside text (a file name, a hostile snippet) can carry one."""
+    and outside text (a file name, a hostile snippet) can carry one. ASCII text (known without
+    reading it) holds none."""
+    if text.isascii():
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

@@ -93,17 +93,17 @@ def merge_results(
             )
         rating = rate_key(key, wanted, table)
         out.append(
-            build(
-                title=clean_text(item.title) or redact(clean_text(item.url)),
-                url=redact(item.url.strip()),
-                canonical_url=key,
-                snippet=snippet,
-                tier=rating.tier,
-                reliability_score=rating.reliability_score,
-                reason=rating.reason,
-                providers=tuple([_provider_hit(p, n) for p, n in hits]),
-                published=published,
-            )
+            build({
+                "title": clean_text(item.title) or redact(clean_text(item.url)),
+                "url": redact(item.url.strip()),
+                "canonical_url": key,
+                "snippet": snippet,
+                "tier": rating.tier,
+                "reliability_score": rating.reliability_score,
+                "reason": rating.reason,
+                "providers": tuple([_provider_hit(p, n) for p, n in hits]),
+                "published": published,
+            })
         )
     return rank(out), dropped
 
@@ -113,8 +113,9 @@ def _provider_hit(provider: str, position: int) -> ProviderHit:
     return ProviderHit.model_construct(provider=provider, position=position)  # frozen: shared
 
 
-def _builder(cls: type[_M]) -> Callable[..., _M]:
-    """``cls.model_construct`` for values already checked, given every field in declaration order.
+def _builder(cls: type[_M]) -> Callable[[dict[str, Any]], _M]:
+    """``cls.model_construct`` for values already checked, given as a dict of every field in
+    declaration order (a dict display: a call with keywords packed them into one at more cost).
 
     It does what ``model_construct`` does for a model without aliases, extra fields, private
     attributes or a post-init hook, minus the per-field search for aliases and defaults.
@@ -126,14 +127,15 @@ def _builder(cls: type[_M]) -> Callable[..., _M]:
         or cls.model_config.get("extra") == "allow"
         or any(f.alias or f.validation_alias for f in fields.values())
     ):  # pragma: no cover - not the case for SearchResult
-        return cls.model_construct
+        return lambda values: cls.model_construct(**values)
     new = cls.__new__
     setattr_ = object.__setattr__
+    every = set(fields)  # every field is given: each model gets a copy, as ``set(values)`` made
 
-    def build(**values: Any) -> _M:
+    def build(values: dict[str, Any]) -> _M:
         model = new(cls)
         setattr_(model, "__dict__", values)
-        setattr_(model, "__pydantic_fields_set__", set(values))
+        setattr_(model, "__pydantic_fields_set__", every.copy())
         setattr_(model, "__pydantic_extra__", None)
         setattr_(model, "__pydantic_private__", None)
         return model

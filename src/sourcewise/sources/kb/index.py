@@ -153,11 +153,12 @@ def prepare(
     title = _clean(doc.title or meta_title or path.stem)[:500]
     rows = []
     for i, c in enumerate(doc.chunks):
-        embed_hash = hashlib.sha256(embedded(title, c.heading_path, c.text).encode()).hexdigest()[:32]
+        read = embedded(title, c.heading_path, c.text)
         rows.append(
             ChunkRow(
                 ordinal=i, text=c.text, heading_path=c.heading_path, start_line=c.start_line,
-                end_line=c.end_line, embed_hash=embed_hash,
+                end_line=c.end_line, embed_hash=hashlib.sha256(read.encode()).hexdigest()[:32],
+                embedded_chars=len(read),
             )
         )  # fmt: skip
     ext = path.suffix.lower().lstrip(".")

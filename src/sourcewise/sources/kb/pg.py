@@ -257,6 +257,7 @@ class PgWriter:
                     fields[1][2],
                     fields[2][2],
                     list(file.readers),
+                    c.embedded_chars,
                 )
             )
             self._postings.append(
@@ -342,7 +343,7 @@ class PgWriter:
         ids = [r[0] for r in cur.fetchall()]
         with cur.copy(
             "COPY kb_chunks(id, path, path_lc, ext, title_lc, day, dated, title, headings, body, start_line, "
-            "end_line, embed_hash, len_title, len_headings, len_body, readers) FROM STDIN"
+            "end_line, embed_hash, len_title, len_headings, len_body, readers, embedded_chars) FROM STDIN"
         ) as copy:
             for chunk_id, row in zip(ids, self._chunks, strict=True):
                 copy.write_row((chunk_id, *row))

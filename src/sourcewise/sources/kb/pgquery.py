@@ -273,6 +273,14 @@ class PgView:
         got = dict(self._all("SELECT c.id, c.path FROM kb_chunks c WHERE c.id = ANY(%s)", [ids]))
         return [got.get(i) for i in ids]
 
+    def embedded_chars(self, keys: Sequence[tuple[int, int]]) -> list[int]:
+        """Per key, the length of the text its chunk's embedding read (a column: no text sent)."""
+        ids = [k[1] for k in keys]
+        if not ids:
+            return []
+        got = dict(self._all("SELECT c.id, c.embedded_chars FROM kb_chunks c WHERE c.id = ANY(%s)", [ids]))
+        return [int(got.get(i, 0)) for i in ids]
+
     def rows(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Row]:
         ids = [k[1] for k in dict.fromkeys(keys)]
         if not ids:

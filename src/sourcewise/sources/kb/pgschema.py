@@ -45,4 +45,15 @@ ALTER TABLE kb_chunks ADD COLUMN readers TEXT[] NOT NULL DEFAULT '{*}';
 CREATE INDEX kb_chunks_readers ON kb_chunks USING gin(readers);
 """,
     ),
+    (
+        # the length of the text each chunk's embedding read (``query.embedded``: title, headings and
+        # body joined by newlines), kept for hybrid search; rows written before: computed from theirs
+        3,
+        """
+ALTER TABLE kb_chunks ADD COLUMN embedded_chars INTEGER;
+UPDATE kb_chunks SET embedded_chars = char_length(title) + char_length(headings) + char_length(body)
+    + CASE WHEN headings = '' THEN 1 ELSE 2 END;
+ALTER TABLE kb_chunks ALTER COLUMN embedded_chars SET NOT NULL;
+""",
+    ),
 ]

@@ -33,6 +33,9 @@ class ChunkRow:
     start_line: int
     end_line: int
     embed_hash: str
+    # the length of the text the embedding reads (``query.embedded``): what hybrid search weighs
+    # the semantic score by (``search.read_shares``), kept so a query need not read the chunk
+    embedded_chars: int
 
 
 class Store(Protocol):

@@ -14,7 +14,7 @@ from sourcewise.sources.filters import ParsedQuery, parse_query
 from sourcewise.sources.kb import terms as kbterms
 from sourcewise.sources.kb.embed import read_share
 from sourcewise.sources.kb.index import MAX_CHUNKS_PER_FILE
-from sourcewise.sources.kb.query import LexQuery, Row, StoreFilter, Viewer, embedded
+from sourcewise.sources.kb.query import LexQuery, Row, StoreFilter, Viewer
 from sourcewise.sources.kb.snippet import snippet as _snippet
 from sourcewise.text.analyze import MAX_TERM
 from sourcewise.web.rank import _builder
@@ -56,7 +56,7 @@ def diversified(view: Viewer, scored: list[tuple[Key, float]], limit: int) -> li
     for (_, score), file in zip(scored, files, strict=True):
         seen[file] = seen.get(file, 0) + 1
         ranks.append(score if seen[file] <= PER_FILE else score - abs(score) * (1 - DEMOTED))
-    at_rank = sorted(range(len(scored)), key=lambda i: -ranks[i])  # stable: ties keep their order
+    at_rank = sorted(range(len(scored)), key=ranks.__getitem__, reverse=True)  # stable: ties keep their order
     lone = {files[i] for i in at_rank[:limit]}
     other = next((i for i in at_rank[limit:] if files[i] not in lone), None)
     if limit > PER_FILE and len(lone) == 1 and other is not None:
@@ -190,34 +190,35 @@ def hit(row: Row, score: float, wanted: kbterms.Wanted, source: str) -> Hit:
     # Built without validation (``rank._builder``, every field given in order): each value is
     # typed here or by the store's ``Row``, the texts cleaned when indexed; validating ten hits
     # cost about a fifth of a query.
-    return _new_hit(
-        title=row.title,
-        location=f"{row.path}#L{row.start_line}-L{row.end_line}",
-        snippet=_snippet(row.text, wanted),
-        text=row.text,
-        source=source,
-        kind="knowledge_base",
-        authority="wiki",
-        score=round(score, 6),
-        author=None,
+    return _new_hit({
+        "title": row.title,
+        "location": f"{row.path}#L{row.start_line}-L{row.end_line}",
+        "snippet": _snippet(row.text, wanted),
+        "text": row.text,
+        "source": source,
+        "kind": "knowledge_base",
+        "authority": "wiki",
+        "score": round(score, 6),
+        "author": None,
         # a file without a date of its own is undated: its modification time says when it
         # was copied or checked out, not when it was written (no recency either way)
-        timestamp=_day_start(row.doc_date) if row.dated else None,
-        path=row.path,
-        heading_path=row.heading_path,
-        start_line=row.start_line,
-        end_line=row.end_line,
-        tier=None,
-        reliability_score=None,
-        meta={},
-    )
+        "timestamp": _day_start(row.doc_date) if row.dated else None,
+        "path": row.path,
+        "heading_path": row.heading_path,
+        "start_line": row.start_line,
+        "end_line": row.end_line,
+        "tier": None,
+        "reliability_score": None,
+        "meta": {},
+    })
 
 
 def read_shares(view: Viewer, scored: Sequence[tuple[Key, float]]) -> dict[Key, float]:
     """Per chunk, about how much of the text it was embedded from the model read: of a PDF
-    page's 3,000 characters, the first 1,000 (``embed.read_share``)."""
-    rows = view.rows([key for key, _ in scored])
-    return {key: read_share(embedded(r.title, r.heading_path, r.text)) for key, r in rows.items()}
+    page's 3,000 characters, the first 1,000 (``embed.read_share``), from the length the index
+    keeps (``Viewer.embedded_chars``): the candidates' texts are not read."""
+    keys = list(dict.fromkeys(key for key, _ in scored))
+    return dict(zip(keys, map(read_share, view.embedded_chars(keys)), strict=True))
 
 
 def following(view: Viewer, hits: Sequence[Hit]) -> list[Hit]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from itertools import islice
 
 from sourcewise.sources.kb import terms as kbterms
-from sourcewise.text.markup import clean, directive
+from sourcewise.text.markup import DIRECTIVE_STARTS, clean, directive
 
 __all__ = ["SNIPPET", "snippet"]
 
@@ -26,7 +26,7 @@ def snippet(text: str, wanted: kbterms.Wanted, size: int = SNIPPET) -> str:
     window: list[str] = []
     used, room = 0, _WINDOW * size
     for line in islice(lines, start, None):
-        if (s := line.strip()) and directive(s) is None:
+        if (s := line.strip()) and (not s.startswith(DIRECTIVE_STARTS) or directive(s) is None):
             window.append(s)
             used += len(s) + 1
             if used > room:  # the joined window is at least ``room`` long
@@ -36,4 +36,6 @@ def snippet(text: str, wanted: kbterms.Wanted, size: int = SNIPPET) -> str:
 
 
 def _shown(line: str) -> bool:
-    return directive(line.strip()) is None
+    # ``directive`` only for a line that starts as one may: a call less for nearly every line
+    s = line.strip()
+    return not s.startswith(DIRECTIVE_STARTS) or directive(s) is None

@@ -15,8 +15,8 @@ itself, by the next run).
 Readers in other processes see a commit as soon as it is made (the engine's reader reloads).
 
 An index of an earlier schema (1: the SQLite FTS5 version; 2: tantivy without the ``file`` column and
-the chunks' readers; 3: each chunk's values stored one by one) is recognized and rebuilt: ``legacy_paths``
-tells the knowledge base which files it held.
+the chunks' readers; 3: each chunk's values stored one by one; 4: a record of text without the
+``embedded`` column) is recognized and rebuilt: ``legacy_paths`` tells the knowledge base which files it held.
 """
 
 from __future__ import annotations
@@ -43,7 +43,9 @@ log = logging.getLogger("sourcewise")
 
 __all__ = ["SCHEMA_VERSION", "KBStore", "open_store"]
 
-SCHEMA_VERSION = 4  # 1: SQLite FTS5; 2: tantivy; 3: the ``file`` column and readers; 4: one stored record
+# 1: SQLite FTS5; 2: tantivy; 3: the ``file`` column and readers; 4: one stored record; 5: the
+# record's numbers in binary and the ``embedded`` column
+SCHEMA_VERSION = 5
 
 
 def _schema() -> tantivy.Schema:
@@ -59,6 +61,9 @@ def _schema() -> tantivy.Schema:
     # What a hit reads back, as one value (``query.pack``): a document of nine stored values took
     # twice as long to read and turn into a row (31 against 17 us a chunk on the real 100k corpus).
     b.add_bytes_field("row", stored=True)
+    # The length of the text each chunk's embedding read, in a column: hybrid search weighs the
+    # semantic score by it for ~200 candidates a query (``search.read_shares``) without reading them.
+    b.add_integer_field("embedded", fast=True)
     return b.build()
 
 
@@ -119,8 +124,8 @@ class KBStore:
 
     def _drop_legacy(self, version: int) -> None:
         """An earlier layout (schema 1: SQLite FTS5; 2: tantivy without the ``file`` column and the
-        chunks' readers; 3: stored values one by one): its file list kept for the rebuild, its
-        embeddings kept, its chunks dropped."""
+        chunks' readers; 3: stored values one by one; 4: without the ``embedded`` column): its file
+        list kept for the rebuild, its embeddings kept, its chunks dropped."""
         self.legacy_paths = [r[0] for r in self.db.execute("SELECT path FROM files ORDER BY path")]
         log.warning(
             "kb: %s was written by an earlier sourcewise (index schema %d); rebuilding it in the "

@@ -289,11 +289,10 @@ def lines_holding(lines: list[str], wanted: Wanted) -> Iterator[int]:
     for i, line in enumerate(lines):
         low = line.lower()
         ascii_ = low.isascii()
-        if words and _sure(low, words, _AROUND_ASCII if ascii_ else _AROUND):
-            yield i
-        elif ascii_ and not any(map(low.__contains__, starts)):
+        # an ASCII line without a beginning holds no sure word either (each begins with one): skipped first
+        if ascii_ and not any(map(low.__contains__, starts)):
             continue
-        elif has_any(line, terms):
+        if (words and _sure(low, words, _AROUND_ASCII if ascii_ else _AROUND)) or has_any(line, terms):
             yield i
 
 

@@ -129,6 +129,7 @@ class Writer:
                 (c.start_line, c.end_line), c.embed_hash,
             )  # fmt: skip
             doc.add_bytes("row", record)
+            doc.add_integer("embedded", c.embedded_chars)
             engine.add_document(doc)
 
     def touch(self, file: FileRow) -> None:
