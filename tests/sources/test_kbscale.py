@@ -20,6 +20,10 @@ from hypothesis import strategies as st
 from realtext import real_paragraphs as _real_paragraphs
 from realtext import spread
 from sourcewise import IndexReport, KnowledgeBase
+from sourcewise.config import Settings
+from sourcewise.errors import SourceUnavailable
+from sourcewise.models import SourceQuery
+from sourcewise.sources import resolve_source
 from sourcewise.sources.kb import terms as kbterms
 from sourcewise.sources.kb.query import HEADINGS_SEP, Row, pack, unpack
 from sourcewise.sources.kb.store import KBStore
@@ -312,6 +316,53 @@ def test_an_index_of_the_previous_version_is_rebuilt_with_a_clear_message(
     assert "earlier sourcewise" not in caplog.text
     assert again.info()[:2] == (2, 2)
     again.close()
+
+
+def test_a_rebuild_cut_short_goes_on_at_the_next_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The upgrade's file list is on disk until the rebuild is done: a rebuild cut short (Ctrl-C, a
+    deadline, a crash) goes on at the next open. Found by a user tour: a rebuild cut by ``ask``'s
+    deadline had left an index of no files, which then answered "nothing found" for ever."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Alpha\n\nThe rollback procedure.\n", "utf-8")
+    (folder / "b.md").write_text("# Beta\n\nDeploy notes.\n", "utf-8")
+    path = tmp_path / "kb.sqlite3"
+    _legacy_index(path, [folder / "a.md", folder / "b.md"])
+
+    def cut_short(self: KnowledgeBase, *args: object, **kwargs: object) -> IndexReport:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(KnowledgeBase, "index", cut_short)
+        with pytest.raises(KeyboardInterrupt):
+            KnowledgeBase(path, semantic=False)
+    base = KnowledgeBase(path, semantic=False)
+    assert base.info()[:2] == (2, 2)
+    assert _names(base.search("rollback", mode="lexical")) == ["a.md"]
+    base.close()
+    with sqlite3.connect(path) as db:  # done: the list is gone, the next open rebuilds nothing
+        assert db.execute("SELECT count(*) FROM rebuild").fetchone() == (0,)
+
+
+async def test_a_search_does_not_rebuild_an_old_index_under_its_deadline(tmp_path: Path) -> None:
+    """A source's search (``ask``, the doors) says how to rebuild an earlier schema's index instead
+    of rebuilding it under its few seconds; the file list is kept for ``sourcewise index``."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Alpha\n\nThe rollback procedure.\n", "utf-8")
+    path = tmp_path / "kb.sqlite3"
+    _legacy_index(path, [folder / "a.md"])
+    source = resolve_source(f"kb:{path}", Settings(state_dir=tmp_path / "state"))
+    with pytest.raises(
+        SourceUnavailable, match=r"earlier sourcewise: `sourcewise index` rebuilds it from its 1 files"
+    ):
+        await source.search(SourceQuery(source="knowledge_base", mode="keyword", query="rollback"))
+    await source.aclose()
+    out = run_cli(["index", "--status", "--json", "--kb", str(path)])
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["files"] == 1
 
 
 def test_a_reindex_with_nothing_changed_reads_no_file(

@@ -77,7 +77,7 @@ def _reason(exc: BaseException, url: str) -> str:
 class PgStore:
     """The ``Store`` on PostgreSQL (see the module)."""
 
-    legacy_paths: list[str] | None = None
+    legacy_paths: list[str] | None = None  # PostgreSQL upgrades by migrations, never a rebuild
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -124,6 +124,9 @@ class PgStore:
     def _all(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
         with self._lock, guarded(self.location):
             return list(self.db.execute(sql, params).fetchall())
+
+    def rebuilt(self) -> None:
+        """Nothing to do: PostgreSQL upgrades by migrations (``legacy_paths`` is always ``None``)."""
 
     def get_meta(self, key: str) -> str | None:
         rows = self._all("SELECT value FROM kb_meta WHERE key = %s", (key,))

@@ -3,12 +3,12 @@
 Markdown, text, reStructuredText, HTML and PDF files are chunked on headings and paragraphs and
 kept in a tantivy index beside a small SQLite file (default ``STATE_DIR/kb.sqlite3``; ``kbstore``).
 Search is lexical (tantivy's BM25 over the terms of ``kbterms``' analyzer, title and headings
-weighted), semantic (MiniLM cosine, with the
-``semantic`` extra) or hybrid (both, fused by ``answer.fusion.convex``; a query mostly in a non-Latin
-script, which the English model cannot read, is searched lexically: ``answer.fusion.semantic_reads``).
-Filters in the query: ``path:``, ``type:``/``ext:``, ``title:``, ``after:``/``before:`` (the
-front-matter ``date``, else the file's modification day);
-each also negated (``-path:drafts``). Any other filter is reported, not silently dropped.
+weighted), semantic (MiniLM cosine, with the ``semantic`` extra) or hybrid (both, fused by
+``answer.fusion.convex``; a query mostly in a non-Latin script, which the English model cannot read,
+is searched lexically: ``answer.fusion.semantic_reads``). Filters in the query: ``path:``,
+``type:``/``ext:``, ``title:``, ``after:``/``before:`` (the front-matter ``date``, else the file's
+modification day); each also negated (``-path:drafts``). Any other filter is reported, not silently
+dropped.
 """
 
 from __future__ import annotations
@@ -52,8 +52,6 @@ log = logging.getLogger("sourcewise")
 Mode = Literal["hybrid", "lexical", "semantic"]
 CANDIDATES = 100  # per leg, for hybrid fusion
 MAX_LIMIT = 200
-
-
 _warned: set[str] = set()
 
 
@@ -83,7 +81,9 @@ class KnowledgeBase:
         settings: Settings | None = None,
         name: str = "kb",
         store: Store | None = None,
+        rebuild: bool = True,
     ) -> None:
+        """``rebuild``: an earlier schema's index is rebuilt now, else ``SourceUnavailable`` (a search)."""
         self.name = name
         self.semantic = semantic  # None: when the extra is installed
         # None: wait for the model however long it takes to load; a number: search lexically
@@ -93,16 +93,17 @@ class KnowledgeBase:
         self.vectors = Vectors(self.store)
         if self.store.get_meta("analyzer") not in (None, kbterms.ANALYZER_ID):
             # said on every open, `index` included: the words fit a search and an index run alike
-            why = "was built by another analyzer: `sourcewise index` analyzes its files again"
-            _warn_once(f"{self.store.location} {why}")
+            _warn_once(f"{self.location} was built by another analyzer: `sourcewise index` reads them again")
         legacy = self.store.legacy_paths
-        if legacy is not None:  # an index of the SQLite FTS5 version: written again from its files
-            report = self.index([p for p in legacy if Path(p).is_file()]) if legacy else None
-            if report is not None:
-                log.warning(
-                    "kb: %s rebuilt: %d files, %d chunks", self.location, len(report.added), report.chunks
-                )
-            self.store.legacy_paths = None
+        if legacy is not None:  # an index of an earlier schema: written again from its files
+            if not rebuild:
+                self.store.close()
+                why = f"by an earlier sourcewise: `sourcewise index` rebuilds it from its {len(legacy)} files"
+                raise SourceUnavailable(name, f"the knowledge base {self.store.location} was written {why}")
+            if legacy:
+                r = self.index([p for p in legacy if Path(p).is_file()])
+                log.warning("kb: %s rebuilt: %d files, %d chunks", self.location, len(r.added), r.chunks)
+            self.store.rebuilt()
 
     @staticmethod
     def location_for(path: str | os.PathLike[str] | None, settings: Settings | None) -> str:
@@ -323,7 +324,7 @@ class KnowledgeBaseSource(Source):
                     self.name, f"no knowledge base at {path}: run `sourcewise index PATH` first"
                 )
             assert isinstance(self.options, KnowledgeBaseOptions)
-            self._kb = KnowledgeBase(path, semantic=self.options.semantic, name=self.name)
+            self._kb = KnowledgeBase(path, semantic=self.options.semantic, name=self.name, rebuild=False)
             # Under the gather's deadline: a model still loading leaves half of it to the search.
             self._kb.model_wait = self.settings.source_timeout / 2
         return self._kb

@@ -16,7 +16,8 @@ Readers in other processes see a commit as soon as it is made (the engine's read
 
 An index of an earlier schema (1: the SQLite FTS5 version; 2: tantivy without the ``file`` column and
 the chunks' readers; 3: each chunk's values stored one by one; 4: a record of text without the
-``embedded`` column) is recognized and rebuilt: ``legacy_paths`` tells the knowledge base which files it held.
+``embedded`` column) is recognized and rebuilt: ``legacy_paths`` tells the knowledge base which files it held,
+kept in the ``rebuild`` table until ``rebuilt()``, so that a rebuild cut short goes on at the next open.
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ CREATE TABLE IF NOT EXISTS files(
 CREATE TABLE IF NOT EXISTS coverage(path TEXT PRIMARY KEY, state TEXT NOT NULL, reason TEXT NOT NULL,
     at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS vectors(hash TEXT PRIMARY KEY, vec BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS rebuild(path TEXT PRIMARY KEY);
 """
 _LEGACY_TABLES = ("chunks_fts", "chunks", "files")
 
@@ -96,6 +98,10 @@ class KBStore:
             self._check_version()
             self.db.executescript(_SCHEMA_SQL)
             self.db.execute("INSERT OR IGNORE INTO meta VALUES('schema_version', ?)", (str(SCHEMA_VERSION),))
+            # files an upgrade still has to write again: kept on disk until the rebuild is done, so
+            # a rebuild cut short (Ctrl-C, a deadline, a crash) goes on at the next open
+            pending = [r[0] for r in self.db.execute("SELECT path FROM rebuild ORDER BY path")]
+            self.legacy_paths = pending if pending or self.legacy_paths is not None else None
         except sqlite3.DatabaseError as exc:
             if hasattr(self, "db"):
                 self.db.close()
@@ -125,7 +131,8 @@ class KBStore:
     def _drop_legacy(self, version: int) -> None:
         """An earlier layout (schema 1: SQLite FTS5; 2: tantivy without the ``file`` column and the
         chunks' readers; 3: stored values one by one; 4: without the ``embedded`` column): its file
-        list kept for the rebuild, its embeddings kept, its chunks dropped."""
+        list kept for the rebuild (in the ``rebuild`` table, in the transaction that drops the rest),
+        its embeddings kept, its chunks dropped."""
         self.legacy_paths = [r[0] for r in self.db.execute("SELECT path FROM files ORDER BY path")]
         log.warning(
             "kb: %s was written by an earlier sourcewise (index schema %d); rebuilding it in the "
@@ -137,6 +144,8 @@ class KBStore:
             for table in _LEGACY_TABLES:
                 self.db.execute(f"DROP TABLE IF EXISTS {table}")
             self.db.execute("DELETE FROM meta")
+            self.db.execute("CREATE TABLE IF NOT EXISTS rebuild(path TEXT PRIMARY KEY)")
+            self.db.executemany("INSERT OR IGNORE INTO rebuild VALUES(?)", ((p,) for p in self.legacy_paths))
         Path(self.location + ".lex.npz").unlink(missing_ok=True)
 
     def _open_index(self) -> tantivy.Index:
@@ -156,6 +165,12 @@ class KBStore:
                 raise damaged(str(self.folder), exc) from exc
         kbterms.register(index)
         return index
+
+    def rebuilt(self) -> None:
+        """The upgrade's rebuild is done: its file list is dropped."""
+        with self.transaction():
+            self.db.execute("DELETE FROM rebuild")
+        self.legacy_paths = None
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
