@@ -124,3 +124,27 @@ async def test_the_plans_dates_reach_the_knowledge_base(tmp_path: Path) -> None:
     )
     found = {r.hit.path.rsplit("/", 1)[-1] for r in answers[0].hits if r.hit.path}
     assert found == {"runbook.md"}, found
+
+
+async def test_a_rest_literal_block_stays_a_block(tmp_path: Path) -> None:
+    # Flask's reST docs: the block after ".. code-block:: python" or a paragraph ending "::" was
+    # flattened into one prose line.
+    quickstart = (
+        "Quickstart\n==========\n\nA Minimal Application\n---------------------\n\n"
+        "A minimal Flask application looks something like this:\n\n"
+        ".. code-block:: python\n    :caption: hello.py\n\n    from flask import Flask\n\n"
+        '    app = Flask(__name__)\n\n    @app.route("/")\n    def hello_world():\n'
+        '        return "<p>Hello, World!</p>"\n\n'
+        "To run the application, use the ``flask`` command::\n\n    $ flask --app hello run\n"
+        "     * Serving Flask app 'hello'\n\nThe development server is not for production.\n"
+    )
+    (minimal, run) = await _ask(
+        tmp_path,
+        {"quickstart.rst": quickstart},
+        "What does a minimal Flask application look like?",
+        "How do I run the application with the flask command?",
+    )
+    assert minimal.answered and run.answered, (minimal.text, run.text)
+    assert "```python\nfrom flask import Flask\n\napp = Flask(__name__)" in minimal.text
+    assert "```\n$ flask --app hello run\n" in run.text
+    assert ":caption:" not in minimal.text and "::" not in run.text
