@@ -144,7 +144,9 @@ async def test_a_rest_literal_block_stays_a_block(tmp_path: Path) -> None:
         "What does a minimal Flask application look like?",
         "How do I run the application with the flask command?",
     )
-    assert minimal.answered and run.answered, (minimal.text, run.text)
+    assert minimal.answered, minimal.text
+    assert run.answered, run.text
     assert "```python\nfrom flask import Flask\n\napp = Flask(__name__)" in minimal.text
     assert "```\n$ flask --app hello run\n" in run.text
-    assert ":caption:" not in minimal.text and "::" not in run.text
+    assert ":caption:" not in minimal.text
+    assert "::" not in run.text
