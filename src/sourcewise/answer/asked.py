@@ -20,7 +20,9 @@ from typing import Literal
 import re2  # type: ignore[import-untyped]
 
 from sourcewise.answer.extractive import Unit, procedural
+from sourcewise.sources.filters import filter_of
 from sourcewise.text.analyze import STOPWORDS, analyze, question_word
+from sourcewise.web.weburls import find_urls
 
 __all__ = [
     "GENERIC", "Asked", "QuestionKind", "completes", "covered", "fit", "needed", "read", "says_default",
@@ -34,6 +36,7 @@ GENERIC_WORDS = """default defaults value values option options setting settings
     thing something anything possible available instead also good best right correct 기본 기본값 방법 사용
     설정 값 예 예시 차이 것 경우 최신 현재 가능 무엇 뭔가 decide decided decision know tell say said find look
     question answer info information several multiple many way ways 결정 내용 정리
+    summarize summarise summary overview
     all every each 모든 모두 각 각각""".split()
 GENERIC = frozenset({t for w in GENERIC_WORDS for t in analyze(w, stem=True)})
 _STOP_TERMS = frozenset({t for w in STOPWORDS for t in analyze(w, stem=True)} | STOPWORDS)
@@ -81,6 +84,7 @@ class Asked:
     names: tuple[int, ...]  # groups the question writes as names ("QUIC", "Gopher", "HTTP3")
     symbols: tuple[str, ...]  # operators ("?", "::") and options ("-t", "--keep") it names
     kind: QuestionKind
+    urls: tuple[str, ...] = ()  # pages it names: what it asks about when nothing specific is left
 
 
 def _kind(question: str) -> QuestionKind:
@@ -109,8 +113,26 @@ def _meaningful(term: str) -> bool:
     return len(term) > 1 or term.isdigit() or not term.isascii()
 
 
+def _said(question: str) -> tuple[str, tuple[str, ...]]:
+    """The question's words without the URLs and filters in it, and the pages it names. A URL is
+    something to read (the pages source fetches it) and a filter (``after:2026-01-01``) a
+    constraint the plan passes on: neither is words an answer must hold."""
+    words: list[str] = []
+    pages: list[str] = []
+    for token in question.split():
+        found = find_urls(token) if "." in token or ":" in token else []
+        if found:
+            pages += [url for url, site in found if not site]
+        elif filter_of(token) is None:
+            words.append(token)
+    return " ".join(words), tuple(dict.fromkeys(pages))
+
+
 def read(question: str) -> Asked:
-    """The question's content groups, the specific ones, the operators it names, and its type."""
+    """The question's content groups, the specific ones, the operators it names, its type, and
+    the pages it names. A question naming a page and nothing specific besides ("Summarize
+    https://...") is about that page: no word is required of it, and only the page answers."""
+    question, urls = _said(question)
     groups: list[frozenset[str]] = []
     names: list[int] = []
     for n, word in enumerate(re.findall(r"\w+", question)):
@@ -126,9 +148,10 @@ def read(question: str) -> Asked:
             groups.append(terms)
     symbols = tuple(dict.fromkeys(m.group(1) for m in _SYMBOL.finditer(f" {question} ")))
     specific = tuple(i for i, g in enumerate(groups) if not g <= GENERIC)
-    if not specific and not symbols:  # only generic words: each of them is what it asks
+    if not specific and not symbols and not urls:  # only generic words: each of them is what it asks
         specific = tuple(range(len(groups)))
-    return Asked(tuple(groups), specific, tuple(i for i in names if i in specific), symbols, _kind(question))
+    named = tuple(i for i in names if i in specific)
+    return Asked(tuple(groups), specific, named, symbols, _kind(question), urls)
 
 
 def covered(terms: set[str], groups: Sequence[frozenset[str]]) -> set[int]:

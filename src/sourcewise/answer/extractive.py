@@ -2,7 +2,8 @@
 assembled from them, each sentence ending with its ``[n]``.
 
 A text is cut into units (``units``): sentences of prose, list items, table rows, definition
-lines (a man page's option and what it does) and code blocks, kept as fenced blocks with their
+lines (a man page's option and what it does) and code blocks (Markdown fences; reST `code-block`
+directives and `::` literal blocks), kept as fenced blocks with their
 language. Headings are units too, for context; admonition and directive lines are dropped; markup
 is cleaned from every unit (``text.markup``). Which units answer a question is ``answer.pick``'s.
 Also here: checking that a cited passage supports a sentence, used on a model's answer.
@@ -112,25 +113,70 @@ def units(text: str, *, wrapped: bool = False) -> list[Unit]:
     (headings, list items, table rows, quotes) break a paragraph; otherwise every line breaks."""
     reader = _Reader(wrapped)
     fence: str | None = None
+    literal: tuple[int, str] | None = None  # reST: the indent its block goes past, its language
     code: list[str] = []
     for line in dehyphenate(text).split("\n"):
         bare = line.strip()
+        if literal is not None:
+            if not bare or _indent(line) > literal[0]:
+                code.append(line)
+                continue
+            reader.code(literal[1], _options_out(code))
+            literal, code = None, []
         if fence is not None:
             if bare.startswith(fence[:3]) and not bare[3:].strip("`~"):
-                made = _code(fence[3:], code)
-                reader.out.extend([made] if made else [])
+                reader.code(fence[3:], code)
                 fence, code = None, []
             else:
                 code.append(line)
         elif bare.startswith(("```", "~~~")):
             reader.flush()
             fence = bare
+        elif (lang := _literal(bare)) is not None:
+            said = _before_literal(bare)
+            if said:
+                reader.line(said, said)
+            reader.flush()
+            literal = (_indent(line), lang)
         else:
             reader.line(line, bare)
     if fence is not None:
-        made = _code(fence[3:], code)
-        reader.out.extend([made] if made else [])
+        reader.code(fence[3:], code)
+    elif literal is not None:
+        reader.code(literal[1], _options_out(code))
     return reader.finish()
+
+
+_CODE_DIRECTIVE = re.compile(r"\.\.\s+(?:code-block|code|sourcecode)::\s*([\w+#.-]*)")
+
+
+def _literal(bare: str) -> str | None:
+    """The language of the reST literal block a line opens: ``.. code-block:: python`` gives
+    "python", a paragraph ending "::" (a literal block follows) gives ""; None for other lines."""
+    match = _CODE_DIRECTIVE.match(bare)
+    if match is not None:
+        return match.group(1)
+    return "" if bare.endswith("::") and not bare.startswith("..") else None
+
+
+def _before_literal(bare: str) -> str:
+    """What a line opening a literal block says (reST): "Example::" reads "Example:", "Example ::"
+    reads "Example", "::" and a directive nothing."""
+    if bare.startswith(".."):
+        return ""
+    return bare[:-1] if bare[-3:-2] not in " " else bare[:-2].rstrip()
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _options_out(lines: list[str]) -> list[str]:
+    """A directive's body without its option lines (``:linenos:``, ``:caption: x``) before it."""
+    at = 0
+    while at < len(lines) and lines[at].strip().startswith(":"):
+        at += 1
+    return lines[at:]
 
 
 @dataclass
@@ -162,6 +208,11 @@ class _Reader:
         self.out.extend(_paragraph(" ".join([*self.term, *para]), self.kind))
         self.term.clear()
         para.clear()
+
+    def code(self, lang: str, lines: list[str]) -> None:
+        """A code block's lines, as one unit (none when they hold no code)."""
+        made = _code(lang, lines)
+        self.out.extend([made] if made else [])
 
     def line(self, line: str, bare: str) -> None:
         """One line outside a code block."""

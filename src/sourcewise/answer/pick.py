@@ -19,7 +19,8 @@ unit leaves out ("The default is 5 seconds." after the one naming the timeout), 
 when a "default" question's value or a "how" question's command follows or it goes on from this
 one ("However, ..."), the list it announces ("... one of the following:"), the sentence after a
 definition ("X is a simple program ..."), an example it announces ("For example:" and the
-block), and the next best units when they score near the best (``NEAR``). At most ``limit`` units.
+block), and the next best units when they score near the best (``NEAR``). Each with its window
+whole: windows are added while the answer has fewer than ``limit`` units.
 "Next" reads on past a hit's chunk: into another hit's chunk that continues it, and into the
 chunk after it (``meta["after"]``, ``KnowledgeBaseSource.read``), whose units never answer alone.
 """
@@ -74,9 +75,11 @@ def pick(
     nothing passes the gate. ``lead``: hit indexes whose best passing unit comes first, in this
     order (the best hit of each reading of an ambiguous question)."""
     asked = read(question)
-    if not asked.groups and not asked.symbols:
+    if not asked.groups and not asked.symbols and not asked.urls:
         return []
     cands = candidates(asked, hits)
+    if asked.urls and not asked.specific:  # about the pages it names: only they answer
+        cands = [c for c in cands if hits[c.hit].hit.meta.get("asked") in asked.urls]
     seen: set[int] = set().union(*(c.own | c.context for c in cands)) if cands else set()
     # A name the question writes (capitalized or with digits, not its first word) that nothing read
     # contains: the documents do not talk about what it asks ("QUIC", "Gopher", "HTTP3").
@@ -109,10 +112,11 @@ def pick(
         reading = any(cand is p[0] for p in firsts)
         if chosen and not reading and cand.score < NEAR * top:
             continue
-        for c in window:
-            # Once per text: a paragraph in two files (a folder indexed twice) is said once.
-            if len(chosen) < limit and all(c.unit.text != text for text, _ in chosen):
-                chosen.append((c.unit.text, c.hit))
+        # Once per text: a paragraph in two files (a folder indexed twice) is said once.
+        new = [(c.unit.text, c.hit) for c in window if all(c.unit.text != text for text, _ in chosen)]
+        # A window is whole or absent ("Index it, then search it:" without its block says nothing):
+        # one that starts before ``limit`` units may end past it.
+        chosen.extend(new)
     return chosen
 
 

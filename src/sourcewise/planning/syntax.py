@@ -20,7 +20,8 @@ named, Gmail's ``after:`` includes it and ``before:`` excludes it, and the track
 ``modified_on.after``/``.before`` (Asana search) exclude it; so ``after:D`` for chat is the day
 before the first day wanted. The table above shows the shape; these shifts apply to it.
 
-The knowledge base gets a semantic ``descriptive_query`` or exact keyword phrases; ``plain`` (the
+The knowledge base gets a semantic ``descriptive_query`` or exact keyword phrases, with
+``after:D`` (on or after) and ``before:D`` (before: the day after the last one wanted); ``plain`` (the
 web, code, and the default for a kind the core has never heard of) gets plain terms, exact
 phrases and ``-negations``.
 """
@@ -134,8 +135,17 @@ def email(p: QueryParts) -> list[dict[str, object]]:
     return [{"mode": "keyword", "query": query}]
 
 
+def _kb_dates(c: Constraints) -> list[str]:
+    """The knowledge base's ``after:D`` (on or after D) and ``before:D`` (before D): its date
+    filters, which read an undated file by its modification day (docs/knowledge-base.md)."""
+    after = [f"after:{c.after.isoformat()}"] if c.after else []
+    return after + ([f"before:{_shift(c.before, 1).isoformat()}"] if c.before else [])
+
+
 def knowledge_base(p: QueryParts) -> list[dict[str, object]]:
-    """A semantic ``descriptive_query`` (the terms and the intent's noun) or exact keywords."""
+    """A semantic ``descriptive_query`` (the terms and the intent's noun) or exact keywords; the
+    plan's dates as the knowledge base's filters in either."""
+    dates = _kb_dates(p.constraints)
     text = " ".join(p.terms)
     if p.mode == "semantic":
         nouns = INTENT_NOUN_KO if is_hangul(p.natural) else INTENT_NOUN
@@ -146,8 +156,8 @@ def knowledge_base(p: QueryParts) -> list[dict[str, object]]:
         semantic: dict[str, str | bool | list[str]] = {"descriptive_query": described}
         if p.negations:  # a description cannot say "not": the exclusion goes as data
             semantic["exclude"] = list(p.negations)
-        return [{"mode": "semantic", "query": described, "params": semantic}]
-    query = " ".join([*_quoted(p.phrases), text, *_neg(p.negations)]).strip()
+        return [{"mode": "semantic", "query": " ".join([described, *dates]), "params": semantic}]
+    query = " ".join([*_quoted(p.phrases), text, *dates, *_neg(p.negations)]).strip()
     return [{"mode": "keyword", "query": query, "params": {"query": query}}]
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-__all__ = ["FILTER_KEYS", "MAX_QUERY_CHARS", "ParsedQuery", "parse_query"]
+__all__ = ["FILTER_KEYS", "MAX_QUERY_CHARS", "ParsedQuery", "filter_of", "parse_query"]
 
 MAX_QUERY_CHARS = 4_000
 """Longer source queries are cut here: no real filter query is longer, and scans stay cheap."""
@@ -92,13 +92,19 @@ def _tokens(query: str) -> list[tuple[str, bool]]:
     return out
 
 
+def filter_of(token: str) -> tuple[str, str] | None:
+    """``(key, value)`` when the token is a filter of the shared vocabulary (``after:2026-01-01``)."""
+    key, sep, value = token.partition(":")
+    return (key.lower(), value) if sep and value and key.lower() in FILTER_KEYS else None
+
+
 def parse_query(query: str) -> ParsedQuery:
     """Split ``query`` into terms, phrases, negations and filters (linear time; cut at 4,000 chars)."""
     parsed = ParsedQuery()
     for token, was_quoted in _tokens(query[:MAX_QUERY_CHARS]):
-        key, sep, value = token.partition(":")
-        if sep and value and key.lower() in FILTER_KEYS:
-            parsed.filters.append((key.lower(), value))
+        found = filter_of(token)
+        if found is not None:
+            parsed.filters.append(found)
         elif token.startswith("-") and len(token) > 1:
             parsed.negations.append(token[1:])
         elif was_quoted:

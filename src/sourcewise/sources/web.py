@@ -190,7 +190,7 @@ class PagesSource(Source):
                     score=1.0 / (1 + i),
                     tier=page.tier,
                     reliability_score=page.reliability_score,
-                    meta={"reason": page.reason},
+                    meta={"reason": page.reason, "asked": url},  # the URL as the question wrote it
                 )
             )
         if not hits and warnings:
