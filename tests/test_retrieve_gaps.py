@@ -1,0 +1,118 @@
+"""Issue 25: the loop's gap-driven step (seed 004: "target specific gaps") and relevance that agrees
+with the order shown. A word of the report's title that no file of the top 5 holds, and that names
+a folder or module of the repository, brings that file into the top 5 in a later cycle."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from retrieve_repo import AUTH_REPO, AUTH_TASK, REPO, TASK, write_repo
+from sourcewise import retrieve
+from sourcewise.config import Settings, load_settings
+from sourcewise.loops.retrieve_code import MAX_SPELLED
+from sourcewise.models import Retrieval
+from sourcewise.planning.refine import band
+
+ACTION_TASK = (
+    "GitHub Action: option to read the version from pyproject.toml\n\n"
+    "When using the workflow you need to specify the version to install manually, in addition to "
+    "the version in pyproject.toml. It would be useful to parse the version from pyproject.toml "
+    "with a new option."
+)
+ACTION = "action/main.py"
+
+
+def _action_repo(root: Path, more: int = 0) -> Path:
+    """``action/main.py`` (the file to change) holds few of the report's words; six modules of the
+    tool hold "option", "version", "pyproject", "toml" and "parse" often, and never "action"; four
+    long modules say "action" once (so the word alone does not lift the folder in the first cycle).
+    ``more``: further modules in ``action/``."""
+    (root / "action").mkdir(parents=True)
+    (root / "action" / "main.py").write_text(
+        'import os\n\nVERSION = os.environ.get("INPUT_VERSION", "")\n\n\ndef install(version):\n'
+        '    """Install the tool at ``version`` in the runner."""\n    return ["pip", "install", version]\n',
+        "utf-8",
+    )
+    for i in range(more):
+        (root / "action" / f"step{i}.py").write_text(f"def step{i}():\n    return {i}\n", "utf-8")
+    (root / "tool").mkdir()
+    for i, name in enumerate(("config", "files", "options", "parse", "versions", "cli")):
+        body = "".join(
+            f'def {name}_{j}(project):\n    """Read the option {j} of the version from pyproject.toml: '
+            f'parse the toml."""\n    return project.get("version", {j})\n\n'
+            for j in range(4 + i)
+        )
+        (root / "tool" / f"{name}.py").write_text(body, "utf-8")
+    for name in ("jobs", "runner", "steps", "events"):
+        filler = "".join(
+            f"def {name}_{j}(x):\n" + "    x = x * 2\n" * 20 + "    return x\n\n" for j in range(6)
+        )
+        (root / "tool" / f"{name}.py").write_text(f'"""Each {name} action."""\n\n' + filler, "utf-8")
+    return root
+
+
+def _paths(found: Retrieval) -> list[str]:
+    return [c.hit.path or "" for c in found.considered]
+
+
+@pytest.fixture
+def st(tmp_path: Path) -> Settings:
+    return load_settings(state_dir=tmp_path / "state")
+
+
+def test_a_title_word_no_file_read_holds_brings_the_folder_it_names_into_the_top_5(
+    tmp_path: Path, st: Settings
+) -> None:
+    root = _action_repo(tmp_path / "repo")
+    one = retrieve(ACTION_TASK, sources=[f"code:{root}"], max_cycles=1, limit=10, settings=st)
+    loop = retrieve(ACTION_TASK, sources=[f"code:{root}"], max_cycles=3, limit=10, settings=st)
+    assert ACTION in _paths(one)
+    assert _paths(one).index(ACTION) >= 5
+    assert ACTION in _paths(loop)[:5]
+    found = next(c for c in loop.considered if c.hit.path == ACTION)
+    assert "named by the title: 'action'" in found.reason
+
+
+def test_a_title_word_naming_more_than_a_few_files_points_nowhere(tmp_path: Path, st: Settings) -> None:
+    """A gap word that names a whole package (its own name, a folder of many modules) says nothing
+    about which file: no file is lifted for it."""
+    root = _action_repo(tmp_path / "repo", more=MAX_SPELLED)
+    loop = retrieve(ACTION_TASK, sources=[f"code:{root}"], max_cycles=3, limit=10, settings=st)
+    assert loop.considered
+    assert not [c for c in loop.considered if "named by the title" in c.reason]
+
+
+@pytest.mark.parametrize(
+    ("example", "cycles"), [("action", 1), ("action", 3), ("auth", 1), ("auth", 3), ("rate limiting", 3)]
+)  # each of these showed a relevance above the one of the file ranked above it before
+def test_the_relevance_shown_never_runs_against_the_order(
+    tmp_path: Path, st: Settings, example: str, cycles: int
+) -> None:
+    """The order can hold a file above one scoring more (the second look's fall cap, a first-pass
+    file above a later find, a title's gap at the 5th place); what is shown agrees with it: each
+    candidate's relevance at most the one above it's, its band and "relevant" flag with it."""
+    task, root = {
+        "action": (ACTION_TASK, _action_repo(tmp_path / "repo")),
+        "auth": (AUTH_TASK, write_repo(tmp_path / "repo", AUTH_REPO)),
+        "rate limiting": (TASK, write_repo(tmp_path / "repo", REPO)),
+    }[example]
+    found = retrieve(task, sources=[f"code:{root}"], max_cycles=cycles, limit=10, settings=st)
+    shown = [c.relevance for c in found.considered]
+    assert len(shown) >= 2
+    assert shown == sorted(shown, reverse=True)
+    assert all(c.relevant == (c.relevance >= 0.7) for c in found.considered)
+    assert all(c.band == band(c.relevance) for c in found.considered)
+
+
+def test_a_later_find_that_implements_the_target_passes_a_first_pass_file_that_does_not(st: Settings) -> None:
+    """Seed 004's rate-limiting example: cycle 2 learns "throttle" and finds ``throttle.py`` at 0.7+;
+    it goes above the first pass's ``routes.py`` (under 0.7), so that its relevance is shown as
+    scored, not cut to that of a file ranked above it."""
+    root = write_repo(st.state_dir.parent / "repo", REPO)
+    loop = retrieve(TASK, sources=[f"code:{root}"], max_cycles=3, limit=10, settings=st)
+    first = loop.considered[0]
+    assert first.hit.path == "src/app/middleware/throttle.py"
+    assert first.relevant
+    assert "src/app/routes.py" in _paths(loop)[1:]
