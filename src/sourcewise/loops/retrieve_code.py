@@ -127,7 +127,9 @@ def look_targets(setup: Setup, state: State, source: Source) -> tuple[State, lis
     return replace(state, looked=state.looked | {source.name}), first
 
 
-def looked_again(state: State, first: Sequence[str], best: Mapping[str, float]) -> State:
+def looked_again(
+    state: State, first: Sequence[str], best: Mapping[str, float], about: frozenset[str] = frozenset()
+) -> State:
     """A later cycle's re-ranking of the first cycle's files: each by its share of the first
     ranking times its best passage's share (``best``: the one chunk most about the task) to the
     power ``W_PASSAGE``. A hub module holds many of the task's words scattered over its length; the
@@ -141,6 +143,10 @@ def looked_again(state: State, first: Sequence[str], best: Mapping[str, float]) 
     import-graph neighbours of the best three files (the tuning set's larger trees, @5 27 -> 23:
     the neighbours are hubs); a margin before overtaking and reciprocal rank fusion (none better
     than the sum but at one task's gap)."""
+    # A doc page, a changelog, config (a kind the task is not about) holds the task's words together
+    # in prose: its passage says nothing about the code to change, and lifted ``docs/auth.md`` above
+    # the seed's ``tokens.ts``. Such a file weighs as one with no passage.
+    best = {p: v for p, v in best.items() if kind_of(p) in ("source", *about)}
     top = max(best.values(), default=0.0)
     if top <= 0:
         return state

@@ -77,7 +77,7 @@ async def _second_look(setup: Setup, state: State, gathered: Gathered) -> State:
                     best = await source.passages(setup.reading, first)  # type: ignore[attr-defined]
                 except SourcewiseError:  # the second look is a refinement: the cycle goes on without it
                     continue
-                state = looked_again(state, first, best)
+                state = looked_again(state, first, best, setup.about)
     return state
 
 
