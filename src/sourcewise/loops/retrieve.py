@@ -14,8 +14,11 @@
   what the task names exactly, whole-file BM25, kinds of files) instead of a chunk search; each
   file is one candidate showing the definitions the task is about (``path::Class.method``), scored
   by its share of the best file's score, and later cycles rank again with the learned words.
+- **Gaps**: a later cycle targets the title's words that no file of the top 5 holds: a folder or
+  module such a word names (a few files at most) takes the 5th place.
 - **Order**: the first pass's candidates keep its order; later cycles add below, never reshuffle
-  or drop what was kept; a code source's files follow its latest ranking.
+  or drop what was kept; a code source's files follow its latest ranking. The relevance shown
+  agrees with the order: never above the one of the candidate ranked above.
 - **Loop**: stop when 3 candidates score 0.7 or more and every key term is covered, when nothing new
   is left to search, when what a cycle found changed nothing in the top 5 (a later cycle first
   re-ranks the first cycle's files by their best passage; on 60 real tasks a third cycle changed the
