@@ -1,6 +1,7 @@
-"""Issue 25: the loop's gap-driven step (seed 004: "target specific gaps") and relevance that agrees
-with the order shown. A word of the report's title that no file of the top 5 holds, and that names
-a folder or module of the repository, brings that file into the top 5 in a later cycle."""
+"""Issue 25: the loop's targeted steps (seed 004: "target specific gaps") and relevance that agrees
+with the order shown. In a later cycle, a word of the report's title that no file of the top 5
+holds and that names a folder or module of the repository, and the code holding the names of the
+template lines a report links to, come into the top 5."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from sourcewise.config import Settings, load_settings
 from sourcewise.loops.retrieve_code import MAX_SPELLED
 from sourcewise.models import Retrieval
 from sourcewise.planning.refine import band
+from sourcewise.sources.code.taskread import read_task
 
 ACTION_TASK = (
     "GitHub Action: option to read the version from pyproject.toml\n\n"
@@ -117,3 +119,60 @@ def test_a_later_find_that_implements_the_target_passes_a_first_pass_file_that_d
     assert first.hit.path == "src/app/middleware/throttle.py"
     assert first.relevant
     assert "src/app/routes.py" in _paths(loop)[1:]
+
+
+LINK_TASK = (
+    "The lang attribute of generated pages ignores the region\n\n"
+    "The HTML lang attribute of the pages drops the region of the language: "
+    "https://github.com/owner/site/blob/0a1b2c3/templates/page.html#L4 . Pages in the language "
+    "en_US should say lang en-US, with the region."
+)
+RENDER = "site/render.py"
+
+
+def _link_repo(root: Path) -> Path:
+    """``templates/page.html`` line 4 uses ``page_lang_attr``, which only ``site/render.py`` (the
+    file to change) sets, among long code that says little of the report; six modules hold the
+    report's words (language, region, pages, attribute) often."""
+    (root / "templates").mkdir(parents=True)
+    (root / "templates" / "page.html").write_text(
+        "<!doctype html>\n{# the page #}\n{%- if page_lang_attr %}\n"
+        '<html lang="{{ page_lang_attr }}">\n{%- endif %}\n<body>{{ body }}</body>\n',
+        "utf-8",
+    )
+    (root / "site").mkdir()
+    filler = "".join(
+        f"def part_{j}(ctx):\n" + "    ctx = dict(ctx)\n" * 20 + "    return ctx\n\n" for j in range(6)
+    )
+    (root / "site" / "render.py").write_text(
+        filler + 'def context(config):\n    return {"page_lang_attr": config.get("code")}\n', "utf-8"
+    )
+    for i, name in enumerate(("language", "regions", "pages", "attributes", "locale", "html")):
+        body = "".join(
+            f'def {name}_{j}(page):\n    """The language and region of the page: the lang attribute of '
+            f'HTML pages."""\n    return page.get("language", {j})\n\n'
+            for j in range(4 + i)
+        )
+        (root / "site" / f"{name}.py").write_text(body, "utf-8")
+    return root
+
+
+def test_a_task_linking_lines_of_a_template_reads_them_and_finds_the_code_that_fills_them(
+    tmp_path: Path, st: Settings
+) -> None:
+    assert read_task(LINK_TASK).linked == (("templates/page.html", 4, 4),)
+    root = _link_repo(tmp_path / "repo")
+    one = retrieve(LINK_TASK, sources=[f"code:{root}"], max_cycles=1, limit=10, settings=st)
+    loop = retrieve(LINK_TASK, sources=[f"code:{root}"], max_cycles=3, limit=10, settings=st)
+    assert RENDER not in _paths(one)[:5]
+    assert RENDER in _paths(loop)[:5]
+    found = next(c for c in loop.considered if c.hit.path == RENDER)
+    assert "holds 'page_lang_attr', on the lines the task links to" in found.reason
+
+
+def test_links_to_repository_lines_are_read_from_github_and_gitlab_urls() -> None:
+    text = (
+        "see https://github.com/o/r/blob/main/src/x/layout.html#L10-L12 and "
+        "https://gitlab.com/g/p/-/blob/v1.2/docs/a.md#L3, not https://github.com/o/r/issues/4"
+    )
+    assert read_task(text).linked == (("src/x/layout.html", 10, 12), ("docs/a.md", 3, 3))

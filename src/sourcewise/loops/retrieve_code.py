@@ -57,11 +57,15 @@ def with_located(setup: Setup, state: State, scored: list[Scored]) -> list[Score
     return sorted(out, key=lambda s: (-s.relevance, s.facts.location))
 
 
-def take_located(setup: Setup, state: State, ranked: Sequence[Located]) -> tuple[State, list[Located]] | None:
+def take_located(
+    setup: Setup, state: State, ranked: Sequence[Located], linked: Mapping[str, str] | None = None
+) -> tuple[State, list[Located]] | None:
     """The files of a code source's ranking this cycle adds (the best ``limit`` + 5 at first, at
     most 10 new later; none already kept or excluded), each valued by its share of the best file's
     score (``HIGH`` for the best); a file's value is its first ranking's: later cycles add, never
-    reshuffle. ``None`` when the ranking has no file the globs allow with a score."""
+    reshuffle. A later cycle also targets gaps (``_spelled_gaps``) and the files holding a name of
+    the lines the task links to (``linked``: path -> name, read by the caller). ``None`` when the
+    ranking has no file the globs allow with a score."""
     kept = (r for r in ranked if allowed(r.path, setup.include, setup.exclude))  # lazily: the best few
     best = next(kept, None)
     if best is None or best.score <= 0:
@@ -76,16 +80,35 @@ def take_located(setup: Setup, state: State, ranked: Sequence[Located]) -> tuple
         located.setdefault(r.path, (round(HIGH * r.score / top, 3), why))
     state = replace(state, located=located)
     if state.first_order:  # a later cycle: the title's gaps, by what the cycles before read
-        state, spelled = _spelled_gaps(setup, state, ranked)
-        fresh += [r for r in spelled if r not in fresh]
+        named = _spelled_gaps(setup, state, ranked)
+        for r in ranked:
+            if r.path in (linked or {}) and r.path not in state.excluded and r.path not in named:
+                named[r.path] = (r, f"holds {linked[r.path]!r}, on the lines the task links to")  # type: ignore[index]
+        state, focused = _focused(state, named)
+        fresh += [r for r in focused if r not in fresh]
     return state, fresh
 
 
-def _spelled_gaps(setup: Setup, state: State, ranked: Sequence[Located]) -> tuple[State, list[Located]]:
+def _focused(state: State, named: Mapping[str, tuple[Located, str]]) -> tuple[State, list[Located]]:
+    """Files a later cycle's targeted search named (path -> the file, why) take the 5th place on
+    (``order``), each at the 5th file's relevance; those in the top 5 already stay."""
+    top = order(state)[:TOP]
+    named = {p: rw for p, rw in named.items() if p not in top and p not in state.focus}
+    if not named:
+        return state, []
+    fifth = state.located.get(top[-1], (0.0, ""))[0] if len(top) == TOP else 0.0
+    located = dict(state.located)
+    for p, (_, why) in named.items():
+        located[p] = (fifth, why)
+    focus = (*state.focus, *named)
+    return replace(state, located=located, focus=focus), [r for r, _ in named.values()]
+
+
+def _spelled_gaps(setup: Setup, state: State, ranked: Sequence[Located]) -> dict[str, tuple[Located, str]]:
     """Seed 004's gap-driven refinement: a word of the report's title (its first line: what it is
     about) that no file of the top 5 holds, read in full by the rules, in its text or its path, is
     a gap; a folder or module the word names (at most ``MAX_SPELLED`` source files: "GitHub Action:
-    ..." -> ``action/main.py``) takes the 5th place (``order``) at the 5th file's relevance. The
+    ..." -> ``action/main.py``) takes the 5th place (``_focused``). The
     title alone: the whole report's gap words named a few files on 12 of the 129 real tasks, 1 of
     them right; the title's, on 2 (benchmarks/RESULTS.md, retrieve)."""
     title = next((line for line in setup.reading.prose.splitlines() if line.strip()), "")
@@ -104,16 +127,8 @@ def _spelled_gaps(setup: Setup, state: State, ranked: Sequence[Located]) -> tupl
     by_word: dict[str, list[Located]] = {}
     for r, w in spelled:
         by_word.setdefault(w, []).append(r)
-    named = {r.path: (r, w) for w, rs in by_word.items() if len(rs) <= MAX_SPELLED for r in rs}
-    named = {p: rw for p, rw in named.items() if p not in top and p not in state.focus}
-    if not named:
-        return state, []
-    fifth = state.located.get(top[-1], (0.0, ""))[0] if len(top) == TOP else 0.0
-    located = dict(state.located)
-    for p, (_, w) in named.items():
-        located[p] = (fifth, f"named by the title: {w!r}, which no file read holds")
-    focus = (*state.focus, *named)
-    return replace(state, located=located, focus=focus), [r for r, _ in named.values()]
+    why = "named by the title: {!r}, which no file read holds"
+    return {r.path: (r, why.format(w)) for w, rs in by_word.items() if len(rs) <= MAX_SPELLED for r in rs}
 
 
 def look_targets(setup: Setup, state: State, source: Source) -> tuple[State, list[str]]:

@@ -10,10 +10,12 @@ import asyncio
 import time
 from collections.abc import Sequence
 
+import re2  # type: ignore[import-untyped]
+
 from sourcewise.answer.judge import model_scores
 from sourcewise.errors import ModelError, SourcewiseError
 from sourcewise.loops.gather import Gathered, gather
-from sourcewise.loops.retrieve_code import look_targets, looked_again, take_located, with_located
+from sourcewise.loops.retrieve_code import MAX_SPELLED, look_targets, looked_again, take_located, with_located
 from sourcewise.loops.retrieve_state import (
     TOP,
     Setup,
@@ -27,14 +29,18 @@ from sourcewise.loops.retrieve_state import (
     searched,
     with_model,
 )
-from sourcewise.models import Hit, Plan, SourceReport
+from sourcewise.models import Hit, Plan, SourceQuery, SourceReport
 from sourcewise.planning.refine import Scored
 from sourcewise.sources import Source
-from sourcewise.sources.code.locate import Located
+from sourcewise.sources.code.locate import Located, kind_of, verbatim_strings
+from sourcewise.sources.code.taskread import Reading
 from sourcewise.text.sanitize import strip_controls
 
 __all__ = ["run"]
 
+MAX_LINKED = 20  # lines of a link's span read for its names
+LINK_DRIFT = 3  # lines read on either side of a link's span
+_WORD = re2.compile(r"[A-Za-z_][A-Za-z0-9_]{0,100}")
 PER_QUERY = 20  # hits asked of each source per cycle: room for what the globs and exclusions drop
 MAX_FILE = 512_000  # bytes of a code file read for its imports
 
@@ -97,7 +103,8 @@ async def _locate(
         except SourcewiseError as exc:
             reports[i] = reports[i].model_copy(update={"status": "failed", "error": str(exc)})
             continue
-        taken = take_located(setup, state, ranked)
+        linked = await _linked(setup, source) if state.located else {}
+        taken = take_located(setup, state, ranked, linked)
         if taken is None:
             reports[i] = reports[i].model_copy(update={"status": "empty" if not state.located else "ok"})
             continue
@@ -110,6 +117,31 @@ async def _locate(
         update = {"hits": len(hits[i]), "queries": (*reports[i].queries, query), "elapsed_ms": elapsed}
         reports[i] = reports[i].model_copy(update={**update, "status": status})
     return state, Gathered(reports=reports, hits=hits)
+
+
+async def _linked(setup: Setup, source: Source) -> dict[str, str]:
+    """The source files holding a distinctive name (``verbatim_strings``: ``html5_doctype``) of the
+    lines the task links to in a file of the repository that is no source file (a template, a doc
+    page): the code that fills it. A name held by more than ``MAX_SPELLED`` files points nowhere."""
+    out: dict[str, str] = {}
+    for path, first, last in setup.reading.linked:
+        if kind_of(path) == "source" or not getattr(source, "holds", lambda _: False)(path):
+            continue
+        probe = Hit(title=path, location=path, source=source.name, kind="code", authority="code", score=0.0,
+                    path=path)  # fmt: skip
+        lines = ((await source.run(read_file, source, probe)) or "").splitlines()
+        start = max(first - 1 - LINK_DRIFT, 0)  # a link is often to another commit: its lines drift
+        said = " ".join(lines[start : min(last + LINK_DRIFT, start + MAX_LINKED)])
+        for name in verbatim_strings(Reading(names=tuple(dict.fromkeys(_WORD.findall(said))))):
+            query = SourceQuery(source=source.kind, mode="keyword", query=f'"{name}"')
+            try:
+                got = await source.search(query, limit=MAX_SPELLED * 4)
+            except SourcewiseError:
+                continue
+            holders = {h.path for h in got.hits if h.path and kind_of(h.path) == "source"}
+            for p in sorted(holders) if len(holders) <= MAX_SPELLED else ():
+                out.setdefault(p, name)
+    return out
 
 
 def _hits(source: Source, ranked: Sequence[Located]) -> list[Hit]:

@@ -97,7 +97,7 @@ class State:
     first_order: tuple[str, ...] = ()
     located: Mapping[str, tuple[float, str]] = field(default_factory=dict)  # path -> relevance, why
     looked: frozenset[str] = frozenset()  # code sources that took their second look
-    focus: tuple[str, ...] = ()  # files a title's gap word names: the 5th place (``retrieve_code``)
+    focus: tuple[str, ...] = ()  # files a later cycle's targeted search named: the 5th place on
 
 
 def next_plan(state: State, plan: Plan, cycle: int, terms: Sequence[str]) -> tuple[Plan, list[str]]:
@@ -189,7 +189,8 @@ def order(state: State) -> list[str]:
     not comparable with the first's, and hub modules (``__init__``, ``compat``) found through
     learned words at 0.4 pushed the file to change out of the top 5 (measured,
     benchmarks/RESULTS.md). A later find at 0.7+ passes any first-pass candidate under 0.7 (seed
-    004's "throttle"). A file a title's gap names (``State.focus``) takes the 5th place."""
+    004's "throttle"). The files a later cycle's targeted search named (``State.focus``: a title's
+    gap, a linked line's names) take the 5th place on, in the order named."""
     score = {s.facts.location: s.relevance for s in state.scored}
     first = [loc for loc in state.first_order if loc in state.pool]
     seen = set(first)
@@ -204,7 +205,7 @@ def order(state: State) -> list[str]:
             i += 1
         out.append(loc)
     out += later[i:]
-    for loc in state.focus:  # a file the title's gap names: the 5th place, unless it stands higher
+    for loc in reversed(state.focus):  # files a targeted search named: the 5th place on, in turn
         if loc in out and out.index(loc) >= TOP:
             out.remove(loc)
             out.insert(TOP - 1, loc)
