@@ -58,14 +58,14 @@ def with_located(setup: Setup, state: State, scored: list[Scored]) -> list[Score
 
 
 def take_located(
-    setup: Setup, state: State, ranked: Sequence[Located], linked: Mapping[str, str] | None = None
+    setup: Setup, state: State, ranked: Sequence[Located], targeted: Mapping[str, str] | None = None
 ) -> tuple[State, list[Located]] | None:
     """The files of a code source's ranking this cycle adds (the best ``limit`` + 5 at first, at
     most 10 new later; none already kept or excluded), each valued by its share of the best file's
     score (``HIGH`` for the best); a file's value is its first ranking's: later cycles add, never
-    reshuffle. A later cycle also targets gaps (``_spelled_gaps``) and the files holding a name of
-    the lines the task links to (``linked``: path -> name, read by the caller). ``None`` when the
-    ranking has no file the globs allow with a score."""
+    reshuffle. A later cycle also targets gaps: the title's (``_spelled_gaps``) and the files the
+    caller's searches for what the task points at found (``targeted``: path -> why). ``None`` when
+    the ranking has no file the globs allow with a score."""
     kept = (r for r in ranked if allowed(r.path, setup.include, setup.exclude))  # lazily: the best few
     best = next(kept, None)
     if best is None or best.score <= 0:
@@ -82,8 +82,9 @@ def take_located(
     if state.first_order:  # a later cycle: the title's gaps, by what the cycles before read
         named = _spelled_gaps(setup, state, ranked)
         for r in ranked:
-            if r.path in (linked or {}) and r.path not in state.excluded and r.path not in named:
-                named[r.path] = (r, f"holds {linked[r.path]!r}, on the lines the task links to")  # type: ignore[index]
+            aimed = (targeted or {}).get(r.path)
+            if aimed is not None and r.path not in state.excluded and r.path not in named:
+                named[r.path] = (r, aimed)
         state, focused = _focused(state, named)
         fresh += [r for r in focused if r not in fresh]
     return state, fresh

@@ -41,6 +41,9 @@ __all__ = ["run"]
 MAX_LINKED = 20  # lines of a link's span read for its names
 LINK_DRIFT = 3  # lines read on either side of a link's span
 _WORD = re2.compile(r"[A-Za-z_][A-Za-z0-9_]{0,100}")
+_QUOTED = re2.compile(r"""['"`]([A-Za-z_][A-Za-z0-9_]{2,80})['"`]""")  # a name an error message quotes
+MAX_QUOTED = 6  # quoted names searched
+SEARCHED = 50  # chunks a targeted search reads (tests and docs among them)
 PER_QUERY = 20  # hits asked of each source per cycle: room for what the globs and exclusions drop
 MAX_FILE = 512_000  # bytes of a code file read for its imports
 
@@ -103,8 +106,8 @@ async def _locate(
         except SourcewiseError as exc:
             reports[i] = reports[i].model_copy(update={"status": "failed", "error": str(exc)})
             continue
-        linked = await _linked(setup, source) if state.located else {}
-        taken = take_located(setup, state, ranked, linked)
+        targeted = await _targeted(setup, state, source) if state.located else {}
+        taken = take_located(setup, state, ranked, targeted)
         if taken is None:
             reports[i] = reports[i].model_copy(update={"status": "empty" if not state.located else "ok"})
             continue
@@ -119,10 +122,16 @@ async def _locate(
     return state, Gathered(reports=reports, hits=hits)
 
 
-async def _linked(setup: Setup, source: Source) -> dict[str, str]:
-    """The source files holding a distinctive name (``verbatim_strings``: ``html5_doctype``) of the
-    lines the task links to in a file of the repository that is no source file (a template, a doc
-    page): the code that fills it. A name held by more than ``MAX_SPELLED`` files points nowhere."""
+async def _targeted(setup: Setup, state: State, source: Source) -> dict[str, str]:
+    """A later cycle's searches for what the task points at exactly that the files read so far do
+    not hold (seed 004's "target specific gaps"): path -> why, for ``take_located``. Each name is
+    searched in the source; one held by more than ``MAX_SPELLED`` source files points nowhere.
+
+    - the lines the task links to in a file of the repository that is no source file (a template,
+      a doc page: ``layout.html#L107``): the source files holding a distinctive name of them
+      (``verbatim_strings``: ``html5_doctype``): the code that fills them;
+    - a name an error message quotes (``local variable 'noqa' referenced before assignment``): the
+      source files using it as code (outside a comment), when none of the top 5 does."""
     out: dict[str, str] = {}
     for path, first, last in setup.reading.linked:
         if kind_of(path) == "source" or not getattr(source, "holds", lambda _: False)(path):
@@ -133,15 +142,33 @@ async def _linked(setup: Setup, source: Source) -> dict[str, str]:
         start = max(first - 1 - LINK_DRIFT, 0)  # a link is often to another commit: its lines drift
         said = " ".join(lines[start : min(last + LINK_DRIFT, start + MAX_LINKED)])
         for name in verbatim_strings(Reading(names=tuple(dict.fromkeys(_WORD.findall(said))))):
-            query = SourceQuery(source=source.kind, mode="keyword", query=f'"{name}"')
-            try:
-                got = await source.search(query, limit=MAX_SPELLED * 4)
-            except SourcewiseError:
-                continue
-            holders = {h.path for h in got.hits if h.path and kind_of(h.path) == "source"}
-            for p in sorted(holders) if len(holders) <= MAX_SPELLED else ():
-                out.setdefault(p, name)
+            for p in await _holding(source, name, as_code=False):
+                out.setdefault(p, f"holds {name!r}, on the lines the task links to")
+    top = set(order(state)[:TOP])
+    quoted = [n for message in setup.reading.errors for n in _QUOTED.findall(message)]
+    for name in list(dict.fromkeys(quoted))[:MAX_QUOTED]:
+        held = await _holding(source, name, as_code=True)
+        for p in sorted(held) if not held & top else ():
+            out.setdefault(p, f"uses {name!r}, a name an error the task quotes says")
     return out
+
+
+async def _holding(source: Source, name: str, *, as_code: bool) -> set[str]:
+    """The source files holding ``name`` (``as_code``: on a line outside a ``#``/``//`` comment), if
+    at most ``MAX_SPELLED``; else none."""
+    query = SourceQuery(source=source.kind, mode="keyword", query=f'"{name}"')
+    try:
+        got = await source.search(query, limit=SEARCHED)
+    except SourcewiseError:
+        return set()
+    held = set()
+    for h in got.hits:
+        if not h.path or kind_of(h.path) != "source":
+            continue
+        code = (line.split("#", 1)[0].split("//", 1)[0] for line in h.text.splitlines())
+        if not as_code or any(name in _WORD.findall(c) for c in code):
+            held.add(h.path)
+    return held if len(held) <= MAX_SPELLED else set()
 
 
 def _hits(source: Source, ranked: Sequence[Located]) -> list[Hit]:
