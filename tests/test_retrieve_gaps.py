@@ -176,3 +176,51 @@ def test_links_to_repository_lines_are_read_from_github_and_gitlab_urls() -> Non
         "https://gitlab.com/g/p/-/blob/v1.2/docs/a.md#L3, not https://github.com/o/r/issues/4"
     )
     assert read_task(text).linked == (("src/x/layout.html", 10, 12), ("docs/a.md", 3, 3))
+
+
+QUOTED_TASK = (
+    "UnboundLocalError: local variable 'skipped' referenced before assignment\n\n"
+    "Building the translated pages fails with this error when a table holds a raw block. The "
+    "table and the raw block render fine in pages without translation."
+)
+TRANSLATE = "site/translate.py"
+
+
+def _quoted_repo(root: Path) -> Path:
+    """``site/translate.py`` (the file to change) uses ``skipped`` as a variable among long code
+    that says little of the report; modules hold the report's words (table, raw, block, pages,
+    render) often, sixteen of them (past the first files the second look re-ranks), two with
+    ``skipped`` in comments only."""
+    (root / "site").mkdir(parents=True)
+    filler = "".join(
+        f"def step_{j}(node):\n" + "    node = list(node)\n" * 20 + "    return node\n\n" for j in range(6)
+    )
+    (root / "site" / "translate.py").write_text(
+        filler + "def apply(node, message):\n    if message:\n        skipped = False\n"
+        "    return node if skipped else message\n",
+        "utf-8",
+    )
+    for i, name in enumerate(f"{w}{n}" for w in ("tables", "raw", "blocks", "pages") for n in range(4)):
+        note = "    # skipped: nothing to do\n" if i < 2 else ""
+        body = "".join(
+            f'def {name}_{j}(table):\n    """Render the raw block of a table in the pages."""\n{note}'
+            f"    return table.get('raw', {j})\n\n"
+            for j in range(4 + i % 4)
+        )
+        (root / "site" / f"{name}.py").write_text(body, "utf-8")
+    return root
+
+
+def test_a_name_an_error_quotes_brings_the_file_using_it_as_code_into_the_top_5(
+    tmp_path: Path, st: Settings
+) -> None:
+    root = _quoted_repo(tmp_path / "repo")
+    one = retrieve(QUOTED_TASK, sources=[f"code:{root}"], max_cycles=1, limit=10, settings=st)
+    loop = retrieve(QUOTED_TASK, sources=[f"code:{root}"], max_cycles=3, limit=10, settings=st)
+    assert TRANSLATE not in _paths(one)[:5]
+    assert TRANSLATE in _paths(loop)[:5]
+    found = next(c for c in loop.considered if c.hit.path == TRANSLATE)
+    assert "uses 'skipped', a name an error the task quotes says" in found.reason
+    assert not [
+        c for c in loop.considered if c.hit.path in ("site/tables.py", "site/raw.py") and "uses" in c.reason
+    ]
