@@ -14,8 +14,9 @@
   what the task names exactly, whole-file BM25, kinds of files) instead of a chunk search; each
   file is one candidate showing the definitions the task is about (``path::Class.method``), scored
   by its share of the best file's score, and later cycles rank again with the learned words.
-- **Gaps**: a later cycle targets the title's words that no file of the top 5 holds: a folder or
-  module such a word names (a few files at most) takes the 5th place.
+- **Gaps**: a later cycle targets what the task points at that no file of the top 5 holds (a
+  title's word naming a folder or module, the names on the lines of a template it links to, a name
+  an error message quotes): the few files found take the 5th place on.
 - **Order**: the first pass's candidates keep its order; later cycles add below, never reshuffle
   or drop what was kept; a code source's files follow its latest ranking. The relevance shown
   agrees with the order: never above the one of the candidate ranked above.
