@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hyp
 
 from retrieve_repo import AUTH_REPO, AUTH_TASK, REPO, TASK, write_repo
 from sourcewise import retrieve
@@ -216,3 +218,15 @@ def test_a_name_an_error_quotes_brings_the_file_using_it_as_code_into_the_top_5(
     commented = ("site/tables0.py", "site/tables1.py")  # "skipped" in a comment: no use as code
     assert set(commented) <= set(_paths(loop))
     assert not [c for c in loop.considered if c.hit.path in commented and "uses" in c.reason]
+
+
+LINK_PARTS = ["https://github.com/", "gitlab.com/", "o/r/", "-/", "blob/", "main/", "a.html", "#L", "9999999"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(hyp.lists(hyp.sampled_from([*LINK_PARTS, "-L", "0", "1", " ", "x/", "\n"])).map("".join))
+def test_reading_link_like_text_never_raises(text: str) -> None:
+    """Outside text: any mix of a link's parts reads without error, each link's span in order."""
+    for path, first, last in read_task(text).linked:
+        assert path
+        assert 0 <= first <= last
