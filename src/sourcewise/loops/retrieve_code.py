@@ -113,9 +113,7 @@ def _spelled_gaps(setup: Setup, state: State, ranked: Sequence[Located]) -> dict
     title alone: the whole report's gap words named a few files on 12 of the 129 real tasks, 1 of
     them right; the title's, on 2 (benchmarks/RESULTS.md, retrieve)."""
     title = next((line for line in setup.reading.prose.splitlines() if line.strip()), "")
-    top = order(state)[:TOP]
-    read = {w for p in top for w in analyze(f"{p} {state.texts.get(p, '')}")}
-    gaps = {w for w in analyze(title) if len(w) > 2 and w not in read and not question_word(w)}
+    words = {w for w in analyze(title) if len(w) > 2 and not question_word(w)}
     allowed_kinds = {"source", *setup.about}
     spelled = [
         (r, w)
@@ -123,11 +121,16 @@ def _spelled_gaps(setup: Setup, state: State, ranked: Sequence[Located]) -> dict
         if r.path not in state.excluded
         and allowed(r.path, setup.include, setup.exclude)
         and kind_of(r.path) in allowed_kinds
-        for w in gaps & {part.lower() for part in path_parts(r.path)}
+        for w in words & {part.lower() for part in path_parts(r.path)}
     ]
+    if not spelled:  # the files read are analyzed only when a title's word names a file (time)
+        return {}
+    top = order(state)[:TOP]
+    read = {w for p in top for w in analyze(f"{p} {state.texts.get(p, '')}")}
     by_word: dict[str, list[Located]] = {}
     for r, w in spelled:
-        by_word.setdefault(w, []).append(r)
+        if w not in read:
+            by_word.setdefault(w, []).append(r)
     why = "named by the title: {!r}, which no file read holds"
     return {r.path: (r, why.format(w)) for w, rs in by_word.items() if len(rs) <= MAX_SPELLED for r in rs}
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 
 import re2  # type: ignore[import-untyped]
 
@@ -42,7 +43,7 @@ MAX_LINKED = 20  # lines of a link's span read for its names
 LINK_DRIFT = 3  # lines read on either side of a link's span
 _WORD = re2.compile(r"[A-Za-z_][A-Za-z0-9_]{0,100}")
 _QUOTED = re2.compile(r"""['"`]([A-Za-z_][A-Za-z0-9_]{2,80})['"`]""")  # a name an error message quotes
-MAX_QUOTED = 6  # quoted names searched
+MAX_QUOTED = 3  # quoted names searched
 SEARCHED = 50  # chunks a targeted search reads (tests and docs among them)
 PER_QUERY = 20  # hits asked of each source per cycle: room for what the globs and exclusions drop
 MAX_FILE = 512_000  # bytes of a code file read for its imports
@@ -106,7 +107,10 @@ async def _locate(
         except SourcewiseError as exc:
             reports[i] = reports[i].model_copy(update={"status": "failed", "error": str(exc)})
             continue
-        targeted = await _targeted(setup, state, source) if state.located else {}
+        targeted: dict[str, str] = {}
+        if state.located and source.name not in state.aimed:  # once: the next cycle would search the same
+            targeted = await _targeted(setup, state, source)
+            state = replace(state, aimed=state.aimed | {source.name})
         taken = take_located(setup, state, ranked, targeted)
         if taken is None:
             reports[i] = reports[i].model_copy(update={"status": "empty" if not state.located else "ok"})
@@ -147,10 +151,31 @@ async def _targeted(setup: Setup, state: State, source: Source) -> dict[str, str
     top = set(order(state)[:TOP])
     quoted = [n for message in setup.reading.errors for n in _QUOTED.findall(message)]
     for name in list(dict.fromkeys(quoted))[:MAX_QUOTED]:
+        if any(_in_code(state.texts.get(p, ""), name) for p in top):
+            continue  # a file read uses it: no gap
         held = await _holding(source, name, as_code=True)
         for p in sorted(held) if not held & top else ():
             out.setdefault(p, f"uses {name!r}, a name an error the task quotes says")
     return out
+
+
+def _holds_word(text: str, name: str) -> bool:
+    """Whether ``text`` holds ``name`` as a whole word (no identifier character either side)."""
+    at = text.find(name)
+    while at >= 0:
+        before, after = text[at - 1 : at], text[at + len(name) : at + len(name) + 1]
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+            return True
+        at = text.find(name, at + 1)
+    return False
+
+
+def _in_code(text: str, name: str) -> bool:
+    """Whether ``text`` uses ``name`` as a word on a line outside a ``#`` or ``//`` comment."""
+    if name not in text:
+        return False
+    code = (line.split("#", 1)[0].split("//", 1)[0] for line in text.splitlines() if name in line)
+    return any(_holds_word(c, name) for c in code)
 
 
 async def _holding(source: Source, name: str, *, as_code: bool) -> set[str]:
@@ -165,8 +190,7 @@ async def _holding(source: Source, name: str, *, as_code: bool) -> set[str]:
     for h in got.hits:
         if not h.path or kind_of(h.path) != "source":
             continue
-        code = (line.split("#", 1)[0].split("//", 1)[0] for line in h.text.splitlines())
-        if not as_code or any(name in _WORD.findall(c) for c in code):
+        if not as_code or _in_code(h.text, name):
             held.add(h.path)
     return held if len(held) <= MAX_SPELLED else set()
 

@@ -97,6 +97,7 @@ class State:
     first_order: tuple[str, ...] = ()
     located: Mapping[str, tuple[float, str]] = field(default_factory=dict)  # path -> relevance, why
     looked: frozenset[str] = frozenset()  # code sources that took their second look
+    aimed: frozenset[str] = frozenset()  # code sources whose targeted searches ran (once)
     focus: tuple[str, ...] = ()  # files a later cycle's targeted search named: the 5th place on
 
 
