@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from retrieve_repo import AUTH_REPO, AUTH_TASK, write_repo
 from sourcewise import retrieve
 from sourcewise.config import Settings, load_settings
 from sourcewise.loops.retrieve_code import HIGH, MAX_FALL, looked_again
@@ -138,3 +139,16 @@ def test_a_weak_passage_sinks_a_file_at_most_max_fall_places() -> None:
     assert order.index(names[0]) == MAX_FALL, "it falls below the files with better passages, that far only"
     assert order[:MAX_FALL] == names[1 : MAX_FALL + 1]
     assert order[MAX_FALL + 1 :] == names[MAX_FALL + 1 :]
+
+
+def test_a_doc_pages_passage_does_not_lift_it_above_a_source_file(tmp_path: Path) -> None:
+    """Seed 004's first example: ``docs/auth.md`` holds the task's words together in prose; its
+    passage is no sign of the code to change, so the second look leaves it below ``tokens.ts``
+    (it had lifted it to second, above the seed's 0.8 file)."""
+    root = write_repo(tmp_path / "repo", AUTH_REPO)
+    st = load_settings(state_dir=tmp_path / "state")
+    loop = retrieve(AUTH_TASK, sources=[f"code:{root}"], max_cycles=3, limit=10, settings=st)
+    paths = [c.hit.path for c in loop.considered]
+    assert len(loop.cycles) >= 2
+    assert paths[:2] == ["src/auth/auth.ts", "src/auth/tokens.ts"]
+    assert paths.index("docs/auth.md") > 1

@@ -14,8 +14,12 @@
   what the task names exactly, whole-file BM25, kinds of files) instead of a chunk search; each
   file is one candidate showing the definitions the task is about (``path::Class.method``), scored
   by its share of the best file's score, and later cycles rank again with the learned words.
+- **Gaps**: a later cycle targets what the task points at that no file of the top 5 holds (a
+  title's word naming a folder or module, the names on the lines of a template it links to, a name
+  an error message quotes): the few files found take the 5th place on.
 - **Order**: the first pass's candidates keep its order; later cycles add below, never reshuffle
-  or drop what was kept; a code source's files follow its latest ranking.
+  or drop what was kept; a code source's files follow its latest ranking. The relevance shown
+  agrees with the order: never above the one of the candidate ranked above.
 - **Loop**: stop when 3 candidates score 0.7 or more and every key term is covered, when nothing new
   is left to search, when what a cycle found changed nothing in the top 5 (a later cycle first
   re-ranks the first cycle's files by their best passage; on 60 real tasks a third cycle changed the
@@ -38,7 +42,7 @@ from sourcewise.loops.retrieve_loop import run
 from sourcewise.loops.retrieve_state import Setup, State, order
 from sourcewise.models import Candidate, Cycle, Hit, Plan, Retrieval, SourceKind
 from sourcewise.planning import routing
-from sourcewise.planning.refine import ENOUGH, RELEVANT, Scored, uncovered, vocabulary
+from sourcewise.planning.refine import ENOUGH, RELEVANT, Scored, band, uncovered, vocabulary
 from sourcewise.session import Session
 from sourcewise.sources import Source
 from sourcewise.sources.code.locate import kind_of
@@ -69,22 +73,31 @@ def _check(task: object, max_cycles: object, limit: object, patterns: Sequence[o
     return task.strip()
 
 
-def _candidate(state: State, s: Scored) -> Candidate:
+def _candidate(state: State, s: Scored, ceiling: float) -> Candidate:
+    """A candidate as shown: its relevance at most ``ceiling``, the relevance shown above it. The
+    order can hold a file above one scoring more (the second look's fall cap keeps a file's place,
+    a first-pass file stays above a later find under 0.7, a title's gap takes the 5th place): the
+    score shown then says so, and never runs against the order."""
+    value, reason = s.relevance, s.reason
+    if value > ceiling:
+        value, reason = ceiling, f"{s.reason}; shown at most {ceiling}: ranked below a file scored so"
     return Candidate(
         hit=state.pool[s.facts.location],
-        relevance=s.relevance,
-        band=s.band,
-        reason=s.reason,
+        relevance=value,
+        band=band(value),
+        reason=reason,
         missing=s.missing,
         cycle=state.first_seen[s.facts.location],
         scorer="model" if s.facts.location in state.model_used else "rules",
-        relevant=s.relevance >= RELEVANT,
+        relevant=value >= RELEVANT,
     )
 
 
 def _result(task: str, state: State, limit: int) -> Retrieval:
     by_loc = {s.facts.location: s for s in state.scored}
-    considered = [_candidate(state, by_loc[loc]) for loc in order(state)]
+    considered: list[Candidate] = []
+    for loc in order(state):
+        considered.append(_candidate(state, by_loc[loc], considered[-1].relevance if considered else 1.0))
     high = [c for c in considered if c.relevance >= RELEVANT]
     gaps = tuple(uncovered(state.vocab, state.scored))
     sufficient = len(high) >= ENOUGH and not gaps

@@ -9,11 +9,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
+from dataclasses import replace
+
+import re2  # type: ignore[import-untyped]
 
 from sourcewise.answer.judge import model_scores
 from sourcewise.errors import ModelError, SourcewiseError
 from sourcewise.loops.gather import Gathered, gather
-from sourcewise.loops.retrieve_code import look_targets, looked_again, take_located, with_located
+from sourcewise.loops.retrieve_code import MAX_SPELLED, look_targets, looked_again, take_located, with_located
 from sourcewise.loops.retrieve_state import (
     TOP,
     Setup,
@@ -27,14 +30,21 @@ from sourcewise.loops.retrieve_state import (
     searched,
     with_model,
 )
-from sourcewise.models import Hit, Plan, SourceReport
+from sourcewise.models import Hit, Plan, SourceQuery, SourceReport
 from sourcewise.planning.refine import Scored
 from sourcewise.sources import Source
-from sourcewise.sources.code.locate import Located
+from sourcewise.sources.code.locate import Located, kind_of, verbatim_strings
+from sourcewise.sources.code.taskread import Reading
 from sourcewise.text.sanitize import strip_controls
 
 __all__ = ["run"]
 
+MAX_LINKED = 20  # lines of a link's span read for its names
+LINK_DRIFT = 3  # lines read on either side of a link's span
+_WORD = re2.compile(r"[A-Za-z_][A-Za-z0-9_]{0,100}")
+_QUOTED = re2.compile(r"""['"`]([A-Za-z_][A-Za-z0-9_]{2,80})['"`]""")  # a name an error message quotes
+MAX_QUOTED = 3  # quoted names searched
+SEARCHED = 50  # chunks a targeted search reads (tests and docs among them)
 PER_QUERY = 20  # hits asked of each source per cycle: room for what the globs and exclusions drop
 MAX_FILE = 512_000  # bytes of a code file read for its imports
 
@@ -77,7 +87,7 @@ async def _second_look(setup: Setup, state: State, gathered: Gathered) -> State:
                     best = await source.passages(setup.reading, first)  # type: ignore[attr-defined]
                 except SourcewiseError:  # the second look is a refinement: the cycle goes on without it
                     continue
-                state = looked_again(state, first, best)
+                state = looked_again(state, first, best, setup.about)
     return state
 
 
@@ -97,7 +107,11 @@ async def _locate(
         except SourcewiseError as exc:
             reports[i] = reports[i].model_copy(update={"status": "failed", "error": str(exc)})
             continue
-        taken = take_located(setup, state, ranked)
+        targeted: dict[str, str] = {}
+        if state.located and source.name not in state.aimed:  # once: the next cycle would search the same
+            targeted = await _targeted(setup, state, source)
+            state = replace(state, aimed=state.aimed | {source.name})
+        taken = take_located(setup, state, ranked, targeted)
         if taken is None:
             reports[i] = reports[i].model_copy(update={"status": "empty" if not state.located else "ok"})
             continue
@@ -110,6 +124,75 @@ async def _locate(
         update = {"hits": len(hits[i]), "queries": (*reports[i].queries, query), "elapsed_ms": elapsed}
         reports[i] = reports[i].model_copy(update={**update, "status": status})
     return state, Gathered(reports=reports, hits=hits)
+
+
+async def _targeted(setup: Setup, state: State, source: Source) -> dict[str, str]:
+    """A later cycle's searches for what the task points at exactly that the files read so far do
+    not hold (seed 004's "target specific gaps"): path -> why, for ``take_located``. Each name is
+    searched in the source; one held by more than ``MAX_SPELLED`` source files points nowhere.
+
+    - the lines the task links to in a file of the repository that is no source file (a template,
+      a doc page: ``layout.html#L107``): the source files holding a distinctive name of them
+      (``verbatim_strings``: ``html5_doctype``): the code that fills them;
+    - a name an error message quotes (``local variable 'noqa' referenced before assignment``): the
+      source files using it as code (outside a comment), when none of the top 5 does."""
+    out: dict[str, str] = {}
+    for path, first, last in setup.reading.linked:
+        if kind_of(path) == "source" or not getattr(source, "holds", lambda _: False)(path):
+            continue
+        probe = Hit(title=path, location=path, source=source.name, kind="code", authority="code", score=0.0,
+                    path=path)  # fmt: skip
+        lines = ((await source.run(read_file, source, probe)) or "").splitlines()
+        start = max(first - 1 - LINK_DRIFT, 0)  # a link is often to another commit: its lines drift
+        said = " ".join(lines[start : min(last + LINK_DRIFT, start + MAX_LINKED)])
+        for name in verbatim_strings(Reading(names=tuple(dict.fromkeys(_WORD.findall(said))))):
+            for p in await _holding(source, name, as_code=False):
+                out.setdefault(p, f"holds {name!r}, on the lines the task links to")
+    top = set(order(state)[:TOP])
+    quoted = [n for message in setup.reading.errors for n in _QUOTED.findall(message)]
+    for name in list(dict.fromkeys(quoted))[:MAX_QUOTED]:
+        if any(_in_code(state.texts.get(p, ""), name) for p in top):
+            continue  # a file read uses it: no gap
+        held = await _holding(source, name, as_code=True)
+        for p in sorted(held) if not held & top else ():
+            out.setdefault(p, f"uses {name!r}, a name an error the task quotes says")
+    return out
+
+
+def _holds_word(text: str, name: str) -> bool:
+    """Whether ``text`` holds ``name`` as a whole word (no identifier character either side)."""
+    at = text.find(name)
+    while at >= 0:
+        before, after = text[at - 1 : at], text[at + len(name) : at + len(name) + 1]
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+            return True
+        at = text.find(name, at + 1)
+    return False
+
+
+def _in_code(text: str, name: str) -> bool:
+    """Whether ``text`` uses ``name`` as a word on a line outside a ``#`` or ``//`` comment."""
+    if name not in text:
+        return False
+    code = (line.split("#", 1)[0].split("//", 1)[0] for line in text.splitlines() if name in line)
+    return any(_holds_word(c, name) for c in code)
+
+
+async def _holding(source: Source, name: str, *, as_code: bool) -> set[str]:
+    """The source files holding ``name`` (``as_code``: on a line outside a ``#``/``//`` comment), if
+    at most ``MAX_SPELLED``; else none."""
+    query = SourceQuery(source=source.kind, mode="keyword", query=f'"{name}"')
+    try:
+        got = await source.search(query, limit=SEARCHED)
+    except SourcewiseError:
+        return set()
+    held = set()
+    for h in got.hits:
+        if not h.path or kind_of(h.path) != "source":
+            continue
+        if not as_code or _in_code(h.text, name):
+            held.add(h.path)
+    return held if len(held) <= MAX_SPELLED else set()
 
 
 def _hits(source: Source, ranked: Sequence[Located]) -> list[Hit]:

@@ -97,6 +97,8 @@ class State:
     first_order: tuple[str, ...] = ()
     located: Mapping[str, tuple[float, str]] = field(default_factory=dict)  # path -> relevance, why
     looked: frozenset[str] = frozenset()  # code sources that took their second look
+    aimed: frozenset[str] = frozenset()  # code sources whose targeted searches ran (once)
+    focus: tuple[str, ...] = ()  # files a later cycle's targeted search named: the 5th place on
 
 
 def next_plan(state: State, plan: Plan, cycle: int, terms: Sequence[str]) -> tuple[Plan, list[str]]:
@@ -187,7 +189,9 @@ def order(state: State) -> list[str]:
     irrelevant (0.2 or more) only at 0.7 or more: its score is a share of a later ranking's best,
     not comparable with the first's, and hub modules (``__init__``, ``compat``) found through
     learned words at 0.4 pushed the file to change out of the top 5 (measured,
-    benchmarks/RESULTS.md)."""
+    benchmarks/RESULTS.md). A later find at 0.7+ passes any first-pass candidate under 0.7 (seed
+    004's "throttle"). The files a later cycle's targeted search named (``State.focus``: a title's
+    gap, a linked line's names) take the 5th place on, in the order named."""
     score = {s.facts.location: s.relevance for s in state.scored}
     first = [loc for loc in state.first_order if loc in state.pool]
     seen = set(first)
@@ -195,13 +199,24 @@ def order(state: State) -> list[str]:
     out: list[str] = []
     i = 0
     for loc in first:
-        while i < len(later) and score[loc] < MERGE_BELOW and score[later[i]] > score[loc]:
+        while i < len(later) and score[loc] < _passable(score[later[i]]) and score[later[i]] > score[loc]:
             if state.located and score[loc] >= EXCLUDE_BELOW and score[later[i]] < RELEVANT:
                 break  # a code source's later find passes a kept file only when 0.7+ (best first)
             out.append(later[i])
             i += 1
         out.append(loc)
-    return out + later[i:]
+    out += later[i:]
+    for loc in reversed(state.focus):  # files a targeted search named: the 5th place on, in turn
+        if loc in out and out.index(loc) >= TOP:
+            out.remove(loc)
+            out.insert(TOP - 1, loc)
+    return out
+
+
+def _passable(later: float) -> float:
+    """The score under which a first-pass candidate lets a later find with ``later`` pass: 0.5, or
+    0.7 for a find at 0.7 or more (a find that implements the target passes one that does not)."""
+    return RELEVANT if later >= RELEVANT else MERGE_BELOW
 
 
 @dataclass(frozen=True)

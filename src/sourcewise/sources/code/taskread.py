@@ -83,6 +83,11 @@ _DUMP = re2.compile(
     r")\s*$"
 )
 _TEST_NAME = re2.compile(r"\btest_\w{1,100}")
+# a link to lines of a repository's file (GitHub, GitLab): the path after the ref, the lines
+_LINKED = re2.compile(
+    r"https?://(?:www\.)?git(?:hub|lab)\.com/[\w.-]{1,100}/[\w.-]{1,100}/(?:-/)?blob/[\w.-]{1,100}/"
+    r"([\w./-]{1,300})#L(\d{1,7})(?:-L(\d{1,7}))?"
+)
 _TRACE_LINE = re2.compile(r'^\s*(?:Traceback \(most recent call last\)|File "[^"\n]{1,400}", line \d+)')
 STOP_NAMES = frozenset(
     {"self", "cls", "None", "True", "False", "print", "import", "from", "return", "def", "class", "e.g",
@@ -108,6 +113,7 @@ class Reading:
     dropped: int = 0  # lines dropped as dumps or logs
     tests: tuple[str, ...] = ()  # test functions named outside the code (a repro's ``test_x`` is code)
     mentioned: tuple[str, ...] = ()  # modules named outside the code (a repro's ``import json`` is code)
+    linked: tuple[tuple[str, int, int], ...] = ()  # lines a link points at: (path, first, last)
 
     @property
     def about_tests(self) -> bool:
@@ -294,4 +300,14 @@ def read_task(text: str) -> Reading:
         dropped=dropped,
         tests=tuple(dict.fromkeys(tests))[:MAX_NAMES],
         mentioned=tuple(m for m in dict.fromkeys(modules) if m in said)[:MAX_NAMES],
+        linked=tuple(dict.fromkeys(_linked(text)))[:MAX_NAMES],
     )
+
+
+def _linked(text: str) -> list[tuple[str, int, int]]:
+    """The repository lines the task links to (``.../blob/<ref>/sphinx/themes/basic/layout.html#L107``)."""
+    out = []
+    for m in _LINKED.finditer(text):
+        first = int(m.group(2))
+        out.append((m.group(1), first, max(first, int(m.group(3) or first))))
+    return out
