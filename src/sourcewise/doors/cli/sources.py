@@ -24,7 +24,6 @@ from sourcewise.doors.cli.common import (
     still_indexing,
     written_to,
 )
-from sourcewise.doors.formats import FORMATS
 from sourcewise.effort import effort_help
 from sourcewise.errors import InvalidOption, SourceStillIndexing
 from sourcewise.text.words import printable
@@ -62,8 +61,6 @@ ICON = {"ok": "✓", "empty": "·", "timeout": "⏱", "rate_limited": "⏸", "un
 def search_sources_cmd(query: str, sources: list[str], fmt: str, limit: int, settings: Settings) -> None:
     """``sourcewise search QUERY --source ...``: the query in each source's own syntax; ``jsonl``
     prints one hit per line (each names its source)."""
-    if fmt not in (*FORMATS, "jsonl"):
-        fail(InvalidOption(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}"), 2)
     with reported():
         results = sources_api.search_sources(query, sources, limit=limit, settings=settings)
     if fmt == "json":
@@ -94,7 +91,7 @@ def search_sources_command(
     Example: sourcewise search-sources "token expiry after:2025-01-01" -S kb
     """
     settings = setup(verbose, config)
-    shape = output_format(output, fmt, as_json, as_jsonl)
+    shape = output_format("search-sources", output, fmt, as_json, as_jsonl)
     with written_to(output):
         search_sources_cmd(query, source or ["kb"], shape, limit, settings)
 
@@ -183,9 +180,7 @@ def ask_cmd(
     from sourcewise._sync import run_sync
 
     settings = setup(verbose, config)
-    fmt = output_format(output, fmt, as_json)
-    if fmt not in FORMATS:
-        fail(InvalidOption(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}"), 2)
+    fmt = output_format("ask", output, fmt, as_json)
     live = sys.stderr.isatty() and fmt != "json"
     pick = sys.stdin.isatty() and fmt != "json"
     with reported():
@@ -303,6 +298,7 @@ def retrieve_cmd(
     Example: sourcewise retrieve "Add a rate limit to the HTTP server" --source code:.
     """
     settings = setup(verbose, config)
+    shape = output_format("retrieve", output, "text", as_json)
     if not source:
         fail(InvalidOption("give at least one --source, e.g. --source code:."), 2)
     with reported():
@@ -311,7 +307,7 @@ def retrieve_cmd(
             limit=limit, use_model=False if no_model else None, settings=settings,
         )  # fmt: skip
     with written_to(output):
-        if output_format(output, "text", as_json) == "json":
+        if shape == "json":
             echo_json(found)
         else:
             echo(render_retrieval(found))
