@@ -27,6 +27,7 @@ from sourcewise.models import ProviderStatus, RawResult, SearchResponse, SearchR
 from sourcewise.net.deadline import Deadline
 from sourcewise.net.http import make_client, send
 from sourcewise.net.mcp import Connections
+from sourcewise.net.reasons import brief
 from sourcewise.net.redirects import RedirectCache
 from sourcewise.net.state import MAX_SUSPENSION, OWN_BASE, OWN_MAX, ProviderState
 from sourcewise.planning.validate import (
@@ -218,7 +219,7 @@ class Engine:
             hold = self.state.suspended(name, self.clock())
             if hold:
                 left = hold.until - self.clock()
-                attempts.append((name, f"suspended for {left:.0f} s more after: {hold.reason}"))
+                attempts.append((name, f"suspended for {left:.0f} s more after: {brief(hold.reason)}"))
                 continue
             if deadline.passed():
                 attempts.append((name, f"not asked: the search's {deadline.seconds:g} s deadline has passed"))
@@ -291,12 +292,12 @@ class Engine:
             )
             wait = hold.until - self.clock()
             log.warning("%s; suspended for %.0f s", exc, wait)
-            return f"{exc.kind}: {exc.detail} (suspended for {wait:.0f} s)"
+            return f"{exc.kind}: {brief(exc.detail)} (suspended for {wait:.0f} s)"
         if exc.kind in ("quota exceeded", "auth failed"):
             log.warning("%s; moving on to the next provider", exc)
         else:
             log.info("%s; moving on to the next provider", exc)
-        return f"{exc.kind}: {exc.detail}"
+        return f"{exc.kind}: {brief(exc.detail)}"  # a provider's own words, short and whole
 
     # -- searches ----------------------------------------------------------------------------
     async def asearch(
