@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator
 
 from sourcewise.text.analyze import is_hangul, strip_particle
+from sourcewise.text.sanitize import drop_escapes
 
 __all__ = ["cut_words", "is_hangul", "json_safe", "printable", "strip_particle", "word_forms", "words"]
 
@@ -27,8 +28,9 @@ def _replace_unsafe(match: re.Match[str]) -> str:
 
 
 def printable(text: str, *, one_line: bool = False) -> str:
-    """``text`` safe for a terminal: controls and bidi overrides removed, lone surrogates
-    replaced; tabs and newlines kept unless ``one_line``."""
+    """``text`` safe for a terminal: escape sequences (``drop_escapes``), controls and bidi
+    overrides removed, lone surrogates replaced; tabs and newlines kept unless ``one_line``."""
+    text = drop_escapes(text)
     if one_line:
         text = _NEWLINES.sub(" ", text)
     return _UNSAFE.sub(_replace_unsafe, text)

@@ -36,6 +36,7 @@ from sourcewise.sources.kb.walk import walk
 from sourcewise.sources.readers import FileReaders
 from sourcewise.text.chunk import Document, chunk_document
 from sourcewise.text.extract import decode, extract
+from sourcewise.text.sanitize import drop_escapes
 
 __all__ = [
     "FORMATS",
@@ -112,7 +113,9 @@ _ASCII_CONTROLS = dict.fromkeys(c for c in range(128) if chr(c) not in "\n\t" an
 
 
 def _clean(text: str) -> str:
-    """Control and format characters out (they must never reach a terminal); newlines and tabs kept."""
+    """Control and format characters out (they must never reach a terminal), escape sequences
+    whole (``drop_escapes``); newlines and tabs kept."""
+    text = drop_escapes(text)
     if text.isascii():
         return text.translate(_ASCII_CONTROLS)
     if text.replace("\n", " ").replace("\t", " ").isprintable():  # nothing of category C in it

@@ -29,6 +29,7 @@ from pydantic_settings import BaseSettings
 from sourcewise.errors import AuthError, ParseError, ProviderError, ProviderNotConfigured
 from sourcewise.models import RawResult
 from sourcewise.net.redirects import resolve_redirects
+from sourcewise.text.words import printable
 from sourcewise.web.prose import read_prose
 from sourcewise.web.providers.base import (
     Provider,
@@ -53,7 +54,6 @@ _LOGIN = re.compile(
     r"|GEMINI_API_KEY|GOOGLE_API_KEY)\b",
     re.IGNORECASE,
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 class CliTimeout(ProviderError):
@@ -105,7 +105,7 @@ def _json_in(text: str) -> Any:
             return json.loads(candidate)
         except ValueError:
             continue
-    raise ParseError(NAME, f"the CLI did not answer with JSON: {_CONTROL.sub(' ', text[:80])!r}")
+    raise ParseError(NAME, f"the CLI did not answer with JSON: {printable(text[:80], one_line=True)!r}")
 
 
 def _from_prose(text: str, error: ParseError) -> tuple[list[RawResult], str | None]:
@@ -125,7 +125,7 @@ def parse_output(stdout: str) -> tuple[list[RawResult], str | None]:
         return _from_prose(stdout, exc)
     if isinstance(outer, dict) and isinstance(outer.get("error"), dict):
         message = str(outer["error"].get("message") or "unknown error")[:200]
-        raise ProviderError(NAME, f"the CLI reported an error: {_CONTROL.sub(' ', message)}")
+        raise ProviderError(NAME, f"the CLI reported an error: {printable(message, one_line=True)}")
     if isinstance(outer, dict) and "response" in outer:  # --output-format json wraps the reply
         if not isinstance(outer["response"], str):
             raise ParseError(NAME, "the CLI's 'response' is not text")
@@ -152,7 +152,7 @@ def parse_output(stdout: str) -> tuple[list[RawResult], str | None]:
 
 def _first_line(text: str) -> str:
     lines = text.strip().splitlines()
-    return _CONTROL.sub(" ", lines[0][:200]) if lines else ""
+    return printable(lines[0][:200], one_line=True) if lines else ""
 
 
 class _TooMuch(Exception):
