@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from test_cli import run
+from test_cli_config import kb_docs  # noqa: F401  (a fixture: 30 notes indexed)
 
 from sourcewise.doors.formats import FORMS
 
@@ -36,28 +37,18 @@ def test_a_form_the_command_does_not_write_is_a_usage_error(
     assert not [p for p in tmp_path.iterdir() if p.suffix.lower() in (".jsonl", ".ndjson")]
 
 
-@pytest.fixture
-def kb_notes(tmp_path: Path) -> Path:
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    for i in range(6):
-        (notes / f"n{i}.md").write_text(f"# Rotation {i}\n\nThe wombat password rotation {i} is monthly.\n")
-    out = run(["index", str(notes), "--no-semantic"], tmp_path)
-    assert out.returncode == 0, out.stderr
-    return notes
-
-
-def test_each_ending_a_command_has_a_form_for_selects_it(kb_notes: Path, tmp_path: Path) -> None:
+@pytest.mark.usefixtures("kb_docs")
+def test_each_ending_a_command_has_a_form_for_selects_it(tmp_path: Path) -> None:
     hits = tmp_path / "hits.ndjson"
-    out = run(["search-sources", "wombat rotation", "-o", str(hits)], tmp_path)
+    out = run(["search-sources", "deploy window", "-o", str(hits)], tmp_path)
     assert out.returncode == 0, out.stderr
     lines = hits.read_text().splitlines()
     assert lines
     assert {json.loads(line)["source"] for line in lines} == {"kb"}
     found = tmp_path / "r.JSON"
-    out = run(["retrieve", "rotate the wombat password", "-S", "kb", "-o", str(found)], tmp_path)
+    out = run(["retrieve", "open the deploy window", "-S", "kb", "-o", str(found)], tmp_path)
     assert out.returncode in (0, 3), out.stderr
-    assert json.loads(found.read_text())["task"] == "rotate the wombat password"
+    assert json.loads(found.read_text())["task"] == "open the deploy window"
     text = tmp_path / "r.txt"
-    out = run(["retrieve", "rotate the wombat password", "-S", "kb", "-o", str(text)], tmp_path)
-    assert text.read_text().startswith("Task: rotate the wombat password")
+    out = run(["retrieve", "open the deploy window", "-S", "kb", "-o", str(text)], tmp_path)
+    assert text.read_text().startswith("Task: open the deploy window")
