@@ -24,6 +24,7 @@ from sourcewise.doors.cli.common import (
     still_indexing,
     written_to,
 )
+from sourcewise.doors.formats import FORMS
 from sourcewise.effort import effort_help
 from sourcewise.errors import InvalidOption, SourceStillIndexing
 from sourcewise.text.words import printable
@@ -55,6 +56,10 @@ SourceOpt = Annotated[
         "mail:PATH or github:PATH.",
     ),
 ]
+def _forms(command: str) -> str:
+    return ", ".join(FORMS[command]) + "."
+
+
 ICON = {"ok": "✓", "empty": "·", "timeout": "⏱", "rate_limited": "⏸", "unavailable": "✗", "failed": "✗"}
 
 
@@ -78,7 +83,7 @@ def search_sources_cmd(query: str, sources: list[str], fmt: str, limit: int, set
 def search_sources_command(
     query: Annotated[str, typer.Argument(help="Words plus the sources' filters (from:, in:, after: ...).")],
     source: SourceOpt = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="quick, deep, progressive or json.")] = "quick",
+    fmt: Annotated[str, typer.Option("--format", "-f", help=_forms("search-sources"))] = "quick",
     as_json: Annotated[bool, typer.Option("--json", help="The results as JSON.")] = False,
     as_jsonl: Annotated[bool, typer.Option("--jsonl", help="One JSON hit per line.")] = False,
     limit: Annotated[int, typer.Option("--limit", "-n", help="Results per source, 1-200.")] = 10,
@@ -151,7 +156,7 @@ async def _run(
 def ask_cmd(
     question: Annotated[str, typer.Argument(help="The question, in any language.")],
     source: SourceOpt = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="quick, deep, progressive or json.")] = "quick",
+    fmt: Annotated[str, typer.Option("--format", "-f", help=_forms("ask"))] = "quick",
     as_json: Annotated[bool, typer.Option("--json", help="The whole answer as JSON.")] = False,
     explain: Annotated[
         bool, typer.Option("--explain", help="Show each factor of each source's relevance.")
