@@ -118,3 +118,23 @@ def test_a_brief_reason_is_short_whole_and_keeps_no_url(words: list[str]) -> Non
     assert full.startswith(kept)
     # cut where a word ends (or inside the one word that does not fit at all)
     assert full[len(kept) : len(kept) + 1] in (" ", ",", ";", ":", "-", "–", "—") or " " not in kept
+
+
+def test_a_servers_long_error_body_is_said_short_and_whole() -> None:
+    from sourcewise.net.http import HttpResponse
+    from sourcewise.web.providers import tavily
+
+    body = (
+        "<html><body>Upstream https://user:pw@backend.example/v1/search?key=SECRET-KEY&q=the+query "
+        "answered with an error while handling the request from the gateway, please retry later</body>"
+    )
+    with pytest.raises(TransientError) as raised:
+        tavily.parse(HttpResponse(status=502, text=body))
+    detail = raised.value.detail
+    assert detail.startswith("HTTP 502 from the server: <html><body>Upstream backend.example answered")
+    assert "SECRET" not in detail
+    assert "pw" not in detail
+    assert detail.endswith("…")
+    words = detail.removesuffix("…").removeprefix("HTTP 502 from the server: ").split()
+    assert words
+    assert all(word in body for word in words[1:])  # whole words of the body, none cut

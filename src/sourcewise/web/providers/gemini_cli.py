@@ -28,6 +28,7 @@ from pydantic_settings import BaseSettings
 
 from sourcewise.errors import AuthError, ParseError, ProviderError, ProviderNotConfigured
 from sourcewise.models import RawResult
+from sourcewise.net.reasons import brief
 from sourcewise.net.redirects import resolve_redirects
 from sourcewise.text.words import printable
 from sourcewise.web.prose import read_prose
@@ -105,7 +106,7 @@ def _json_in(text: str) -> Any:
             return json.loads(candidate)
         except ValueError:
             continue
-    raise ParseError(NAME, f"the CLI did not answer with JSON: {printable(text[:80], one_line=True)!r}")
+    raise ParseError(NAME, f"the CLI did not answer with JSON: {brief(printable(text), 80)!r}")
 
 
 def _from_prose(text: str, error: ParseError) -> tuple[list[RawResult], str | None]:
@@ -124,8 +125,8 @@ def parse_output(stdout: str) -> tuple[list[RawResult], str | None]:
     except ParseError as exc:
         return _from_prose(stdout, exc)
     if isinstance(outer, dict) and isinstance(outer.get("error"), dict):
-        message = str(outer["error"].get("message") or "unknown error")[:200]
-        raise ProviderError(NAME, f"the CLI reported an error: {printable(message, one_line=True)}")
+        message = brief(printable(str(outer["error"].get("message") or "unknown error")), 200)
+        raise ProviderError(NAME, f"the CLI reported an error: {message}")
     if isinstance(outer, dict) and "response" in outer:  # --output-format json wraps the reply
         if not isinstance(outer["response"], str):
             raise ParseError(NAME, "the CLI's 'response' is not text")
@@ -152,7 +153,7 @@ def parse_output(stdout: str) -> tuple[list[RawResult], str | None]:
 
 def _first_line(text: str) -> str:
     lines = text.strip().splitlines()
-    return printable(lines[0][:200], one_line=True) if lines else ""
+    return brief(printable(lines[0]), 200) if lines else ""
 
 
 class _TooMuch(Exception):
