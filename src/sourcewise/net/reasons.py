@@ -24,9 +24,10 @@ __all__ = ["REASON_MAX", "brief", "cause", "failure", "host_of"]
 REASON_MAX = 120  # characters of a reason: four of them fit in one error message
 RESOLVE, REFUSED, TIMEOUT = "cannot resolve host", "connection refused", "timed out"
 
-# A URL: a scheme, "://", then up to white space, a quote or a bracket (how messages enclose one).
+# A URL: a scheme (or none), "://", then up to white space, a quote or a bracket (how messages
+# enclose one).
 # RE2: linear time over outside text.
-_URL = re2.compile(r"(?i)\b[a-z][a-z0-9+.-]{0,30}://[^\s'\"()<>\[\]]*")
+_URL = re2.compile(r"(?i)(?:[a-z][a-z0-9+.-]{0,30})?://[^\s'\"()<>\[\]]*")
 # The cause by the exception's class, anywhere in its chain (httpx wraps the OS error twice).
 _BY_CLASS: tuple[tuple[type[BaseException] | tuple[type[BaseException], ...], str], ...] = (
     (socket.gaierror, RESOLVE),
