@@ -213,7 +213,7 @@ class NoProviderAvailable(SourcewiseError):
             )
             return
         unset = len(self.attempts) - len(tried)
-        said = "; ".join(f"{name}: {why[:120]}" for name, why in tried[:4])
+        said = "; ".join(f"{name}: {why}" for name, why in tried[:4])  # each short: ``net.reasons``
         more = f" ({unset} more not configured)" if unset else ""
         super().__init__(
             f"No search provider could answer: {said}{more}. Check the network, or configure another "

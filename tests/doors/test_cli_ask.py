@@ -57,7 +57,7 @@ def test_ask_with_every_source_failing_exits_3_and_says_why(server: LocalServer,
         (["ask", "   "], "at least 1 character"),
         (["ask", "API migration", "-S", "nope"], "unknown source 'nope'"),
         (["ask", "API migration", "-S", "code:"], "no path after"),
-        (["ask", "API migration", "-f", "fancy"], "format must be one of"),
+        (["ask", "API migration", "-f", "fancy"], "ask has no 'fancy' form (--format fancy)"),
         (["search", "API migration", "-S", "nope:x"], "unknown source"),
     ],
 )
@@ -209,3 +209,38 @@ def test_ask_formats_and_explain_list_the_cited_sources(
         assert "Dig further:" in out.stdout
         assert "-S web --format deep --explain" in out.stdout
     assert "Traceback" not in out.stderr
+
+
+def test_ask_before_anything_is_indexed_says_so_not_nothing_found(tmp_path: Path) -> None:
+    # A fresh state folder: the knowledge base was never indexed and nothing is configured. The
+    # question needs no web, so nothing is left to search: said as that, with the fix.
+    out = run(["ask", "How do I index my notes?"], tmp_path)
+    assert out.returncode == 1, (out.stdout, out.stderr)
+    assert out.stderr.startswith(
+        "error: kb: the knowledge base is not indexed yet: run `sourcewise index PATH`"
+    )
+    assert "-S web" in out.stderr
+    assert "rewording" not in out.stdout + out.stderr
+    assert "no source could answer" not in out.stderr
+    listed = run(["sources"], tmp_path)
+    assert "kb (kb, knowledge base)" in listed.stdout
+    assert "[ask: once it is indexed (run `sourcewise index PATH`)]" in listed.stdout
+
+
+def test_ask_with_the_web_and_no_kb_indexed_answers_from_the_web(
+    searxng: LocalServer, tmp_path: Path
+) -> None:
+    out = run(["ask", "React Server Components latest", "--json"], tmp_path, SEARXNG_URL=searxng.url)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert [r["source"] for r in data["reports"]] == ["web"]  # the unindexed kb is not searched
+    assert data["sources"]
+    assert any("not indexed yet" in w for w in data["warnings"])
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "rsc.md").write_text("# RSC\n\nReact Server Components render on the server.\n", "utf-8")
+    assert run(["index", str(notes), "--no-semantic"], tmp_path).returncode == 0
+    out = run(["ask", "React Server Components latest", "--json"], tmp_path, SEARXNG_URL=searxng.url)
+    data = json.loads(out.stdout)
+    assert {r["source"] for r in data["reports"]} == {"kb", "web"}  # once indexed, read by default
+    assert not any("not indexed yet" in w for w in data["warnings"])

@@ -351,7 +351,7 @@ def test_output_to_a_hostile_file_name_is_written_or_a_clean_exit_2(name: str) -
 
     with tempfile.TemporaryDirectory() as tmp:
         target = Path(tmp) / name
-        assert output_format(target, "quick", False) in ("json", "jsonl", "quick")
+        assert output_format("search", target, "quick") in ("json", "jsonl", "quick")
         code = 0
         try:
             with written_to(target):

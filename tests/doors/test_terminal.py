@@ -43,6 +43,8 @@ def test_text_formats_strip_controls(fmt: str, hostile: LocalServer, tmp_path: P
     assert out.returncode == 0, out.stderr
     assert "Docs" in out.stdout
     assert not UNSAFE.search(out.stdout), repr(out.stdout)
+    # escape sequences go whole: no "[2J", "]0;pwned" or "[31m" left behind by a lone ESC removed
+    assert not re.search(r"\[2J|pwned|31m|\[0m", out.stdout), repr(out.stdout)
     assert not UNSAFE.search(out.stderr.replace("\n", "")), repr(out.stderr)
 
 
@@ -76,3 +78,16 @@ def test_lone_surrogate_argument_is_a_clean_error(tmp_path: Path) -> None:
     assert out.returncode == 2
     assert out.stderr.startswith("error:")
     assert "Traceback" not in out.stderr
+
+
+def test_a_kb_heading_with_escape_sequences_shows_as_its_words(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "n.md").write_text(
+        "# Title\x1b]0;PWNED\x07 with \x1b[31mred\x1b[0m\n\nThe wombat rotation is monthly.\n", "utf-8"
+    )
+    assert run(["index", str(notes), "--no-semantic"], tmp_path).returncode == 0
+    out = run(["search", "wombat rotation", "-S", "kb", "--format", "deep"], tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "Title with red" in out.stdout, out.stdout
+    assert not re.search(r"PWNED|\[31m|\[0m|\]0;", out.stdout), out.stdout

@@ -180,3 +180,27 @@ def test_the_walk_stays_inside_visits_each_file_once_and_ends(
         if Path(f).suffix in FORMATS and not os.path.islink(os.path.join(d, f))
     }
     assert expected <= set(read)  # every plain document under the root is found
+
+
+NOTES = "# Notes\n\nThe wombat password rotation happens monthly.\n"
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+def test_utf16_and_utf32_text_with_a_byte_order_mark_is_indexed_not_called_binary(
+    tmp_path: Path, codec: str
+) -> None:
+    # What `iconv -t UTF-16` and Windows editors write: a byte-order mark, then half NUL bytes.
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.txt").write_bytes(("\ufeff" + NOTES).encode(codec))
+    (docs / "bom_then_binary.txt").write_bytes(b"\xff\xfe" + b"\x01\x00\x00\x00" * 50)
+    with _base(tmp_path) as base:
+        report = base.index(docs)
+        assert [Path(p).name for p in report.added] == ["notes.txt"]
+        assert [(Path(s.path).name, s.reason) for s in report.skipped] == [
+            ("bom_then_binary.txt", "looks binary (NUL bytes)")
+        ]
+        hits = base.search("wombat password rotation")
+        assert [Path(h.location.partition("#")[0]).name for h in hits] == ["notes.txt"]
+        assert "monthly" in hits[0].snippet
+        assert "\x00" not in hits[0].snippet

@@ -227,7 +227,7 @@ def test_no_metadata_is_the_text_itself_and_sdk_spelling_works() -> None:
 def test_titles_from_outside_lose_control_characters() -> None:
     meta = {"groundingChunks": [{"web": {"title": "Evil\n[9] fake\x1b[31m", "uri": "https://e.example/\r"}}]}
     lines = insert_citations("x", meta).split("\n\nSources:\n")[1].splitlines()
-    assert lines == ["[1] Evil [9] fake [31m (https://e.example/)"]
+    assert lines == ["[1] Evil [9] fake (https://e.example/)"]  # the colour sequence goes whole
 
 
 def test_bad_input_is_a_typed_error() -> None:

@@ -93,7 +93,9 @@ def words_for(query: str) -> Words:
 
 
 def _text(title: str) -> str:
-    return re.sub(r"([\[\]\\])", r"\\\1", title)
+    """A title as Markdown link text: controls out first (``printable``), so that a backslash put
+    before a bracket cannot split an escape sequence ("ESC [2J") into visible text."""
+    return re.sub(r"([\[\]\\])", r"\\\1", printable(title, one_line=True))
 
 
 def _link(result: SearchResult) -> str:
@@ -121,14 +123,11 @@ def key_points(snippet: str, query: str, limit: int = KEY_POINTS) -> list[str]:
     return [found[i] for i in sorted(best)] or found[:1]
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but tab and newline
-
-
 def _answer(response: SearchResponse, words: Words) -> list[str]:
     """A grounded provider's own answer (its [n] point at its own sources list), if it gave one."""
     if not response.answer:
         return []
-    return [f"## {words.answer}", "", _CONTROL.sub("", response.answer).strip(), ""]
+    return [f"## {words.answer}", "", printable(response.answer).strip(), ""]
 
 
 def _no_results(response: SearchResponse, words: Words) -> str:

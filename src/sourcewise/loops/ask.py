@@ -23,7 +23,7 @@ from sourcewise.answer.model import write_with_model
 from sourcewise.answer.pick import pick
 from sourcewise.config import Settings
 from sourcewise.effort import EFFORTS, Effort, EffortLevel
-from sourcewise.errors import InvalidOption, InvalidQuery, ModelError
+from sourcewise.errors import InvalidOption, InvalidQuery, ModelError, SourceUnavailable
 from sourcewise.loops.gather import Gathered, Progress, gather
 from sourcewise.loops.retrieve import refine_gathered
 from sourcewise.models import Answer, Hit, Plan, RankedHit, Reading, Route, SourceReport
@@ -36,12 +36,13 @@ from sourcewise.sources.web import PagesSource
 from sourcewise.text.analyze import analyze
 from sourcewise.text.words import is_hangul
 
-__all__ = ["DEFAULT_SOURCES", "MAX_QUESTION", "aask", "default_sources"]
+__all__ = ["KB_LATER", "MAX_QUESTION", "aask", "default_sources"]
 
 MAX_QUESTION = 2_000
 """Characters; a longer question is an ``InvalidQuery`` (it is a document, not a question)."""
-DEFAULT_SOURCES = ("kb",)
 WEB_WHY = "when the question needs the web (recent or outside facts)"
+KB_LATER = "once it is indexed (run `sourcewise index PATH`)"
+NOT_INDEXED = "the knowledge base is not indexed yet: run `sourcewise index PATH` to ask your own notes"
 MAX_SOURCES = 32
 CLARIFY_EN = "I found several readings. Which one do you mean?"
 CLARIFY_KO = "몇 가지 뜻으로 읽힙니다. 어느 쪽인가요?"
@@ -50,13 +51,14 @@ CLARIFY_KO = "몇 가지 뜻으로 읽힙니다. 어느 쪽인가요?"
 def default_sources(settings: Settings) -> dict[str, str]:
     """The sources ``ask`` reads when none is named, each with why: ``ask_sources`` from the
     config when set; else every configured source plus the knowledge base once it is indexed
-    (a configured source adds to it, it does not replace it); the web is added per question."""
+    (a configured source adds to it, it does not replace it); the web is added per question.
+    A knowledge base never indexed is left out: searching it could only fail (``_choose`` says so)."""
     if settings.ask_sources is not None:
         return {name: "listed in ask_sources" for name in settings.ask_sources}
     chosen = {name: "configured" for name in settings.sources}
     if "kb" not in chosen and (settings.state_dir / "kb.sqlite3").is_file():
         chosen["kb"] = "the knowledge base is indexed" if chosen else "the default"
-    return chosen or {name: "the default" for name in DEFAULT_SOURCES}
+    return chosen
 
 
 def _choose(
@@ -66,6 +68,8 @@ def _choose(
     warnings: list[str] = []
     if specs is None:
         chosen = session.sources(list(default_sources(session.settings)))
+        if not chosen:  # nothing configured and nothing indexed: say so, not "nothing found"
+            warnings.append(NOT_INDEXED)
         if route.action == "search":
             chosen.append(session.source("web"))
     else:
@@ -81,6 +85,8 @@ def _choose(
         else:  # named in this ask: the asker's choice wins over the route
             warnings.append("web searched as asked, although the question reads as internal")
     pages = PagesSource(route.urls, session) if route.action == "fetch" else None
+    if NOT_INDEXED in warnings and not chosen and pages is None:
+        raise SourceUnavailable("kb", f"{NOT_INDEXED}, or name a source to ask, e.g. -S web")
     return [*chosen, *([pages] if pages else [])], warnings, pages
 
 
@@ -158,8 +164,9 @@ async def aask(
     """Answer ``question`` from every source at once, with ``[n]`` citations.
 
     ``sources``: configured names, specs (``kb``, ``code:PATH``, ``slack:PATH`` ...) or ``Source``
-    objects; default: the configured sources (or the embedded knowledge base), plus the web when
-    the question needs it. ``reading``: the chosen reading of an ambiguous question.
+    objects; default: the configured sources and the embedded knowledge base once indexed, plus the
+    web when the question needs it (``SourceUnavailable`` when that leaves nothing to search).
+    ``reading``: the chosen reading of an ambiguous question.
     ``use_model``: ``False`` forces the extractive answer even when a model is configured.
     ``effort``: quick, balanced or thorough (``EFFORTS``): hits per source (unless ``limit`` says),
     refinement cycles and each source's time budget, together.

@@ -28,6 +28,7 @@ from sourcewise.net.deadline import Deadline
 from sourcewise.net.flight import SingleFlight
 from sourcewise.net.guard import AddressGuard, GuardedTransport, Resolver
 from sourcewise.net.http import retry_after_seconds
+from sourcewise.net.reasons import failure
 from sourcewise.net.robots import RobotsGate
 from sourcewise.text.extract import extract, is_challenge
 from sourcewise.web.urlparse import parse_web_url
@@ -300,4 +301,4 @@ class Fetcher:
         except httpx.TooManyRedirects as exc:  # pragma: no cover - redirects are followed by hand
             raise TooManyRedirects(url, str(exc)) from exc
         except httpx.TransportError as exc:
-            raise FetchConnectionError(url, f"connection failed ({type(exc).__name__}: {exc})") from exc
+            raise FetchConnectionError(url, failure(exc)) from exc

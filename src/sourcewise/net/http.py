@@ -14,6 +14,7 @@ import httpx
 
 from sourcewise.errors import NoNetwork, ParseError, TransientError
 from sourcewise.net.online import no_route
+from sourcewise.net.reasons import failure
 from sourcewise.net.tls import tls_context
 
 if TYPE_CHECKING:  # a type only: config imports the providers, which import this
@@ -85,7 +86,7 @@ async def send(
 
     The body is read as a stream and refused (``ParseError``) once it passes ``max_bytes``
     counted after decompression, so a compressed bomb costs at most that much memory.
-    Messages name the failure but never the URL, which may carry a key (Google's does).
+    Messages name the failure and the host but never the URL, which may carry a key (Google's does).
     A connection failure to a public host on a machine with no route is ``NoNetwork``.
     """
     try:
@@ -108,7 +109,7 @@ async def send(
     except httpx.TransportError as exc:
         if isinstance(exc, httpx.ConnectError) and not _local(request.url) and no_route():
             raise NoNetwork(provider, "no network (no route to the internet)") from exc
-        raise TransientError(provider, f"connection failed ({type(exc).__name__})") from exc
+        raise TransientError(provider, failure(exc, request.url)) from exc
     headers = {k.lower(): v for k, v in response.headers.items()}
     return HttpResponse(
         status=response.status_code,

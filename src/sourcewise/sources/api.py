@@ -93,11 +93,12 @@ async def asource_info(
     if session is None:
         async with Session(settings) as own:
             return await asource_info(sources, session=own)
-    from sourcewise.loops.ask import WEB_WHY, default_sources
+    from sourcewise.loops.ask import KB_LATER, WEB_WHY, default_sources
 
     built_in = [n for n in ("kb", "web") if n in session.registry.source_types]
     names = list(sources) if sources is not None else [*session.settings.sources, *built_in]
-    why = {**default_sources(session.settings), "web": WEB_WHY}
+    later = {"kb": KB_LATER} if session.settings.ask_sources is None else {}
+    why = {**later, **default_sources(session.settings), "web": WEB_WHY}
     infos = [await s.info() for s in session.sources(list(dict.fromkeys(names)))]
     return [i.model_copy(update={"in_ask": why.get(i.name)}) for i in infos]
 

@@ -1,10 +1,40 @@
-"""Text from outside (files, exports) loses its control characters before a terminal sees it."""
+"""Text from outside (files, exports) loses its control characters before a terminal sees it.
+
+A terminal reads a control character as the start of a sequence: ESC ``[31m`` colours, ESC
+``]0;title`` BEL sets the window title. Removing ESC alone would leave ``[31m`` and ``]0;title``
+as visible text, so every remover of controls first drops whole escape sequences
+(``drop_escapes``), then the characters left."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
-__all__ = ["strip_controls", "utf8"]
+__all__ = ["drop_escapes", "strip_controls", "utf8"]
+
+# ECMA-48 sequences, whole, in their 7-bit (ESC ...) and 8-bit (C1) forms; a sequence cut short
+# by the end of the text is dropped as far as it goes. Every class excludes what starts the next
+# alternative and each tail is optional, so a failed match never backtracks: linear time.
+_ESCAPES = re.compile(
+    # CSI: parameter bytes, intermediate bytes, one final byte ("ESC [ 3 1 m", "ESC [ 2 J")
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    # OSC, DCS, SOS, PM, APC: a string up to BEL or ST (ESC \ or U+009C); an unended one up to
+    # the end of its line
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
+    # any other: intermediate bytes, one final byte ("ESC ( B", "ESC 7", "ESC c")
+    r"|\x1b[ -/]*[0-~]?"
+)
+_INTRODUCERS = frozenset("\x1b\x90\x98\x9b\x9d\x9e\x9f")
+
+
+def drop_escapes(text: str) -> str:
+    """``text`` without its terminal escape sequences (CSI, OSC and the other string and ESC
+    sequences), each removed whole; other text, ``[31m`` without an ESC included, unchanged."""
+    if text.isascii() and "\x1b" not in text:  # the usual case, at C speed
+        return text
+    if _INTRODUCERS.isdisjoint(text):
+        return text
+    return _ESCAPES.sub("", text)
 
 
 def utf8(text: str) -> str:
@@ -22,7 +52,9 @@ def utf8(text: str) -> str:
 
 def strip_controls(text: str, keep: str = "") -> str:
     """``text`` without control, format-override and private-use characters (escape sequences,
-    bidi overrides), except those in ``keep`` (e.g. ``"\\n\\t"`` for multi-line text)."""
+    bidi overrides), except those in ``keep`` (e.g. ``"\\n\\t"`` for multi-line text); escape
+    sequences go whole (``drop_escapes``)."""
+    text = drop_escapes(text)
     if text.isascii():  # the usual case, at C speed: ASCII's only such characters are its controls
         return text.translate({c: None for c in _ASCII_CONTROLS if chr(c) not in keep})
     out = []

@@ -15,12 +15,12 @@ takes time linear in the input.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from sourcewise.errors import InvalidInput
+from sourcewise.text.words import printable
 
 __all__ = [
     "MAX_CHUNKS",
@@ -44,8 +44,6 @@ MAX_CHUNKS = 1_000
 # near the offset reads little): a hostile 1 MB answer with 10k segments that are not in it stops
 # after about 100 searches, and the rest keep their offsets.
 SEARCH_BUDGET = 100_000_000
-# C0/C1 controls and line breaks: a title or URL from outside must stay on its own line.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class Source(NamedTuple):
@@ -158,7 +156,7 @@ def _get(obj: Any, camel: str, snake: str) -> Any:
 
 
 def _clean(value: Any, fallback: str) -> str:
-    text = _CONTROL.sub(" ", value).strip() if isinstance(value, str) else ""
+    text = printable(value, one_line=True).strip() if isinstance(value, str) else ""
     return text or fallback
 
 

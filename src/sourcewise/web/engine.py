@@ -27,6 +27,7 @@ from sourcewise.models import ProviderStatus, RawResult, SearchResponse, SearchR
 from sourcewise.net.deadline import Deadline
 from sourcewise.net.http import make_client, send
 from sourcewise.net.mcp import Connections
+from sourcewise.net.reasons import brief
 from sourcewise.net.redirects import RedirectCache
 from sourcewise.net.state import MAX_SUSPENSION, OWN_BASE, OWN_MAX, ProviderState
 from sourcewise.planning.validate import (
@@ -278,25 +279,26 @@ class Engine:
             raise TransientError(provider.name, f"no answer within {seconds:g} s") from exc
 
     def _handle(self, exc: ProviderError) -> str:
+        said = brief(exc.detail)  # a provider's own words, short and whole, in the log and the reason
         if exc.policy == "suspend":
             own = exc.provider in self.providers and self.providers[exc.provider].self_hosted
             base = min(self.settings.suspend_seconds, OWN_BASE) if own else self.settings.suspend_seconds
             hold = self.state.suspend(
                 exc.provider,
                 self.clock(),
-                exc.detail,
+                said,
                 base,
                 exc.retry_after,
                 cap=OWN_MAX if own else MAX_SUSPENSION,
             )
             wait = hold.until - self.clock()
-            log.warning("%s; suspended for %.0f s", exc, wait)
-            return f"{exc.kind}: {exc.detail} (suspended for {wait:.0f} s)"
+            log.warning("%s: %s; suspended for %.0f s", exc.provider, said, wait)
+            return f"{exc.kind}: {said} (suspended for {wait:.0f} s)"
         if exc.kind in ("quota exceeded", "auth failed"):
-            log.warning("%s; moving on to the next provider", exc)
+            log.warning("%s: %s; moving on to the next provider", exc.provider, said)
         else:
-            log.info("%s; moving on to the next provider", exc)
-        return f"{exc.kind}: {exc.detail}"
+            log.info("%s: %s; moving on to the next provider", exc.provider, said)
+        return f"{exc.kind}: {said}"
 
     # -- searches ----------------------------------------------------------------------------
     async def asearch(

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from sourcewise.errors import InvalidURL, redact
 from sourcewise.models import SNIPPET_MAX, ProviderHit, RawResult, SearchResult
+from sourcewise.text.words import cut_words
 from sourcewise.web.rating import rate_key
 from sourcewise.web.tiers import SourceTable, wanted_projects
 from sourcewise.web.urls import canonical_url
@@ -28,7 +29,6 @@ _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 _LETTER = re.compile(r"[^\W\d_]")
 _DATE_MAX = 100  # characters; a longer "date" is not one
 _TAG = re.compile(r"<[^<>]+>")  # not [^>]: "<<<<..." would rescan to the end from every "<"
-ELLIPSIS = "…"
 
 
 def clean_text(text: str) -> str:
@@ -44,12 +44,7 @@ def clean_text(text: str) -> str:
 
 def cut_snippet(text: str, limit: int = SNIPPET_MAX) -> str:
     """``text`` cleaned and cut to at most ``limit`` characters at a word boundary, with '…'."""
-    text = clean_text(text)
-    if len(text) <= limit:
-        return text
-    room = text[: limit - len(ELLIPSIS)]
-    cut = room.rsplit(" ", 1)[0] if " " in room else room
-    return cut.rstrip(" ,;:-–—") + ELLIPSIS
+    return cut_words(clean_text(text), limit)
 
 
 def merge_results(

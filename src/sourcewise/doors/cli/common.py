@@ -163,16 +163,27 @@ def guard(exc: SourcewiseError) -> NoReturn:
     fail(exc, 1)
 
 
-def output_format(output: Path | None, fmt: str, as_json: bool, as_jsonl: bool = False) -> str:
-    """The format to print in: ``--json``/``--jsonl`` first, then ``-o FILE``'s extension, then ``fmt``."""
+def output_format(
+    command: str, output: Path | None, fmt: str, as_json: bool = False, as_jsonl: bool = False
+) -> str:
+    """The one choice of form for every command: ``--json``/``--jsonl`` first, then ``-o FILE``'s
+    ending (``formats.SUFFIXES``), then ``--format``. A form ``command`` does not write
+    (``formats.FORMS``) is a usage error (exit 2) naming the option that asked for it."""
+    from sourcewise.doors.formats import FORMS, SUFFIXES
+
     if as_json and as_jsonl:
         fail(InvalidOption("--json and --jsonl exclude each other: choose one"), 2)
-    if as_json:
-        return "json"
-    if as_jsonl:
-        return "jsonl"
-    suffix = output.suffix.lower() if output is not None else ""
-    return {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl"}.get(suffix, fmt)
+    suffix = SUFFIXES.get(output.suffix.lower()) if output is not None else None
+    chosen, asked = (
+        ("json", "--json") if as_json
+        else ("jsonl", "--jsonl") if as_jsonl
+        else (suffix, f"-o {output.name}") if output is not None and suffix
+        else (fmt, f"--format {fmt}")
+    )  # fmt: skip
+    forms = FORMS[command]
+    if chosen not in forms:
+        fail(InvalidOption(f"{command} has no {chosen!r} form ({asked}): it writes {', '.join(forms)}"), 2)
+    return chosen
 
 
 @contextmanager

@@ -24,7 +24,7 @@ from sourcewise.doors.cli.common import (
     still_indexing,
     written_to,
 )
-from sourcewise.doors.formats import FORMATS
+from sourcewise.doors.formats import FORMS
 from sourcewise.effort import effort_help
 from sourcewise.errors import InvalidOption, SourceStillIndexing
 from sourcewise.text.words import printable
@@ -56,14 +56,16 @@ SourceOpt = Annotated[
         "mail:PATH or github:PATH.",
     ),
 ]
+def _forms(command: str) -> str:
+    return ", ".join(FORMS[command]) + "."
+
+
 ICON = {"ok": "✓", "empty": "·", "timeout": "⏱", "rate_limited": "⏸", "unavailable": "✗", "failed": "✗"}
 
 
 def search_sources_cmd(query: str, sources: list[str], fmt: str, limit: int, settings: Settings) -> None:
     """``sourcewise search QUERY --source ...``: the query in each source's own syntax; ``jsonl``
     prints one hit per line (each names its source)."""
-    if fmt not in (*FORMATS, "jsonl"):
-        fail(InvalidOption(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}"), 2)
     with reported():
         results = sources_api.search_sources(query, sources, limit=limit, settings=settings)
     if fmt == "json":
@@ -81,7 +83,7 @@ def search_sources_cmd(query: str, sources: list[str], fmt: str, limit: int, set
 def search_sources_command(
     query: Annotated[str, typer.Argument(help="Words plus the sources' filters (from:, in:, after: ...).")],
     source: SourceOpt = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="quick, deep, progressive or json.")] = "quick",
+    fmt: Annotated[str, typer.Option("--format", "-f", help=_forms("search-sources"))] = "quick",
     as_json: Annotated[bool, typer.Option("--json", help="The results as JSON.")] = False,
     as_jsonl: Annotated[bool, typer.Option("--jsonl", help="One JSON hit per line.")] = False,
     limit: Annotated[int, typer.Option("--limit", "-n", help="Results per source, 1-200.")] = 10,
@@ -94,7 +96,7 @@ def search_sources_command(
     Example: sourcewise search-sources "token expiry after:2025-01-01" -S kb
     """
     settings = setup(verbose, config)
-    shape = output_format(output, fmt, as_json, as_jsonl)
+    shape = output_format("search-sources", output, fmt, as_json, as_jsonl)
     with written_to(output):
         search_sources_cmd(query, source or ["kb"], shape, limit, settings)
 
@@ -154,7 +156,7 @@ async def _run(
 def ask_cmd(
     question: Annotated[str, typer.Argument(help="The question, in any language.")],
     source: SourceOpt = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="quick, deep, progressive or json.")] = "quick",
+    fmt: Annotated[str, typer.Option("--format", "-f", help=_forms("ask"))] = "quick",
     as_json: Annotated[bool, typer.Option("--json", help="The whole answer as JSON.")] = False,
     explain: Annotated[
         bool, typer.Option("--explain", help="Show each factor of each source's relevance.")
@@ -183,9 +185,7 @@ def ask_cmd(
     from sourcewise._sync import run_sync
 
     settings = setup(verbose, config)
-    fmt = output_format(output, fmt, as_json)
-    if fmt not in FORMATS:
-        fail(InvalidOption(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}"), 2)
+    fmt = output_format("ask", output, fmt, as_json)
     live = sys.stderr.isatty() and fmt != "json"
     pick = sys.stdin.isatty() and fmt != "json"
     with reported():
@@ -303,6 +303,7 @@ def retrieve_cmd(
     Example: sourcewise retrieve "Add a rate limit to the HTTP server" --source code:.
     """
     settings = setup(verbose, config)
+    shape = output_format("retrieve", output, "text", as_json)
     if not source:
         fail(InvalidOption("give at least one --source, e.g. --source code:."), 2)
     with reported():
@@ -311,7 +312,7 @@ def retrieve_cmd(
             limit=limit, use_model=False if no_model else None, settings=settings,
         )  # fmt: skip
     with written_to(output):
-        if output_format(output, "text", as_json) == "json":
+        if shape == "json":
             echo_json(found)
         else:
             echo(render_retrieval(found))

@@ -92,7 +92,7 @@ def search(
     sourcewise search "rate limit" -S kb --jsonl -o hits.jsonl
     """
     settings = setup(verbose, config)
-    shape = output_format(output, fmt.value, as_json, as_jsonl)
+    shape = output_format("search", output, fmt.value, as_json, as_jsonl)
     if source:
         web_only = {"--tier": tier is not None, "--strategy": strategy is not Strategy.default,
                     "--provider": bool(provider)}  # fmt: skip

@@ -26,6 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
+from w3lib.encoding import read_bom
 
 from sourcewise.errors import IndexWriteError, InvalidOption, SourcewiseError
 from sourcewise.sources._files import file_kind, read_capped, shown
@@ -35,6 +36,7 @@ from sourcewise.sources.kb.walk import walk
 from sourcewise.sources.readers import FileReaders
 from sourcewise.text.chunk import Document, chunk_document
 from sourcewise.text.extract import decode, extract
+from sourcewise.text.sanitize import drop_escapes
 
 __all__ = [
     "FORMATS",
@@ -111,7 +113,9 @@ _ASCII_CONTROLS = dict.fromkeys(c for c in range(128) if chr(c) not in "\n\t" an
 
 
 def _clean(text: str) -> str:
-    """Control and format characters out (they must never reach a terminal); newlines and tabs kept."""
+    """Control and format characters out (they must never reach a terminal), escape sequences
+    whole (``drop_escapes``); newlines and tabs kept."""
+    text = drop_escapes(text)
     if text.isascii():
         return text.translate(_ASCII_CONTROLS)
     if text.replace("\n", " ").replace("\t", " ").isprintable():  # nothing of category C in it
@@ -125,9 +129,14 @@ def _text_of(path: Path, body: bytes, fmt: str) -> tuple[str, str, str | None]:
         media = "text/html" if fmt == "html" else "application/pdf"
         got = extract(body, media, path.as_uri())
         return got.text, "markdown" if fmt == "html" else "text", got.title
-    if b"\x00" in body[:8192]:
+    # UTF-16 and UTF-32 text is half NUL bytes: with a byte-order mark (``decode`` reads it) only
+    # text that still holds NUL once decoded is binary; without one, NUL bytes say so undecoded.
+    if read_bom(body)[0] is None and b"\x00" in body[:8192]:
         raise _Skip("looks binary (NUL bytes)")
-    return decode(body, None), fmt, None
+    text = decode(body, None)
+    if "\x00" in text[:8192]:
+        raise _Skip("looks binary (NUL bytes)")
+    return text, fmt, None
 
 
 def _meta_date(meta_date: str | None) -> str | None:

@@ -29,6 +29,7 @@ from sourcewise.errors import (
 )
 from sourcewise.models import RawResult
 from sourcewise.net.http import HttpRequest, HttpResponse
+from sourcewise.net.reasons import brief
 from sourcewise.text.extract import is_challenge
 
 if TYPE_CHECKING:  # types only: loading the settings loads the registry, which loads this
@@ -121,7 +122,7 @@ def json_body(provider: str, response: HttpResponse) -> Any:
             raise Blocked(
                 provider, f"HTTP {response.status}: a bot challenge (CAPTCHA) instead of results"
             ) from exc
-        raise ParseError(provider, f"expected JSON, got {response.text[:80]!r}") from exc
+        raise ParseError(provider, f"expected JSON, got {brief(response.text, 80)!r}") from exc
 
 
 def received(response: HttpResponse) -> datetime | None:
@@ -136,7 +137,7 @@ def check_status(provider: str, response: HttpResponse, detail: str = "") -> Non
     status = response.status
     if 200 <= status < 300:
         return
-    suffix = f": {detail}" if detail else ""
+    suffix = f": {brief(detail)}" if detail else ""  # the server's words, short and whole
     if status == 429:
         raise RateLimited(provider, f"HTTP 429 Too Many Requests{suffix}", retry_after=response.retry_after)
     if status in (401, 403):

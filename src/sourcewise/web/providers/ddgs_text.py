@@ -17,6 +17,7 @@ from pydantic_settings import BaseSettings
 
 from sourcewise.errors import ParseError, ProviderError, RateLimited, TransientError
 from sourcewise.models import RawResult
+from sourcewise.net.reasons import brief, failure
 from sourcewise.web.providers.base import (
     Provider,
     ProviderCall,
@@ -60,16 +61,16 @@ def search_sync(query: str, max_results: int, options: DdgsOptions, timeout: flo
 def error_for(exc: Exception) -> ProviderError:
     """Our typed error for an exception from ddgs (matched by class name: ddgs is optional)."""
     kind = type(exc).__name__
-    message = str(exc)[:200] or kind
+    message = str(exc) or kind  # read whole; what is shown is ``brief`` (no URL, no cut word)
     if kind == "RatelimitException" or "ratelimit" in message.lower() or "429" in message:
-        return RateLimited(NAME, f"rate limited ({message})")
+        return RateLimited(NAME, f"rate limited ({brief(message)})")
     if kind == "TimeoutException" or "timed out" in message.lower():
-        return TransientError(NAME, f"timed out ({message})")
+        return TransientError(NAME, failure(exc, fallback="timed out"))
     if "No results found" in message:
         return ProviderError(NAME, "no results: none found, or every backend refused (ddgs cannot tell)")
     if kind == "DDGSException":
-        return TransientError(NAME, f"search failed ({message})")
-    return ProviderError(NAME, f"the ddgs library failed ({kind}: {message})")
+        return TransientError(NAME, failure(exc, fallback="search failed"))
+    return ProviderError(NAME, failure(exc, fallback="the ddgs library failed"))
 
 
 def parse_items(items: Any) -> list[RawResult]:

@@ -19,6 +19,7 @@ from pydantic_settings import BaseSettings
 from sourcewise.errors import AuthError, InvalidInput, ParseError, ProviderError, ProviderNotConfigured
 from sourcewise.models import RawResult
 from sourcewise.net.http import send
+from sourcewise.net.reasons import brief
 from sourcewise.net.redirects import resolve_redirects
 from sourcewise.web.cite import cite
 from sourcewise.web.providers.base import (
@@ -82,11 +83,11 @@ def _error(response: HttpResponse) -> tuple[str, str]:
     try:
         body = json_body(NAME, response)
     except ParseError:
-        return "", response.text[:120]
+        return "", brief(response.text, 120)
     error = body.get("error") if isinstance(body, dict) else None
     if not isinstance(error, dict):
-        return "", response.text[:120]
-    return str(error.get("status") or ""), str(error.get("message") or "")[:200]
+        return "", brief(response.text, 120)
+    return str(error.get("status") or ""), brief(str(error.get("message") or ""), 200)
 
 
 def _check(response: HttpResponse) -> None:

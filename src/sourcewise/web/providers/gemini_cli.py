@@ -28,7 +28,9 @@ from pydantic_settings import BaseSettings
 
 from sourcewise.errors import AuthError, ParseError, ProviderError, ProviderNotConfigured
 from sourcewise.models import RawResult
+from sourcewise.net.reasons import brief
 from sourcewise.net.redirects import resolve_redirects
+from sourcewise.text.words import printable
 from sourcewise.web.prose import read_prose
 from sourcewise.web.providers.base import (
     Provider,
@@ -53,7 +55,6 @@ _LOGIN = re.compile(
     r"|GEMINI_API_KEY|GOOGLE_API_KEY)\b",
     re.IGNORECASE,
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 class CliTimeout(ProviderError):
@@ -105,7 +106,7 @@ def _json_in(text: str) -> Any:
             return json.loads(candidate)
         except ValueError:
             continue
-    raise ParseError(NAME, f"the CLI did not answer with JSON: {_CONTROL.sub(' ', text[:80])!r}")
+    raise ParseError(NAME, f"the CLI did not answer with JSON: {brief(printable(text), 80)!r}")
 
 
 def _from_prose(text: str, error: ParseError) -> tuple[list[RawResult], str | None]:
@@ -124,8 +125,8 @@ def parse_output(stdout: str) -> tuple[list[RawResult], str | None]:
     except ParseError as exc:
         return _from_prose(stdout, exc)
     if isinstance(outer, dict) and isinstance(outer.get("error"), dict):
-        message = str(outer["error"].get("message") or "unknown error")[:200]
-        raise ProviderError(NAME, f"the CLI reported an error: {_CONTROL.sub(' ', message)}")
+        message = brief(printable(str(outer["error"].get("message") or "unknown error")), 200)
+        raise ProviderError(NAME, f"the CLI reported an error: {message}")
     if isinstance(outer, dict) and "response" in outer:  # --output-format json wraps the reply
         if not isinstance(outer["response"], str):
             raise ParseError(NAME, "the CLI's 'response' is not text")
@@ -152,7 +153,7 @@ def parse_output(stdout: str) -> tuple[list[RawResult], str | None]:
 
 def _first_line(text: str) -> str:
     lines = text.strip().splitlines()
-    return _CONTROL.sub(" ", lines[0][:200]) if lines else ""
+    return brief(printable(lines[0]), 200) if lines else ""
 
 
 class _TooMuch(Exception):

@@ -9,6 +9,7 @@ from pydantic_settings import BaseSettings
 
 from sourcewise.errors import AuthError, ParseError, ProviderNotConfigured, QuotaExceeded, RateLimited
 from sourcewise.models import RawResult
+from sourcewise.net.reasons import brief
 from sourcewise.web.providers.base import (
     HttpRequest,
     HttpResponse,
@@ -76,7 +77,7 @@ def _error(response: HttpResponse) -> None:
         reasons = " ".join(str(e.get("reason", "")) for e in error.get("errors") or [])
         status = str(error.get("status", ""))
     except (ParseError, AttributeError):
-        message, reasons, status = response.text[:120], "", ""
+        message, reasons, status = brief(response.text, 120), "", ""
     text = f"{reasons} {status} {message}".lower()
     squashed = text.replace(" ", "")
     if "dailylimit" in squashed or "perday" in squashed:

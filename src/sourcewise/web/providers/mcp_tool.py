@@ -28,6 +28,7 @@ from pydantic_settings import BaseSettings, NoDecode
 from sourcewise.errors import ParseError, ProviderError, ProviderNotConfigured, TransientError
 from sourcewise.models import SNIPPET_MAX, RawResult
 from sourcewise.net.mcp import Server, load_sdk, texts
+from sourcewise.net.reasons import brief
 from sourcewise.net.redirects import resolve_redirects
 from sourcewise.sources.mcp.read import Records, ResultShape, fill_arguments, read_records
 from sourcewise.web.providers.base import (
@@ -132,10 +133,10 @@ async def run(call: ProviderCall) -> ProviderOutput:
         raise TransientError(NAME, f"no answer within {call.deadline:g} s") from exc
     except Exception as exc:  # the SDK's transports raise many kinds, and groups of them
         if _refused(exc):
-            raise ProviderError(NAME, f"the server refused the call: {str(exc)[:200]}") from exc
+            raise ProviderError(NAME, f"the server refused the call: {brief(str(exc), 200)}") from exc
         raise TransientError(NAME, f"could not reach the MCP server ({type(exc).__name__})") from exc
     if result.is_error:
-        said = " ".join(texts(result))[:200] or "no message"
+        said = brief(" ".join(texts(result)), 200) or "no message"
         raise ProviderError(NAME, f"the tool {options.tool!r} failed: {said}")
     out = parse_tool_output(result.structured_content, texts(result))
     # A Gemini agent cites grounding redirects: resolved within what is left of the call's budget

@@ -9,6 +9,7 @@ from pydantic_settings import BaseSettings
 
 from sourcewise.errors import AuthError, ParseError, ProviderNotConfigured, QuotaExceeded
 from sourcewise.models import RawResult
+from sourcewise.net.reasons import brief
 from sourcewise.web.providers.base import (
     HttpRequest,
     HttpResponse,
@@ -57,7 +58,7 @@ def _detail(response: HttpResponse) -> str:
         detail = body.get("detail", body)
         return str(detail.get("error", detail) if isinstance(detail, dict) else detail)
     except (ParseError, AttributeError):
-        return response.text[:120]
+        return brief(response.text, 120)
 
 
 def parse(response: HttpResponse) -> list[RawResult]:
