@@ -230,3 +230,31 @@ def test_reading_link_like_text_never_raises(text: str) -> None:
     for path, first, last in read_task(text).linked:
         assert path
         assert 0 <= first <= last
+
+
+def test_what_a_candidate_shows_is_never_listed_as_missing(tmp_path: Path, st: Settings) -> None:
+    """The rules read a ranked file's head (8,000 characters) and the passage it shows: a definition
+    far down a long module no longer lists the words it shows as missing (found by a user tour:
+    flask's ``CertParamType.convert``, L791, listed "cryptography", "adhoc" as missing)."""
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    filler = "".join(
+        f"def helper_{j}(value):\n" + "    value = value + 1\n" * 12 + "    return value\n\n"
+        for j in range(40)
+    )
+    (root / "pkg" / "cli.py").write_text(
+        filler + "def convert_certificate(value):\n"
+        '    """Load the certificate; "adhoc" needs the cryptography library."""\n'
+        "    if value == 'adhoc':\n        import cryptography\n    return value\n",
+        "utf-8",
+    )
+    assert len(filler) > 8_000
+    (root / "pkg" / "other.py").write_text("def unrelated():\n    return 1\n", "utf-8")
+    task = "convert_certificate with adhoc fails: the cryptography library is not found"
+    found = retrieve(task, sources=[f"code:{root}"], max_cycles=1, limit=5, settings=st)
+    top = found.candidates[0]
+    assert top.hit.path == "pkg/cli.py"
+    assert "convert_certificate" in top.hit.text
+    for word in ("adhoc", "cryptography"):
+        assert word in top.hit.text
+        assert not any(word in m for m in top.missing), top.missing

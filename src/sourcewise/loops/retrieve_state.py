@@ -136,7 +136,9 @@ def admit(
         for hit, whole in zip(hits, files, strict=True):
             found += 1
             if whole is not None and hit.meta.get("found") == "locate":
-                whole = whole[:RULES_TEXT]  # ranked already: the rules read its head, not all of a huge file
+                # ranked already: the rules read its head, not all of a huge file, and the passage
+                # shown, so that what a candidate shows is never listed as missing from it
+                whole = f"{whole[:RULES_TEXT]}\n{hit.text}"
             # a code candidate is its file (its best chunk shown); other hits are themselves
             key = hit.path if whole is not None and hit.path else hit.location
             if key in pool or key in state.excluded:
