@@ -3,8 +3,9 @@ as a reader should see them (admonition and directive lines out, markup cleaned:
 
 What a snippet cleans depends only on the chunk and the line it starts at, so whether cleaning
 changes anything in any window a chunk can give is known when the chunk is indexed (``plain``):
-the record keeps the answer, and a query cleans only the windows where it does (most windows of
-real text hold no markup: cleaning them only stripped them, a tenth of a query's time)."""
+the record keeps the answer (a flag: a record written before it has none, and its snippets are
+cleaned as they were), and a query cleans only the chunks where it may change something: 94% of
+the real 100k corpus' chunks need none, and cleaning them had been 7-9% of a query's time."""
 
 from __future__ import annotations
 
