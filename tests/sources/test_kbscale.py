@@ -91,18 +91,18 @@ _TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=40)  # what U
 
 @settings(max_examples=300, deadline=None)
 @given(_TEXT, _TEXT, st.lists(_TEXT.filter(lambda h: HEADINGS_SEP not in h), max_size=3), _TEXT,
-       st.integers(0, 10**6), st.integers(0, 10**6), st.booleans())  # fmt: skip
+       st.integers(0, 10**6), st.integers(0, 10**6), st.booleans(), st.booleans())  # fmt: skip
 def test_a_stored_record_gives_back_its_chunk(
-    path: str, title: str, headings: list[str], text: str, start: int, end: int, dated: bool
+    path: str, title: str, headings: list[str], text: str, start: int, end: int, dated: bool, plain: bool
 ) -> None:
     """A chunk's one stored value (``pack``) gives back each of its values (``unpack``), whatever the
     texts hold: the record's own separator, the headings' separator, digits, newlines."""
     joined = HEADINGS_SEP.join(headings)
-    row = unpack(pack(path, title, "2025-01-15", dated, joined, text, (start, end), "ab" * 16), (1, 2))
+    row = unpack(pack(path, title, "2025-01-15", dated, joined, text, (start, end), "ab" * 16, plain), (1, 2))
     shown = tuple(joined.split(HEADINGS_SEP)) if joined else ()
     expected = Row(
         key=(1, 2), path=path, title=title, doc_date="2025-01-15", heading_path=shown, text=text,
-        start_line=start, end_line=end, embed_hash="ab" * 16, dated=dated,
+        start_line=start, end_line=end, embed_hash="ab" * 16, dated=dated, plain=plain,
     )  # fmt: skip
     assert row == expected
     assert len(row) == len(Row._fields)  # built field by field, as Row(...) builds it

@@ -7,12 +7,12 @@ import random
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from realtext import real_paragraphs, spread
 from sourcewise.sources.kb import terms as kbterms
-from sourcewise.sources.kb.snippet import snippet
+from sourcewise.sources.kb.snippet import plain, snippet
 from sourcewise.text.markup import clean, directive
 
 # Digits and ASCII punctuation between letters, as in man pages' option tables and numbered lists.
@@ -80,6 +80,44 @@ def test_a_snippet_reads_only_its_lines_and_is_what_its_definition_says(lines: l
     for query in ("rollback", "b", "qzxq", "Rollback_b"):
         wanted = kbterms.wanted(query)
         assert snippet(text, wanted, size) == _snippet_as_defined(text, set(wanted.terms), size)
+
+
+def _plain_as_defined(text: str) -> bool:
+    """Whether every window a snippet may start (at each shown line, four times 200 characters)
+    only loses its outer spaces to ``clean``."""
+    lines = [s for ln in text.splitlines() if (s := ln.strip()) and directive(s) is None]
+    windows = [" ".join(lines[i:])[:800] for i in range(len(lines))]
+    return all(clean(w) == w.strip() for w in windows)
+
+
+_MARKED = st.text(alphabet=st.sampled_from(list("ab rl_*`!.:-\\<>[](){}#&;é ")), max_size=300)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_MARKED, st.sampled_from(["", "x" * 500, '!!! note "x"'])), max_size=10))
+@example(["`a", "*b* `"])  # code whole, but a window from the second line pairs its backticks anew
+@example(["y" * 795 + " _ab_c"])  # not italic whole ("_c"), italic in the window cut after "_ab_"
+def test_a_text_is_plain_when_no_window_of_it_changes_when_cleaned(lines: list[str]) -> None:
+    """``plain`` (decided at indexing) says what cleaning each window would: where it says so, the
+    snippet made without cleaning is the one made with it."""
+    text = "\n".join(lines)
+    if plain(text):  # where it says no, a query cleans: that costs only time
+        assert _plain_as_defined(text)
+        for query in ("rl", "b", "qzxq"):
+            wanted = kbterms.wanted(query)
+            assert snippet(text, wanted, plain=True) == snippet(text, wanted)
+
+
+def test_plain_over_real_text_is_what_cleaning_every_window_says() -> None:
+    """Real paragraphs (markup of docstrings, Vim help, READMEs): ``plain`` is the definition's answer
+    wherever the text cleaned whole is unchanged (elsewhere it does not look further: ``False``)."""
+    paragraphs = spread(real_paragraphs(), 600)
+    said = [plain(p) for p in paragraphs]
+    for text, got in zip(paragraphs, said, strict=True):
+        whole = " ".join(s for ln in text.splitlines() if (s := ln.strip()) and directive(s) is None)
+        assert got == (_plain_as_defined(text) and clean(whole) == whole), text[:300]
+    assert len(paragraphs) == 600
+    assert 0 < sum(said) < len(said)
 
 
 _WORDS = re.compile(r"\w{3,}")

@@ -32,6 +32,7 @@ from sourcewise.errors import IndexWriteError, InvalidOption, SourcewiseError
 from sourcewise.sources._files import file_kind, read_capped, shown
 from sourcewise.sources.kb.query import embedded
 from sourcewise.sources.kb.rows import ChunkRow, FileRow, Store, StoreWriter
+from sourcewise.sources.kb.snippet import plain
 from sourcewise.sources.kb.walk import walk
 from sourcewise.sources.readers import FileReaders
 from sourcewise.text.chunk import Document, chunk_document
@@ -167,7 +168,7 @@ def prepare(
             ChunkRow(
                 ordinal=i, text=c.text, heading_path=c.heading_path, start_line=c.start_line,
                 end_line=c.end_line, embed_hash=hashlib.sha256(read.encode()).hexdigest()[:32],
-                embedded_chars=len(read),
+                embedded_chars=len(read), plain=plain(c.text),
             )
         )  # fmt: skip
     ext = path.suffix.lower().lstrip(".")

@@ -33,6 +33,7 @@ class Row(NamedTuple):
     end_line: int
     embed_hash: str
     dated: bool = True  # the date is the document's own (front matter), not its file's mtime
+    plain: bool = False  # no snippet of the text needs cleaning (``snippet.plain``, at indexing)
 
 
 @dataclass
@@ -125,7 +126,8 @@ def day_number(iso: str) -> int:
 
 
 # A record's numbers, in binary (no text to parse back): the chunk's first and last lines, the
-# lengths of its date, embed hash, path, title and headings (in characters), whether it is dated.
+# lengths of its date, embed hash, path, title and headings (in characters), its flags: dated (1),
+# plain (2; a record written before it had none: its snippets are cleaned).
 _HEAD = struct.Struct("<7IB")
 
 
@@ -138,16 +140,18 @@ def pack(
     text: str,
     lines: tuple[int, int],
     embed_hash: str,
+    plain: bool = False,
 ) -> bytes:
     """A chunk's stored record, what ``unpack`` reads back: its numbers (``_HEAD``), then its date,
     hash, path, title, headings and body, so no text needs a separator of its own."""
-    head = _HEAD.pack(*lines, len(doc_date), len(embed_hash), len(path), len(title), len(headings), dated)
+    flags = dated | plain << 1
+    head = _HEAD.pack(*lines, len(doc_date), len(embed_hash), len(path), len(title), len(headings), flags)
     return head + (doc_date + embed_hash + path + title + headings + text).encode()
 
 
 def unpack(record: bytes, key: tuple[int, int]) -> Row:
     """The ``Row`` of a record ``pack`` made."""
-    start, end, a, b, c, d, e, dated = _HEAD.unpack_from(record)
+    start, end, a, b, c, d, e, flags = _HEAD.unpack_from(record)
     s = record[_HEAD.size :].decode()
     b += a
     c += b
@@ -157,7 +161,7 @@ def unpack(record: bytes, key: tuple[int, int]) -> Row:
     # function in Python (a fifth of the time: every hit of every query reads one)
     return _new_row(Row, (
         key, s[b:c], s[c:d], s[:a], tuple(s[d:e].split(HEADINGS_SEP)) if e > d else (), s[e:],
-        start, end, s[a:b], dated == 1,
+        start, end, s[a:b], flags & 1 == 1, flags & 2 == 2,
     ))  # fmt: skip
 
 

@@ -36,6 +36,7 @@ class ChunkRow:
     # the length of the text the embedding reads (``query.embedded``): what hybrid search weighs
     # the semantic score by (``search.read_shares``), kept so a query need not read the chunk
     embedded_chars: int
+    plain: bool = False  # no snippet of the text needs cleaning (``snippet.plain``)
 
 
 class Store(Protocol):

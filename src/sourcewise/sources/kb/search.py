@@ -193,7 +193,7 @@ def hit(row: Row, score: float, wanted: kbterms.Wanted, source: str) -> Hit:
     return _new_hit({
         "title": row.title,
         "location": f"{row.path}#L{row.start_line}-L{row.end_line}",
-        "snippet": _snippet(row.text, wanted),
+        "snippet": _snippet(row.text, wanted, plain=row.plain),
         "text": row.text,
         "source": source,
         "kind": "knowledge_base",

@@ -126,7 +126,7 @@ class Writer:
             _add(doc, "body", c.text)
             record = pack(
                 file.path, file.title, file.doc_date, not file.mtime_dated, headings, c.text,
-                (c.start_line, c.end_line), c.embed_hash,
+                (c.start_line, c.end_line), c.embed_hash, c.plain,
             )  # fmt: skip
             doc.add_bytes("row", record)
             doc.add_integer("embedded", c.embedded_chars)
