@@ -150,3 +150,33 @@ async def test_a_rest_literal_block_stays_a_block(tmp_path: Path) -> None:
     assert "```\n$ flask --app hello run\n" in run.text
     assert ":caption:" not in minimal.text
     assert "::" not in run.text
+
+
+def test_a_bare_site_and_a_filter_word_with_a_plain_value_stay_words() -> None:
+    """Found in review: every token holding a site or a key of the shared filter vocabulary had
+    been dropped, so "socket.io" and "on:push" were not asked of the answer."""
+    from sourcewise.answer.asked import read
+
+    def words(question: str) -> set[str]:
+        return {w for group in read(question).groups for w in group}
+
+    assert {"socket", "io"} <= words("What is socket.io?")
+    assert {"fli", "io"} <= words("How do I deploy to fly.io?")
+    assert "push" in words("What does on:push trigger?")
+    assert "open" in words("How do I search is:open issues?")
+    assert not {"2026", "01", "eng"} & words("What did sarah say in:#eng after:2026-01-01")
+    assert read("Summarize https://docs.python.org/3/library/asyncio.html").urls
+
+
+def test_a_double_colon_opens_a_literal_block_only_as_rest_writes_one() -> None:
+    """Found in review: any line ending "::" opened a block, in man pages too, and option lines
+    were dropped from it as if after a directive."""
+    from sourcewise.answer.extractive import units
+
+    said = units("  It listens on all addresses, that is ::\n  and 0.0.0.0, on port 8080.\n", wrapped=True)
+    assert [u.text for u in said] == ["It listens on all addresses, that is :: and 0.0.0.0, on port 8080."]
+    man = units("-k::\n--key=<value>::\nSorting key.\n", wrapped=True)
+    assert all(u.kind != "code" for u in man)
+    assert "-k" in man[0].text
+    vim = units("To show line numbers, type::\n\n    :set number\n\nThen save.\n")
+    assert [u.text for u in vim] == ["To show line numbers, type:", "```\n:set number\n```", "Then save."]

@@ -138,3 +138,12 @@ def test_a_servers_long_error_body_is_said_short_and_whole() -> None:
     words = detail.removesuffix("…").removeprefix("HTTP 502 from the server: ").split()
     assert words
     assert all(word in body for word in words[1:])  # whole words of the body, none cut
+
+
+def test_a_lone_surrogate_in_a_message_is_no_crash() -> None:
+    # A provider body or an exception's text can hold one (found by the property test over every
+    # provider's parse): RE2 reads UTF-8 and had raised UnicodeEncodeError.
+    said = brief("\ud800 failed at http://user:pw@a.example/x?q=1 (\ud800")
+    assert "a.example" in said
+    assert "pw" not in said
+    assert said.endswith(")")

@@ -55,6 +55,11 @@ def test_a_quote_left_open_is_not_a_phrase() -> None:
     assert q.phrases == ["exact phrase"]
     assert q.terms == ["then", "a", "5", "screen", "with", "glare"]
     assert parse_query('deploy "window opens friday').terms == ["deploy", "window", "opens", "friday"]
+    # the stray quote goes with nothing in its place (found in review: '-"draft' had searched "draft")
+    assert parse_query('-"draft').negations == ["draft"]
+    assert parse_query('from:"Sarah').filters == [("from", "Sarah")]
+    q = parse_query('size 5" screen "exact match"')  # an inch mark is the stray one
+    assert (q.terms, q.phrases) == (["size", "5", "screen"], ["exact match"])
 
 
 @given(st.text(max_size=3000))

@@ -114,18 +114,26 @@ def _meaningful(term: str) -> bool:
 
 
 def _said(question: str) -> tuple[str, tuple[str, ...]]:
-    """The question's words without the URLs and filters in it, and the pages it names. A URL is
-    something to read (the pages source fetches it) and a filter (``after:2026-01-01``) a
-    constraint the plan passes on: neither is words an answer must hold."""
+    """The question's words without the pages and constraints in it, and the pages it names. A
+    page's URL is something to read (the pages source fetches it) and a filter with a date, a
+    channel or a person (``after:2026-01-01``, ``in:#eng``) a constraint the plan passes on:
+    neither is words an answer must hold. A bare site ("socket.io", "fly.io") is a name, and a
+    filter word with a plain value ("on:push", "type:module") is what the question is about."""
     words: list[str] = []
     pages: list[str] = []
     for token in question.split():
         found = find_urls(token) if "." in token or ":" in token else []
-        if found:
-            pages += [url for url, site in found if not site]
-        elif filter_of(token) is None:
+        read = [url for url, site in found if not site]
+        if read:
+            pages += read
+        elif not _constraint(token):
             words.append(token)
     return " ".join(words), tuple(dict.fromkeys(pages))
+
+
+def _constraint(token: str) -> bool:
+    found = filter_of(token)
+    return found is not None and (any(c.isdigit() for c in found[1]) or found[1][:1] in ("#", "@"))
 
 
 def read(question: str) -> Asked:

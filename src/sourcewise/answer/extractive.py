@@ -113,15 +113,16 @@ def units(text: str, *, wrapped: bool = False) -> list[Unit]:
     (headings, list items, table rows, quotes) break a paragraph; otherwise every line breaks."""
     reader = _Reader(wrapped)
     fence: str | None = None
-    literal: tuple[int, str] | None = None  # reST: the indent its block goes past, its language
+    literal: tuple[int, str, bool] | None = None  # reST: the indent its block goes past, language, directive
     code: list[str] = []
-    for line in dehyphenate(text).split("\n"):
+    lines = dehyphenate(text).split("\n")
+    for at, line in enumerate(lines):
         bare = line.strip()
         if literal is not None:
             if not bare or _indent(line) > literal[0]:
                 code.append(line)
                 continue
-            reader.code(literal[1], _options_out(code))
+            reader.code(literal[1], _options_out(code) if literal[2] else code)
             literal, code = None, []
         if fence is not None:
             if bare.startswith(fence[:3]) and not bare[3:].strip("`~"):
@@ -132,31 +133,39 @@ def units(text: str, *, wrapped: bool = False) -> list[Unit]:
         elif bare.startswith(("```", "~~~")):
             reader.flush()
             fence = bare
-        elif (lang := _literal(bare)) is not None:
+        elif (lang := _literal(bare, lines, at)) is not None:
             said = _before_literal(bare)
             if said:
                 reader.line(said, said)
             reader.flush()
-            literal = (_indent(line), lang)
+            literal = (_indent(line), lang, bare.startswith(".."))
         else:
             reader.line(line, bare)
     if fence is not None:
         reader.code(fence[3:], code)
     elif literal is not None:
-        reader.code(literal[1], _options_out(code))
+        reader.code(literal[1], _options_out(code) if literal[2] else code)
     return reader.finish()
 
 
 _CODE_DIRECTIVE = re.compile(r"\.\.\s+(?:code-block|code|sourcecode)::\s*([\w+#.-]*)")
 
 
-def _literal(bare: str) -> str | None:
-    """The language of the reST literal block a line opens: ``.. code-block:: python`` gives
-    "python", a paragraph ending "::" (a literal block follows) gives ""; None for other lines."""
+def _literal(bare: str, lines: Sequence[str], at: int) -> str | None:
+    """The language of the reST literal block the line ``lines[at]`` opens: ``.. code-block::
+    python`` gives "python"; a paragraph ending "::" gives "" only when a blank line and a line
+    indented past it follow, as reST requires (a man page's ``-k::`` option or "that is ::" in a
+    sentence opens nothing); None for other lines."""
     match = _CODE_DIRECTIVE.match(bare)
     if match is not None:
         return match.group(1)
-    return "" if bare.endswith("::") and not bare.startswith("..") else None
+    if not bare.endswith("::") or bare.startswith(".."):
+        return None
+    nxt = at + 1
+    while nxt < len(lines) and not lines[nxt].strip():
+        nxt += 1
+    opens = nxt > at + 1 and nxt < len(lines) and _indent(lines[nxt]) > _indent(lines[at])
+    return "" if opens else None
 
 
 def _before_literal(bare: str) -> str:

@@ -78,10 +78,15 @@ def _host_only(match: re2._Match) -> str:
     return host_of(match.group(0)) or "a URL"
 
 
+def _encodable(text: str) -> str:
+    """``text`` as UTF-8 can hold it (RE2 reads UTF-8): a lone surrogate from outside becomes "?"."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
 def brief(text: str, limit: int = REASON_MAX) -> str:
     """A library's message short and whole: each URL as its host, white space collapsed, cut at a
     word (``cut_words``), and the brackets left open by the cut closed."""
-    text = cut_words(" ".join(_URL.sub(_host_only, text).split()), limit)
+    text = cut_words(" ".join(_URL.sub(_host_only, _encodable(text)).split()), limit)
     opened: list[str] = []
     for ch in text:
         if ch in "([{":
@@ -95,7 +100,7 @@ def failure(exc: BaseException, url: str | None = None, fallback: str = "connect
     """``cause (host)``, e.g. ``cannot resolve host (search.yahoo.com)``, the host from ``url`` or
     else from the first URL in the message; with no known cause, ``fallback (host): Class: message``
     (the message ``brief``)."""
-    message = str(exc)
+    message = _encodable(str(exc))
     if url is None and (found := _URL.search(message)):
         url = found.group(0)
     host = host_of(url) if url else ""

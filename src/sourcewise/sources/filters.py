@@ -58,14 +58,15 @@ def _tokens(query: str) -> list[tuple[str, bool]]:
 
     A closing quote ends its token: what follows it is a token of its own (``"한 날"은``: the phrase
     and the particle; ``"exact phrase"s``); an opening quote starts one unless it follows ``key:``
-    or ``-`` (``from:"Sarah Kim"``, ``-"exact phrase"``). A quote left open is not a quote: a
-    question with one stray ``"`` would otherwise turn all that follows it into one required
-    phrase."""
+    or ``-`` (``from:"Sarah Kim"``, ``-"exact phrase"``). A quote left open is not a quote (an
+    inch mark after a digit if there is one, else the last): a question with one stray ``"`` would
+    otherwise turn all that follows it into one required phrase; ``-"draft`` is ``-draft``."""
     if '"' not in query:  # what the loop below makes of it, split in C (every query is parsed)
         return [(token, False) for token in query.split()]
-    if query.count('"') % 2:
-        at = query.rindex('"')
-        query = f"{query[:at]} {query[at + 1 :]}"
+    if query.count('"') % 2:  # one quote is not a quote: an inch mark (5") if any, else the last
+        inch = next((i for i in range(1, len(query)) if query[i] == '"' and query[i - 1].isdigit()), -1)
+        at = inch if inch >= 0 else query.rindex('"')
+        query = query[:at] + query[at + 1 :]
     out: list[tuple[str, bool]] = []
     buf: list[str] = []
     quoted = False

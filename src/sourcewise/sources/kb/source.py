@@ -96,11 +96,13 @@ class KnowledgeBase:
             _warn_once(f"{self.location} was built by another analyzer: `sourcewise index` reads them again")
         legacy = self.store.legacy_paths
         if legacy is not None:  # an index of an earlier schema: written again from its files
+            where = self.store.location
             if not rebuild:
                 self.store.close()
-                why = f"by an earlier sourcewise: `sourcewise index` rebuilds it from its {len(legacy)} files"
-                raise SourceUnavailable(name, f"the knowledge base {self.store.location} was written {why}")
+                how = f"`sourcewise index --status --kb {where}` rebuilds it from its {len(legacy)} files"
+                raise SourceUnavailable(name, f"the index was written by an earlier sourcewise: {how}")
             if legacy:
+                log.warning("kb: %s: rebuilding it from the %d files it held", where, len(legacy))
                 r = self.index([p for p in legacy if Path(p).is_file()])
                 log.warning("kb: %s rebuilt: %d files, %d chunks", self.location, len(r.added), r.chunks)
             self.store.rebuilt()
@@ -161,9 +163,7 @@ class KnowledgeBase:
     def _wants_model(self) -> bool:
         """Semantic search on: asked for (``semantic=True``: the missing extra is said), or left
         to the default (``None``: on when the extra is installed, silently off when not)."""
-        if self.semantic is True:
-            return True
-        return self.semantic is None and semantic_available()
+        return self.semantic is True or (self.semantic is None and semantic_available())
 
     def warm(self) -> None:
         """Start loading the model in the background if semantic search can run here (the extra,

@@ -135,8 +135,8 @@ class KBStore:
         its embeddings kept, its chunks dropped."""
         self.legacy_paths = [r[0] for r in self.db.execute("SELECT path FROM files ORDER BY path")]
         log.warning(
-            "kb: %s was written by an earlier sourcewise (index schema %d); rebuilding it in the "
-            "current format from the %d files it held", self.location, version, len(self.legacy_paths),
+            "kb: %s was written by an earlier sourcewise (index schema %d); its %d files are kept to "
+            "be indexed again in the current format", self.location, version, len(self.legacy_paths),
         )  # fmt: skip
         if self.location != ":memory:":
             shutil.rmtree(self.location + ".tantivy", ignore_errors=True)
