@@ -165,6 +165,9 @@ def test_a_bare_site_and_a_filter_word_with_a_plain_value_stay_words() -> None:
     assert "push" in words("What does on:push trigger?")
     assert "open" in words("How do I search is:open issues?")
     assert not {"2026", "01", "eng"} & words("What did sarah say in:#eng after:2026-01-01")
+    # a person, a channel or a site constrains where to look (found in a second review)
+    assert not {"sarah", "engin", "site", "doc", "org"} & words("deploy plan from:Sarah in:Engineering")
+    assert not {"site", "doc", "org"} & words("site:docs.python.org asyncio gather timeout")
     assert read("Summarize https://docs.python.org/3/library/asyncio.html").urls
 
 

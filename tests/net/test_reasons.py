@@ -113,11 +113,14 @@ def test_a_brief_reason_is_short_whole_and_keeps_no_url(words: list[str]) -> Non
         if "://" not in text and _closed(text):
             assert said == " ".join(text.split())
         return
-    kept = said.rstrip(")]}").removesuffix("…")
-    assert len(kept) < REASON_MAX
-    assert full.startswith(kept)
+    assert len(said) <= REASON_MAX
+    # brackets the cut left open are closed, or dropped where closing them would pass the limit
+    bare = str.maketrans("", "", "()[]{}")
+    kept = said.rstrip(")]}").removesuffix("…").translate(bare)
+    whole = full.translate(bare)
+    assert whole.startswith(kept)
     # cut where a word ends (or inside the one word that does not fit at all)
-    assert full[len(kept) : len(kept) + 1] in (" ", ",", ";", ":", "-", "–", "—") or " " not in kept
+    assert whole[len(kept) : len(kept) + 1] in (" ", ",", ";", ":", "-", "–", "—") or " " not in kept
 
 
 def test_a_servers_long_error_body_is_said_short_and_whole() -> None:
@@ -147,3 +150,14 @@ def test_a_lone_surrogate_in_a_message_is_no_crash() -> None:
     assert "a.example" in said
     assert "pw" not in said
     assert said.endswith(")")
+
+
+def test_a_reason_keeps_its_limit_even_with_brackets_left_open() -> None:
+    # Found in review: closing the brackets a cut left open came after the limit was used up.
+    from sourcewise.text.words import cut_words
+
+    said = brief("x " * 10 + "(" * 60 + "y " * 100)
+    assert len(said) <= REASON_MAX
+    assert brief("failed (at a.example) [x") == "failed (at a.example) [x]"
+    assert cut_words("hello world foo", 0) == ""
+    assert len(cut_words("hello world foo", 1)) == 1

@@ -129,10 +129,18 @@ async def test_a_search_does_not_rebuild_an_old_index_under_its_deadline(tmp_pat
     source = resolve_source(f"kb:{path}", Settings(state_dir=tmp_path / "state"))
     with pytest.raises(
         SourceUnavailable,
-        match=r"earlier sourcewise: `sourcewise index --status --kb .*` rebuilds it from its 1 files",
+        match=r"earlier sourcewise wrote this index: `sourcewise index --status --kb .*` rebuilds it from its 1 files",
     ):
         await source.search(SourceQuery(source="knowledge_base", mode="keyword", query="rollback"))
     await source.aclose()
     out = run_cli(["index", "--status", "--json", "--kb", str(path)])
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["files"] == 1
+
+
+def test_the_rebuild_command_is_quoted_to_paste() -> None:
+    from sourcewise.sources.kb.store import rebuild_hint
+
+    assert "--kb '/tmp/my notes/kb.sqlite3'` rebuilds it from its 3 files" in rebuild_hint(
+        "/tmp/my notes/kb.sqlite3", 3
+    )

@@ -115,10 +115,10 @@ def _meaningful(term: str) -> bool:
 
 def _said(question: str) -> tuple[str, tuple[str, ...]]:
     """The question's words without the pages and constraints in it, and the pages it names. A
-    page's URL is something to read (the pages source fetches it) and a filter with a date, a
-    channel or a person (``after:2026-01-01``, ``in:#eng``) a constraint the plan passes on:
-    neither is words an answer must hold. A bare site ("socket.io", "fly.io") is a name, and a
-    filter word with a plain value ("on:push", "type:module") is what the question is about."""
+    page's URL is something to read (the pages source fetches it) and a filter on a person, a
+    channel, a date or a site (``from:Sarah``, ``after:2026-01-01``, ``site:docs.python.org``) a
+    constraint the plan passes on: neither is words an answer must hold. A bare site ("socket.io")
+    is a name, and ``on:push``, ``is:open``, ``type:module`` are what the question is about."""
     words: list[str] = []
     pages: list[str] = []
     for token in question.split():
@@ -131,9 +131,18 @@ def _said(question: str) -> tuple[str, tuple[str, ...]]:
     return " ".join(words), tuple(dict.fromkeys(pages))
 
 
+# Filter keys whose plain value is what a question is about ("on:push", "is:open", "type:module");
+# every other filter (a person, a channel, a date, a site, a label) constrains where to look.
+_SUBJECT_KEYS = frozenset({"on", "is", "has", "type", "kind", "state", "lang"})
+
+
 def _constraint(token: str) -> bool:
+    if token[:5].lower() == "site:":
+        return True
     found = filter_of(token)
-    return found is not None and (any(c.isdigit() for c in found[1]) or found[1][:1] in ("#", "@"))
+    if found is None:
+        return False
+    return found[0] not in _SUBJECT_KEYS or any(c.isdigit() for c in found[1])
 
 
 def read(question: str) -> Asked:

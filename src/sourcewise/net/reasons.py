@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import httpx
 import re2  # type: ignore[import-untyped]
 
+from sourcewise.text.sanitize import utf8
 from sourcewise.text.words import cut_words
 
 __all__ = ["REASON_MAX", "brief", "cause", "failure", "host_of"]
@@ -78,29 +79,28 @@ def _host_only(match: re2._Match) -> str:
     return host_of(match.group(0)) or "a URL"
 
 
-def _encodable(text: str) -> str:
-    """``text`` as UTF-8 can hold it (RE2 reads UTF-8): a lone surrogate from outside becomes "?"."""
-    return text.encode("utf-8", "replace").decode("utf-8")
-
-
 def brief(text: str, limit: int = REASON_MAX) -> str:
-    """A library's message short and whole: each URL as its host, white space collapsed, cut at a
-    word (``cut_words``), and the brackets left open by the cut closed."""
-    text = cut_words(" ".join(_URL.sub(_host_only, _encodable(text)).split()), limit)
-    opened: list[str] = []
-    for ch in text:
+    """A library's message short and whole, at most ``limit`` characters: each URL as its host,
+    white space collapsed, cut at a word (``cut_words``), and the brackets left open by the cut
+    closed (or, where closing them would pass ``limit``, dropped)."""
+    text = cut_words(" ".join(_URL.sub(_host_only, utf8(text)).split()), limit)
+    opened: list[int] = []  # where each bracket still open stands
+    for i, ch in enumerate(text):
         if ch in "([{":
-            opened.append(")]}"["([{".index(ch)])
-        elif opened and ch == opened[-1]:
+            opened.append(i)
+        elif opened and ch == ")]}"["([{".index(text[opened[-1]])]:
             opened.pop()
-    return text + "".join(reversed(opened))
+    if len(text) + len(opened) <= limit:
+        return text + "".join(")]}"["([{".index(text[i])] for i in reversed(opened))
+    drop = set(opened)
+    return "".join(ch for i, ch in enumerate(text) if i not in drop)
 
 
 def failure(exc: BaseException, url: str | None = None, fallback: str = "connection failed") -> str:
     """``cause (host)``, e.g. ``cannot resolve host (search.yahoo.com)``, the host from ``url`` or
     else from the first URL in the message; with no known cause, ``fallback (host): Class: message``
     (the message ``brief``)."""
-    message = _encodable(str(exc))
+    message = utf8(str(exc))
     if url is None and (found := _URL.search(message)):
         url = found.group(0)
     host = host_of(url) if url else ""

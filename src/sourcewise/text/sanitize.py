@@ -12,24 +12,30 @@ import unicodedata
 
 __all__ = ["drop_escapes", "strip_controls", "utf8"]
 
-# ECMA-48 sequences, whole, in their 7-bit (ESC ...) and 8-bit (C1) forms; a sequence cut short
-# by the end of the text is dropped as far as it goes. Every class excludes what starts the next
-# alternative and each tail is optional, so a failed match never backtracks: linear time.
+# ECMA-48 sequences in their 7-bit form (ESC ...), whole; a sequence cut short by the end of the
+# text is dropped as far as it goes. The 8-bit forms (U+0080-U+009F) go alone, as single controls:
+# a terminal reading UTF-8 does not start a sequence at them, and mojibake holds them often (a
+# curly quote read as Latin-1 is "â\x80\x9d"): taking the line after one as its string had
+# deleted real text. Every class excludes what starts the next alternative and each tail is
+# optional, so a failed match never backtracks: linear time.
 _ESCAPES = re.compile(
     # CSI: parameter bytes, intermediate bytes, one final byte ("ESC [ 3 1 m", "ESC [ 2 J")
-    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    r"\x1b\[[0-?]*[ -/]*[@-~]?"
     # OSC, DCS, SOS, PM, APC: a string up to BEL or ST (ESC \ or U+009C); an unended one up to
     # the end of its line
-    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[\]PX^_][^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
     # any other: intermediate bytes, one final byte ("ESC ( B", "ESC 7", "ESC c")
     r"|\x1b[ -/]*[0-~]?"
+    # an 8-bit control, alone
+    r"|[\x80-\x9f]"
 )
-_INTRODUCERS = frozenset("\x1b\x90\x98\x9b\x9d\x9e\x9f")
+_INTRODUCERS = frozenset(["\x1b", *map(chr, range(0x80, 0xA0))])
 
 
 def drop_escapes(text: str) -> str:
     """``text`` without its terminal escape sequences (CSI, OSC and the other string and ESC
-    sequences), each removed whole; other text, ``[31m`` without an ESC included, unchanged."""
+    sequences), each removed whole, and without 8-bit controls, each alone; other text, ``[31m``
+    without an ESC included, unchanged."""
     if text.isascii() and "\x1b" not in text:  # the usual case, at C speed
         return text
     if _INTRODUCERS.isdisjoint(text):

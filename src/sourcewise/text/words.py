@@ -51,6 +51,8 @@ def cut_words(text: str, limit: int) -> str:
     (a single word longer than that is cut where it must)."""
     if len(text) <= limit:
         return text
+    if limit <= len(ELLIPSIS):
+        return ELLIPSIS[: max(limit, 0)]
     room = text[: limit - len(ELLIPSIS)]
     cut = room.rsplit(" ", 1)[0] if " " in room else room
     return cut.rstrip(" ,;:-–—") + ELLIPSIS

@@ -43,7 +43,7 @@ from sourcewise.sources.kb.query import StoreFilter, Viewer
 from sourcewise.sources.kb.rows import Store
 from sourcewise.sources.kb.search import DIVERSIFY, KB_FILTERS, Key, diversified, hit, lex_query, parse
 from sourcewise.sources.kb.status import KBStatus, last_run_record, status_of
-from sourcewise.sources.kb.store import open_store
+from sourcewise.sources.kb.store import open_store, rebuild_hint
 from sourcewise.sources.kb.vectors import Vectors
 
 __all__ = ["KB_FILTERS", "IndexReport", "KnowledgeBase", "KnowledgeBaseSource"]
@@ -96,13 +96,11 @@ class KnowledgeBase:
             _warn_once(f"{self.location} was built by another analyzer: `sourcewise index` reads them again")
         legacy = self.store.legacy_paths
         if legacy is not None:  # an index of an earlier schema: written again from its files
-            where = self.store.location
             if not rebuild:
                 self.store.close()
-                how = f"`sourcewise index --status --kb {where}` rebuilds it from its {len(legacy)} files"
-                raise SourceUnavailable(name, f"the index was written by an earlier sourcewise: {how}")
+                raise SourceUnavailable(name, rebuild_hint(self.location, len(legacy)))
             if legacy:
-                log.warning("kb: %s: rebuilding it from the %d files it held", where, len(legacy))
+                log.warning("kb: %s: rebuilding it from the %d files it held", self.location, len(legacy))
                 r = self.index([p for p in legacy if Path(p).is_file()])
                 log.warning("kb: %s rebuilt: %d files, %d chunks", self.location, len(r.added), r.chunks)
             self.store.rebuilt()

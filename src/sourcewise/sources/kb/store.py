@@ -23,6 +23,7 @@ kept in the ``rebuild`` table until ``rebuilt()``, so that a rebuild cut short g
 from __future__ import annotations
 
 import logging
+import shlex
 import shutil
 import sqlite3
 import threading
@@ -42,7 +43,7 @@ from sourcewise.sources.readers import decode
 
 log = logging.getLogger("sourcewise")
 
-__all__ = ["SCHEMA_VERSION", "KBStore", "open_store"]
+__all__ = ["SCHEMA_VERSION", "KBStore", "open_store", "rebuild_hint"]
 
 # 1: SQLite FTS5; 2: tantivy; 3: the ``file`` column and readers; 4: one stored record; 5: the
 # record's numbers in binary and the ``embedded`` column
@@ -265,6 +266,12 @@ class KBStore:
     def close(self) -> None:
         with self._lock:
             self.db.close()
+
+
+def rebuild_hint(location: str, files: int) -> str:
+    """What a search says of an index an earlier sourcewise wrote: the command that rebuilds it."""
+    how = f"`sourcewise index --status --kb {shlex.quote(location)}` rebuilds it from its {files} files"
+    return f"an earlier sourcewise wrote this index: {how}"
 
 
 def open_store(location: str) -> Store:
